@@ -1,0 +1,119 @@
+"""The engine protocol both games implement, so that replay, ingestion and the dashboard hold no rules.
+
+An engine is a module-level object with the handful of hooks OpenSpiel's Python games have
+(current player, legal moves in a fixed order, apply), plus what the rest of the product needs to show
+and store a state: scores with their breakdown, a JSON view, and typed columns for the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pyarrow as pa
+
+from replay.logfile import GameLog
+
+
+@dataclass(frozen=True)
+class Score:
+    """One seat's score: the total, its parts by name, and the tie-break value."""
+
+    total: int
+    parts: dict[str, int] = field(default_factory=dict)
+    tiebreak: int = 0
+
+
+class Move(Protocol):
+    """A typed decision: a JSON form (the log) and a short text form (the UI)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def text(self) -> str: ...
+
+
+class Engine(Protocol):
+    """What every game engine provides. States are immutable; ``apply`` is pure."""
+
+    game: str
+    version: str
+    min_players: int
+    max_players: int
+    #: Schema of the per-step global state row and of the per-step, per-seat row.
+    global_schema: pa.Schema
+    player_schema: pa.Schema
+
+    def new_game(self, log: GameLog) -> Any:
+        """The state before the first move, from the log's players, options and setup.
+
+        Raises ``FieldError`` (path inside the log) for a malformed or impossible setup."""
+        ...
+
+    def parse_move(self, obj: Any, path: str) -> Move:
+        """A typed move from its JSON form. Raises ``FieldError`` for a malformed move."""
+        ...
+
+    def legal_moves(self, state: Any) -> list[Any]:
+        """Every legal decision of the seat to act, in a fixed order (empty when the game is over)."""
+        ...
+
+    def apply(self, state: Any, move: Any) -> Any:
+        """The state after ``move``; checks it and raises ``RuleViolation`` when it is illegal."""
+        ...
+
+    def current_seat(self, state: Any) -> int | None:
+        """The seat that must decide now, or None when the game is over."""
+        ...
+
+    def is_over(self, state: Any) -> bool:
+        """Whether the game has ended."""
+        ...
+
+    def scores(self, state: Any) -> list[Score]:
+        """Each seat's score as if the game ended now (the final score once it is over)."""
+        ...
+
+    def winners(self, state: Any) -> list[int]:
+        """Seats with the best score after the tie-break (several only on a full tie)."""
+        ...
+
+    def round_of(self, state: Any) -> int:
+        """The round number (1-based) the state is in."""
+        ...
+
+    def describe_move(self, state: Any, move: Any, names: Sequence[str]) -> str:
+        """The move in words, from the state it was made in ("Ana builds Smithy, paying ...")."""
+        ...
+
+    def step_info(self, state: Any) -> dict[str, Any]:
+        """Phase information for the moves table: round, governor seat, current role."""
+        ...
+
+    def to_view(self, state: Any, names: Sequence[str]) -> dict[str, Any]:
+        """The whole state as plain JSON, for ``replay --json`` and the dashboard."""
+        ...
+
+    def render(self, state: Any, names: Sequence[str]) -> str:
+        """The state as readable text for the terminal."""
+        ...
+
+    def global_row(self, state: Any) -> dict[str, Any]:
+        """Typed global columns of a state (matching ``global_schema``, without the keys)."""
+        ...
+
+    def player_rows(self, state: Any) -> list[dict[str, Any]]:
+        """Typed per-seat columns of a state (matching ``player_schema``, without the keys)."""
+        ...
+
+    def random_state_seed(self, state: Any, seed: int) -> Any:
+        """The same state, set to draw any chance outcome it lacks from ``seed`` (for simulation)."""
+        ...
+
+    def new_random_game(self, players: Sequence[str], seed: int, options: dict[str, Any]) -> GameLog:
+        """A log with a random setup and no moves (simulation)."""
+        ...
+
+    def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> GameLog:
+        """The complete log of a simulated game: chance outcomes drawn during play and the result."""
+        ...

@@ -1,0 +1,150 @@
+"""Replay as a fold: the initial state, then one immutable snapshot per move.
+
+Every error carries the file, the game, the move number, the seat and player, and the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from replay.errors import FieldError, IllegalMoveError, LogFormatError, ResultMismatchError, RuleViolation
+from replay.logfile import GameLog
+from replay.registry import engine_for
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of a replay: its number (1-based), the seat that made it, the move, the move in words
+    and the state after it."""
+
+    number: int
+    seat: int | None
+    move: Any
+    words: str
+    state: Any
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A whole replayed game: the log, the initial state and every step."""
+
+    log: GameLog
+    engine: Any
+    initial: Any
+    steps: list[Step]
+
+    @property
+    def final(self) -> Any:
+        return self.steps[-1].state if self.steps else self.initial
+
+    def state_at(self, step: int) -> Any:
+        """The state after ``step`` moves (0 is the initial state)."""
+        return self.initial if step == 0 else self.steps[step - 1].state
+
+
+def _format_error(log: GameLog, path: str, reason: str) -> LogFormatError:
+    return LogFormatError(reason, file=log.file, game_index=log.index, path=path, game_id=log.game_id)
+
+
+def iter_replay(log: GameLog, *, require_complete: bool = True) -> Iterator[tuple[Any, Step | None]]:
+    """Yield ``(state, None)`` for the initial state, then ``(state, step)`` after every move.
+
+    Raises ``LogFormatError`` (malformed setup or move, missing chance outcome, a game that is not over
+    at the end), ``IllegalMoveError`` (a rule broken, a move after the end) and ``ResultMismatchError``."""
+    engine = engine_for(log.game)
+    names = log.players
+    if not engine.min_players <= len(names) <= engine.max_players:
+        raise _format_error(
+            log, "players", f"{log.game} is for {engine.min_players} to {engine.max_players} players, not {len(names)}"
+        )
+    try:
+        state = engine.new_game(log)
+    except FieldError as err:
+        raise _format_error(log, err.path, err.reason) from None
+    yield state, None
+    for index, raw in enumerate(log.moves):
+        number = index + 1
+        path = f"moves[{index}]"
+        try:
+            move = engine.parse_move(raw, path)
+        except FieldError as err:
+            raise _format_error(log, err.path, err.reason) from None
+        seat = engine.current_seat(state)
+        if engine.is_over(state):
+            raise _illegal(log, number, None, move, "game.over", f"the game is already over after move {index}; no further moves")
+        claimed = raw.get("seat") if isinstance(raw, dict) else None
+        if claimed is not None and (not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(names)):
+            raise _format_error(log, f"{path}.seat", f"expected a seat number from 0 to {len(names) - 1}, got {claimed!r}")
+        if claimed is not None and claimed != seat:
+            raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
+        words = engine.describe_move(state, move, names)
+        try:
+            state = engine.apply(state, move)
+        except RuleViolation as err:
+            raise _illegal(log, number, seat, move, err.rule, err.reason) from None
+        except FieldError as err:
+            raise _format_error(log, err.path, err.reason) from None
+        yield state, Step(number, seat, move, words, state)
+    if require_complete and not engine.is_over(state):
+        raise _format_error(
+            log, "moves", f"the log ends after move {len(log.moves)} but the game is not over: {engine.pending(state)}"
+        )
+    if log.result is not None and engine.is_over(state):
+        check_result(log, engine, state)
+
+
+def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, reason: str) -> IllegalMoveError:
+    return IllegalMoveError(
+        reason,
+        rule=rule,
+        move_number=number,
+        seat=seat,
+        player=log.players[seat] if seat is not None and seat < len(log.players) else None,
+        move_text=move.text(),
+        file=log.file,
+        game_index=log.index,
+        game_id=log.game_id,
+    )
+
+
+def check_result(log: GameLog, engine: Any, state: Any) -> None:
+    """Compare the recorded ``result`` with the replay. Raises ``ResultMismatchError``."""
+    result = log.result or {}
+    scores = [s.total for s in engine.scores(state)]
+    winners = engine.winners(state)
+    recorded = result.get("scores")
+    if recorded is not None:
+        if not isinstance(recorded, list) or len(recorded) != len(scores):
+            raise ResultMismatchError(
+                f"expected a list of {len(scores)} scores", file=log.file, game_index=log.index,
+                path="result.scores", game_id=log.game_id,
+            )
+        if list(recorded) != scores:
+            raise ResultMismatchError(
+                f"the log records {recorded} but the replay scores {scores}",
+                file=log.file, game_index=log.index, path="result.scores", game_id=log.game_id,
+            )
+    recorded_winners = result.get("winners")
+    if recorded_winners is not None and sorted(recorded_winners) != winners:
+        raise ResultMismatchError(
+            f"the log records winner seat(s) {recorded_winners} but the replay gives {winners}",
+            file=log.file, game_index=log.index, path="result.winners", game_id=log.game_id,
+        )
+
+
+def replay(log: GameLog) -> Replay:
+    """Replay a whole log and keep every state. Raises as ``iter_replay``."""
+    it = iter_replay(log)
+    initial, _ = next(it)
+    steps = [step for _, step in it if step is not None]
+    return Replay(log, engine_for(log.game), initial, steps)
+
+
+def final_state(log: GameLog) -> Any:
+    """Replay a whole log, keeping only the last state. Raises as ``iter_replay``."""
+    state = None
+    for state, _ in iter_replay(log):
+        pass
+    return state

@@ -1,0 +1,333 @@
+"""The San Juan engine: the protocol of ``replay.protocol.Engine`` over the rules of this package."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from replay.errors import FieldError
+from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
+from replay.protocol import Score
+from replay.san_juan import rules, scoring
+from replay.san_juan.cards import CARDS, TILES, Good, Role
+from replay.san_juan.moves import (
+    Build,
+    Chapel,
+    ChooseRole,
+    Councillor,
+    Draft,
+    GoldMine,
+    HandLimit,
+    Pass,
+    Produce,
+    SanJuanMove,
+    Sell,
+    parse_move,
+)
+from replay.san_juan.state import SanJuanState, Stage
+
+_str_list = pa.list_(pa.string())
+
+
+def _and(items: Sequence[str]) -> str:
+    items = list(items)
+    if not items:
+        return "nothing"
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class SanJuanEngine:
+    """San Juan for 2 to 4 players."""
+
+    game = "san_juan"
+    version = "1.0"
+    min_players = rules.MIN_PLAYERS
+    max_players = rules.MAX_PLAYERS
+    global_schema = pa.schema(
+        [
+            ("round", pa.int16()),
+            ("governor", pa.int8()),
+            ("stage", pa.string()),
+            ("role", pa.string()),
+            ("chooser", pa.int8()),
+            ("to_act", pa.int8()),
+            ("roles_taken", _str_list),
+            ("draw_pile", pa.int16()),
+            ("discard_pile", pa.int16()),
+            ("tile", pa.int8()),
+            ("next_tile", pa.int8()),
+        ]
+    )
+    player_schema = pa.schema(
+        [
+            ("vp", pa.int16()),
+            ("vp_buildings", pa.int16()),
+            ("vp_chapel", pa.int16()),
+            ("vp_bonus", pa.int16()),
+            ("hand_size", pa.int16()),
+            ("hand", _str_list),
+            ("buildings", _str_list),
+            ("building_count", pa.int16()),
+            ("goods", _str_list),
+            ("goods_count", pa.int16()),
+            ("chapel_cards", pa.int16()),
+            ("covered", _str_list),
+        ]
+    )
+
+    # -- protocol ------------------------------------------------------------------------------
+
+    def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> SanJuanState:
+        """The state before the first move. Raises ``FieldError`` for a bad setup."""
+        return rules.new_game(len(log.players), log.options, log.setup, shuffle_seed)
+
+    def parse_move(self, obj: Any, path: str) -> SanJuanMove:
+        """A typed move from JSON. Raises ``FieldError``."""
+        return parse_move(obj, path)
+
+    def legal_moves(self, state: SanJuanState) -> list[SanJuanMove]:
+        """Every legal decision in a fixed order."""
+        return rules.legal_moves(state)
+
+    def apply(self, state: SanJuanState, move: SanJuanMove) -> SanJuanState:
+        """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
+        return rules.apply(state, move)
+
+    def current_seat(self, state: SanJuanState) -> int | None:
+        return state.current_seat
+
+    def is_over(self, state: SanJuanState) -> bool:
+        return state.stage is Stage.OVER
+
+    def scores(self, state: SanJuanState) -> list[Score]:
+        return scoring.scores(state)
+
+    def winners(self, state: SanJuanState) -> list[int]:
+        return scoring.winners(state)
+
+    def round_of(self, state: SanJuanState) -> int:
+        return state.round
+
+    def pending(self, state: SanJuanState) -> str:
+        """What the game waits for, in words."""
+        return rules.describe_pending(state)
+
+    def step_info(self, state: SanJuanState) -> dict[str, Any]:
+        return {
+            "round": state.round,
+            "governor": state.governor,
+            "role": state.role.value if state.role else None,
+        }
+
+    # -- words ---------------------------------------------------------------------------------
+
+    def describe_move(self, state: SanJuanState, move: SanJuanMove, names: Sequence[str]) -> str:
+        """The move in words, from the state before it."""
+        seat = state.current_seat
+        who = names[seat] if seat is not None and seat < len(names) else f"Seat {seat}"
+        if isinstance(move, ChooseRole):
+            player = state.players[seat] if seat is not None else None
+            library = (
+                player is not None
+                and "Library" in player.buildings
+                and move.library is not False
+                and not (state.num_players == 2 and player.library_used)
+            )
+            return f"{who} chooses the {move.role.value}" + (" (library doubles the privilege)" if library else "")
+        if isinstance(move, Build):
+            text = f"{who} builds {move.building}"
+            if move.replace:
+                text += f" over {move.replace} (crane)"
+            paid = list(move.pay) + [f"1 {g.value} (black market)" for g in move.goods]
+            return text + f", paying {_and(paid)}"
+        if isinstance(move, Produce):
+            return f"{who} produces {_and([g.value for g in move.goods])}"
+        if isinstance(move, Sell):
+            price = ""
+            if state.tile is not None:
+                total = sum(TILES[state.tile][g] for g in move.goods)
+                price = f" for {total} card{'s' if total != 1 else ''}"
+            return f"{who} sells {_and([g.value for g in move.goods])}{price}"
+        if isinstance(move, Councillor):
+            if move.discard is not None:
+                return f"{who} discards {_and(list(move.discard))} (archive)"
+            return f"{who} keeps {_and(list(move.keep or ()))} (councillor)"
+        if isinstance(move, GoldMine):
+            return f"{who} keeps {move.keep} from the gold mine"
+        if isinstance(move, Chapel):
+            return f"{who} tucks {move.card} under the chapel"
+        if isinstance(move, HandLimit):
+            return f"{who} discards {_and(list(move.discard))} to the hand limit"
+        if isinstance(move, Draft):
+            return f"{who} keeps {_and(list(move.keep))} (draft)"
+        if isinstance(move, Pass):
+            verb = {
+                Stage.CHAPEL: "tucks nothing under the chapel",
+                Role.BUILDER: "does not build",
+                Role.PRODUCER: "does not produce",
+                Role.TRADER: "does not sell",
+                Role.PROSPECTOR: "keeps nothing from the gold mine",
+            }.get(state.stage if state.stage is Stage.CHAPEL else state.role, "passes")  # type: ignore[call-overload]
+            return f"{who} {verb}"
+        return f"{who}: {move.text()}"
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def to_view(self, state: SanJuanState, names: Sequence[str]) -> dict[str, Any]:
+        """The whole state as JSON, with each seat's score so far."""
+        lines = self.scores(state)
+        players = []
+        for seat, player in enumerate(state.players):
+            players.append(
+                {
+                    "seat": seat,
+                    "name": names[seat] if seat < len(names) else f"Seat {seat}",
+                    "buildings": [
+                        {
+                            "name": b,
+                            "cost": CARDS[b].cost,
+                            "vp": CARDS[b].vp,
+                            "kind": CARDS[b].kind.value,
+                            "good": CARDS[b].good.value if g is not None and CARDS[b].good else None,
+                        }
+                        for b, g in zip(player.buildings, player.goods)
+                    ],
+                    "hand": list(player.hand),
+                    "hand_size": len(player.hand),
+                    "chapel": len(player.chapel),
+                    "covered": list(player.covered),
+                    "vp": lines[seat].total,
+                    "vp_parts": lines[seat].parts,
+                }
+            )
+        return {
+            "game": self.game,
+            "step": state.step,
+            "round": state.round,
+            "governor": state.governor,
+            "stage": state.stage.value,
+            "role": state.role.value if state.role else None,
+            "chooser": state.chooser,
+            "roles_taken": [{"role": r.value, "seat": s} for r, s in state.roles_taken],
+            "to_act": state.current_seat,
+            "waiting_for": rules.describe_pending(state),
+            "draw_pile": len(state.draw_pile),
+            "discard_pile": len(state.discard),
+            "tile": state.tile,
+            "next_tile": state.tiles[state.tile_index],
+            "looking": list(state.looking),
+            "over": state.stage is Stage.OVER,
+            "players": players,
+            "scores": [s.total for s in lines],
+            "winners": self.winners(state) if state.stage is Stage.OVER else [],
+        }
+
+    def render(self, state: SanJuanState, names: Sequence[str]) -> str:
+        """The state as text for the terminal."""
+        view = self.to_view(state, names)
+        roles = ", ".join(f"{r['role']} ({names[r['seat']]})" for r in view["roles_taken"]) or "none"
+        lines = [
+            f"San Juan, step {state.step}, round {state.round}; governor {names[state.governor]}",
+            f"Roles taken: {roles}" + (f"; now: {view['role']}" if view["role"] else ""),
+            f"Draw pile {view['draw_pile']}, discard pile {view['discard_pile']}; trading house tile "
+            + (f"{state.tile} face up" if state.tile else f"{view['next_tile']} next"),
+            "Game over; winner(s): " + ", ".join(names[s] for s in view["winners"])
+            if view["over"]
+            else f"Waiting: {view['waiting_for']}",
+            "",
+        ]
+        for p in view["players"]:
+            buildings = ", ".join(
+                b["name"] + (f" [{b['good']}]" if b["good"] else "") for b in p["buildings"]
+            )
+            lines.append(f"{p['name']} (seat {p['seat']}): {p['vp']} VP, {len(p['buildings'])} buildings")
+            lines.append(f"  buildings: {buildings}")
+            lines.append(f"  hand ({p['hand_size']}): {', '.join(p['hand']) or '-'}")
+            if p["chapel"]:
+                lines.append(f"  chapel: {p['chapel']} card(s)")
+        return "\n".join(lines)
+
+    def global_row(self, state: SanJuanState) -> dict[str, Any]:
+        return {
+            "round": state.round,
+            "governor": state.governor,
+            "stage": state.stage.value,
+            "role": state.role.value if state.role else None,
+            "chooser": state.chooser,
+            "to_act": state.current_seat,
+            "roles_taken": [r.value for r, _ in state.roles_taken],
+            "draw_pile": len(state.draw_pile),
+            "discard_pile": len(state.discard),
+            "tile": state.tile,
+            "next_tile": state.tiles[state.tile_index],
+        }
+
+    def player_rows(self, state: SanJuanState) -> list[dict[str, Any]]:
+        rows = []
+        for player in state.players:
+            score = scoring.score_player(player)
+            goods = [CARDS[b].good.value for b, g in zip(player.buildings, player.goods) if g is not None]  # type: ignore[union-attr]
+            rows.append(
+                {
+                    "vp": score.total,
+                    "vp_buildings": score.parts["buildings"],
+                    "vp_chapel": score.parts["chapel"],
+                    "vp_bonus": score.total - score.parts["buildings"] - score.parts["chapel"],
+                    "hand_size": len(player.hand),
+                    "hand": list(player.hand),
+                    "buildings": list(player.buildings),
+                    "building_count": len(player.buildings),
+                    "goods": goods,
+                    "goods_count": len(goods),
+                    "chapel_cards": len(player.chapel),
+                    "covered": list(player.covered),
+                }
+            )
+        return rows
+
+    # -- simulation ----------------------------------------------------------------------------
+
+    def new_random_game(self, players: Sequence[str], seed: int, options: dict[str, Any]) -> GameLog:
+        """A log with a shuffled setup and no moves."""
+        rng = random.Random(f"san_juan:{seed}")
+        setup = rules.random_setup(len(players), rng, draft=bool(options.get("draft_start")))
+        return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
+
+    def simulation_state(self, log: GameLog, seed: int) -> SanJuanState:
+        """The initial state, drawing reshuffle orders from ``seed`` as the game needs them."""
+        return self.new_game(log, shuffle_seed=seed)
+
+    def finish_log(self, log: GameLog, state: SanJuanState, moves: list[dict[str, Any]]) -> dict[str, Any]:
+        """The complete log of a simulated game as JSON: reshuffles recorded, result attached."""
+        setup = dict(log.setup)
+        setup["reshuffles"] = [list(order) for order in state.reshuffles_used]
+        lines = self.scores(state)
+        obj: dict[str, Any] = {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "game": self.game,
+        }
+        if log.source_id:
+            obj["source_id"] = log.source_id
+        if log.meta:
+            obj["meta"] = log.meta
+        obj.update(
+            {
+                "players": [{"name": n} for n in log.players],
+                "options": log.options,
+                "setup": setup,
+                "moves": moves,
+                "result": {"scores": [s.total for s in lines], "winners": self.winners(state)},
+            }
+        )
+        return obj
+
+
+ENGINE = SanJuanEngine()
+
+__all__ = ["ENGINE", "SanJuanEngine", "FieldError", "Good"]

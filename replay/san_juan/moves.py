@@ -1,0 +1,301 @@
+"""San Juan moves: one small typed value per kind of decision, with a JSON form and a text form.
+
+A move records only what the player decided; everything the rules derive (cards drawn, prices,
+discounts) is left out. JSON kinds: role, build, produce, sell, councillor, gold_mine, chapel,
+hand_limit, draft, pass. ``seat`` may be given on any move and is then checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from replay.errors import FieldError
+from replay.san_juan.cards import Good, Role, resolve_card, resolve_good, sort_cards
+
+_GOOD_ORDER = {g: i for i, g in enumerate(Good)}
+
+
+def _goods_sorted(goods: tuple[Good, ...]) -> tuple[Good, ...]:
+    return tuple(sorted(goods, key=_GOOD_ORDER.__getitem__))
+
+
+def _list(cards: tuple[str, ...]) -> str:
+    return ", ".join(cards)
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseRole:
+    """Choose a role. ``library`` False declines the library's double privilege (it matters in 2-player
+    games, where the library works once a round); None means "use it if possible"."""
+
+    role: Role
+    library: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"kind": "role", "role": self.role.value}
+        if self.library is not None:
+            obj["library"] = self.library
+        return obj
+
+    def text(self) -> str:
+        suffix = {None: "", True: " +library", False: " -library"}[self.library]
+        return f"role {self.role.value}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """Build ``building`` from hand, paying exactly the cards ``pay``, the goods ``goods`` (black market)
+    and, with the crane, building over ``replace``."""
+
+    building: str
+    pay: tuple[str, ...] = ()
+    goods: tuple[Good, ...] = ()
+    replace: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"kind": "build", "building": self.building, "pay": list(self.pay)}
+        if self.goods:
+            obj["goods"] = [g.value for g in self.goods]
+        if self.replace is not None:
+            obj["replace"] = self.replace
+        return obj
+
+    def text(self) -> str:
+        parts = [f"build {self.building}"]
+        if self.replace:
+            parts.append(f"over {self.replace}")
+        parts.append(f"pay [{_list(self.pay)}]")
+        if self.goods:
+            parts.append(f"goods [{', '.join(g.value for g in self.goods)}]")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Produce:
+    """Produce one good of each kind listed (repeat a kind for several buildings of it)."""
+
+    goods: tuple[Good, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "produce", "goods": [g.value for g in self.goods]}
+
+    def text(self) -> str:
+        return f"produce {', '.join(g.value for g in self.goods)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sell:
+    """Sell one good of each kind listed."""
+
+    goods: tuple[Good, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "sell", "goods": [g.value for g in self.goods]}
+
+    def text(self) -> str:
+        return f"sell {', '.join(g.value for g in self.goods)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Councillor:
+    """Councillor: ``keep`` the listed drawn cards (the others are discarded); with an archive,
+    ``discard`` the listed cards from the whole hand instead (exactly one of the two is set)."""
+
+    keep: tuple[str, ...] | None = None
+    discard: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.discard is not None:
+            return {"kind": "councillor", "discard": list(self.discard)}
+        return {"kind": "councillor", "keep": list(self.keep or ())}
+
+    def text(self) -> str:
+        if self.discard is not None:
+            return f"councillor discard [{_list(self.discard)}]"
+        return f"councillor keep [{_list(self.keep or ())}]"
+
+
+@dataclass(frozen=True, slots=True)
+class GoldMine:
+    """Keep one of the four cards a gold mine turned up."""
+
+    keep: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "gold_mine", "keep": self.keep}
+
+    def text(self) -> str:
+        return f"gold mine keep {self.keep}"
+
+
+@dataclass(frozen=True, slots=True)
+class Chapel:
+    """Tuck a hand card under the chapel."""
+
+    card: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "chapel", "card": self.card}
+
+    def text(self) -> str:
+        return f"chapel {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class HandLimit:
+    """Discard down to the hand limit."""
+
+    discard: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "hand_limit", "discard": list(self.discard)}
+
+    def text(self) -> str:
+        return f"hand limit discard [{_list(self.discard)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """Draft-start variant: the four cards kept from the opening draw."""
+
+    keep: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "draft", "keep": list(self.keep)}
+
+    def text(self) -> str:
+        return f"draft keep [{_list(self.keep)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Decline the current optional action (build, produce, sell, chapel, gold mine)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "pass"}
+
+    def text(self) -> str:
+        return "pass"
+
+
+SanJuanMove = ChooseRole | Build | Produce | Sell | Councillor | GoldMine | Chapel | HandLimit | Draft | Pass
+
+_FIELDS: dict[str, set[str]] = {
+    "role": {"role", "library"},
+    "build": {"building", "pay", "goods", "replace"},
+    "produce": {"goods"},
+    "sell": {"goods"},
+    "councillor": {"keep", "discard"},
+    "gold_mine": {"keep"},
+    "chapel": {"card"},
+    "hand_limit": {"discard"},
+    "draft": {"keep"},
+    "pass": set(),
+}
+
+
+def _card(obj: dict[str, Any], key: str, path: str) -> str:
+    if key not in obj:
+        raise FieldError(f"{path}.{key}", "missing card name")
+    try:
+        return resolve_card(obj[key])
+    except ValueError as err:
+        raise FieldError(f"{path}.{key}", str(err)) from None
+
+
+def _cards(obj: dict[str, Any], key: str, path: str, required: bool = True) -> tuple[str, ...]:
+    if key not in obj:
+        if required:
+            raise FieldError(f"{path}.{key}", "missing list of card names")
+        return ()
+    value = obj[key]
+    if not isinstance(value, list):
+        raise FieldError(f"{path}.{key}", f"expected a list of card names, got {type(value).__name__}")
+    out = []
+    for i, item in enumerate(value):
+        try:
+            out.append(resolve_card(item))
+        except ValueError as err:
+            raise FieldError(f"{path}.{key}[{i}]", str(err)) from None
+    return sort_cards(out)
+
+
+def _goods(
+    obj: dict[str, Any], key: str, path: str, required: bool = True, keep_order: bool = False
+) -> tuple[Good, ...]:
+    if key not in obj:
+        if required:
+            raise FieldError(f"{path}.{key}", "missing list of goods")
+        return ()
+    value = obj[key]
+    if not isinstance(value, list):
+        raise FieldError(f"{path}.{key}", f"expected a list of goods, got {type(value).__name__}")
+    out = []
+    for i, item in enumerate(value):
+        try:
+            out.append(resolve_good(item))
+        except ValueError as err:
+            raise FieldError(f"{path}.{key}[{i}]", str(err)) from None
+    return tuple(out) if keep_order else _goods_sorted(tuple(out))
+
+
+def parse_move(obj: Any, path: str) -> SanJuanMove:
+    """A typed move from its JSON form; ``path`` is where it sits in the log (``moves[12]``).
+
+    Raises ``FieldError`` naming the field at fault."""
+    if not isinstance(obj, dict):
+        raise FieldError(path, f"a move must be an object, got {type(obj).__name__}")
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise FieldError(f"{path}.kind", f"unknown move kind {kind!r} (kinds: {', '.join(_FIELDS)})")
+    extra = set(obj) - _FIELDS[kind] - {"kind", "seat"}
+    if extra:
+        raise FieldError(f"{path}.{sorted(extra)[0]}", f"unknown field for a '{kind}' move")
+    if kind == "role":
+        try:
+            role = Role(obj.get("role"))
+        except ValueError:
+            raise FieldError(
+                f"{path}.role", f"unknown role {obj.get('role')!r} (roles: {', '.join(r.value for r in Role)})"
+            ) from None
+        library = obj.get("library")
+        if library is not None and not isinstance(library, bool):
+            raise FieldError(f"{path}.library", "expected true or false")
+        return ChooseRole(role, library)
+    if kind == "build":
+        replace = None
+        if obj.get("replace") is not None:
+            replace = _card(obj, "replace", path)
+        return Build(_card(obj, "building", path), _cards(obj, "pay", path, required=False),
+                     _goods(obj, "goods", path, required=False), replace)
+    if kind == "produce":
+        # The order matters: the top card of the draw pile goes under the first good named.
+        return Produce(_goods(obj, "goods", path, keep_order=True))
+    if kind == "sell":
+        return Sell(_goods(obj, "goods", path))
+    if kind == "councillor":
+        if ("keep" in obj) == ("discard" in obj):
+            raise FieldError(path, "a councillor move has exactly one of 'keep' and 'discard'")
+        if "discard" in obj:
+            return Councillor(discard=_cards(obj, "discard", path))
+        return Councillor(keep=_cards(obj, "keep", path))
+    if kind == "gold_mine":
+        return GoldMine(_card(obj, "keep", path))
+    if kind == "chapel":
+        return Chapel(_card(obj, "card", path))
+    if kind == "hand_limit":
+        return HandLimit(_cards(obj, "discard", path))
+    if kind == "draft":
+        return Draft(_cards(obj, "keep", path))
+    return Pass()
+
+
+def parse_seat(obj: Any, path: str, players: int) -> int | None:
+    """The optional ``seat`` of a move. Raises ``FieldError`` when it is not a seat of this game."""
+    if not isinstance(obj, dict) or "seat" not in obj:
+        return None
+    seat = obj["seat"]
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+        raise FieldError(f"{path}.seat", f"expected a seat number from 0 to {players - 1}, got {seat!r}")
+    return seat

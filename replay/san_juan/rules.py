@@ -1,0 +1,738 @@
+"""San Juan rules: the initial state from a log's setup, ``apply`` (checked), and the legal moves.
+
+Order of events follows ``../shared/rules/FACTS.md`` part 3. A violation raises ``RuleViolation``
+with a stable rule code; a malformed setup raises ``FieldError`` with the JSON path.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+from replay.errors import FieldError, RuleViolation
+from replay.san_juan.cards import (
+    CARDS,
+    CITY_SIZE_TO_END,
+    DECK_SIZE,
+    HAND_LIMIT,
+    ORDER,
+    PRODUCER_OF,
+    STARTING_BUILDING,
+    TILES,
+    TOWER_HAND_LIMIT,
+    Good,
+    Power,
+    Role,
+    full_deck,
+    resolve_card,
+    sort_cards,
+)
+from replay.san_juan.moves import (
+    Build,
+    Chapel,
+    ChooseRole,
+    Councillor,
+    Draft,
+    GoldMine,
+    HandLimit,
+    Pass,
+    Produce,
+    SanJuanMove,
+    Sell,
+)
+from replay.san_juan.state import PlayerState, SanJuanState, Stage, Table, role_order, seats_from
+
+DRAFT_DRAW = (5, 6, 7, 8)
+STARTING_HAND = 4
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+
+# -- setup ------------------------------------------------------------------------------------
+
+
+def _card_list(value: Any, path: str) -> list[str]:
+    if not isinstance(value, list):
+        raise FieldError(path, f"expected a list of card names, got {type(value).__name__}")
+    out = []
+    for i, item in enumerate(value):
+        try:
+            out.append(resolve_card(item))
+        except ValueError as err:
+            raise FieldError(f"{path}[{i}]", str(err)) from None
+    return out
+
+
+def _diff(given: Counter[str], expected: Counter[str]) -> str:
+    missing = expected - given
+    extra = given - expected
+    parts = []
+    if missing:
+        parts.append("missing " + ", ".join(f"{n}x {c}" for c, n in sorted(missing.items())))
+    if extra:
+        parts.append("too many " + ", ".join(f"{n}x {c}" for c, n in sorted(extra.items())))
+    return "; ".join(parts)
+
+
+def new_game(
+    num_players: int, options: dict[str, Any], setup: dict[str, Any], shuffle_seed: int | None = None
+) -> SanJuanState:
+    """The state before the first move.
+
+    ``setup`` holds every chance outcome: ``hands`` (each seat's dealt cards; 5 to 8 by seat with the
+    draft start), ``deck`` (the draw pile, top first), ``tiles`` (trading-house tile order, top first)
+    and ``reshuffles`` (each new draw-pile order made from the discard pile, in the order they happen).
+    Raises ``FieldError`` for a malformed or impossible setup."""
+    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise FieldError("players", f"San Juan is for 2 to 4 players, not {num_players}")
+    unknown_opts = set(options) - {"draft_start"}
+    if unknown_opts:
+        raise FieldError(f"options.{sorted(unknown_opts)[0]}", "unknown San Juan option (known: draft_start)")
+    draft = options.get("draft_start", False)
+    if not isinstance(draft, bool):
+        raise FieldError("options.draft_start", "expected true or false")
+    unknown = set(setup) - {"hands", "deck", "tiles", "reshuffles"}
+    if unknown:
+        raise FieldError(f"setup.{sorted(unknown)[0]}", "unknown setup field (known: hands, deck, tiles, reshuffles)")
+    for key in ("hands", "deck", "tiles"):
+        if key not in setup:
+            raise FieldError(f"setup.{key}", "missing")
+    hands_raw = setup["hands"]
+    if not isinstance(hands_raw, list) or len(hands_raw) != num_players:
+        raise FieldError("setup.hands", f"expected one hand for each of the {num_players} players")
+    hands = []
+    for seat, hand in enumerate(hands_raw):
+        cards = _card_list(hand, f"setup.hands[{seat}]")
+        want = DRAFT_DRAW[seat] if draft else STARTING_HAND
+        if len(cards) != want:
+            raise FieldError(f"setup.hands[{seat}]", f"seat {seat} is dealt {want} cards, not {len(cards)}")
+        hands.append(cards)
+    deck = _card_list(setup["deck"], "setup.deck")
+    tiles_raw = setup["tiles"]
+    if (
+        not isinstance(tiles_raw, list)
+        or any(not isinstance(t, int) or isinstance(t, bool) for t in tiles_raw)
+        or sorted(tiles_raw) != [1, 2, 3, 4, 5]
+    ):
+        raise FieldError("setup.tiles", f"expected an order of the tiles 1 to 5, got {tiles_raw!r}")
+    reshuffles_raw = setup.get("reshuffles", [])
+    if not isinstance(reshuffles_raw, list):
+        raise FieldError("setup.reshuffles", "expected a list of card orders")
+    reshuffles = tuple(
+        tuple(_card_list(order, f"setup.reshuffles[{i}]")) for i, order in enumerate(reshuffles_raw)
+    )
+    everything = Counter(deck) + Counter([STARTING_BUILDING] * num_players)
+    for hand in hands:
+        everything += Counter(hand)
+    if everything != Counter(full_deck()):
+        raise FieldError(
+            "setup",
+            f"starting buildings, hands and deck are not the {DECK_SIZE} cards of the game: "
+            + _diff(everything, Counter(full_deck())),
+        )
+    players = tuple(
+        PlayerState(hand=sort_cards(hand), buildings=(STARTING_BUILDING,), goods=(None,)) for hand in hands
+    )
+    state = SanJuanState(
+        players=players,
+        draw_pile=tuple(deck),
+        discard=(),
+        tiles=tuple(tiles_raw),
+        tile_index=0,
+        tile=None,
+        round=1,
+        governor=0,
+        role_turn=0,
+        roles_taken=(),
+        stage=Stage.DRAFT if draft else Stage.CHAPEL,
+        role=None,
+        chooser=None,
+        library=False,
+        queue=seats_from(0, num_players),
+        looking=(),
+        step=0,
+        reshuffles=reshuffles,
+        reshuffles_used=(),
+        shuffle_seed=shuffle_seed,
+        draft=draft,
+    )
+    table = Table(state)
+    _advance(table)
+    return table.freeze()
+
+
+def random_setup(num_players: int, rng: random.Random, draft: bool = False) -> dict[str, Any]:
+    """A shuffled setup (for simulation): the starting Indigo plants out first, then deal."""
+    deck = full_deck()
+    for _ in range(num_players):
+        deck.remove(STARTING_BUILDING)
+    rng.shuffle(deck)
+    hands = []
+    for seat in range(num_players):
+        count = DRAFT_DRAW[seat] if draft else STARTING_HAND
+        hands.append(deck[:count])
+        del deck[:count]
+    tiles = [1, 2, 3, 4, 5]
+    rng.shuffle(tiles)
+    return {"hands": hands, "deck": deck, "tiles": tiles, "reshuffles": []}
+
+
+# -- what a seat has ---------------------------------------------------------------------------
+
+
+def _powers(t: Table, seat: int, without: str | None = None) -> set[Power]:
+    return {CARDS[b].power for b in t.buildings[seat] if b != without and CARDS[b].power}  # type: ignore[misc]
+
+
+def _hand_limit(t: Table, seat: int) -> int:
+    return TOWER_HAND_LIMIT if "Tower" in t.buildings[seat] else HAND_LIMIT
+
+
+def _privilege(t: Table, seat: int) -> int:
+    """The chooser's privilege count: 1, or 2 with the library working this phase."""
+    if seat != t.chooser:
+        return 0
+    return 2 if t.library else 1
+
+
+def _max_produce(t: Table, seat: int) -> int:
+    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in t.buildings[seat] else 0)
+
+
+def _max_sell(t: Table, seat: int) -> int:
+    return 1 + _privilege(t, seat) + (1 if "Trading post" in t.buildings[seat] else 0)
+
+
+def _empty_by_good(t: Table, seat: int) -> Counter[Good]:
+    out: Counter[Good] = Counter()
+    for b, g in zip(t.buildings[seat], t.goods[seat]):
+        card = CARDS[b]
+        if card.good is not None and g is None:
+            out[card.good] += 1
+    return out
+
+
+def _goods_by_kind(t: Table, seat: int, without_index: int | None = None) -> Counter[Good]:
+    out: Counter[Good] = Counter()
+    for i, (b, g) in enumerate(zip(t.buildings[seat], t.goods[seat])):
+        if g is not None and i != without_index:
+            out[CARDS[b].good] += 1  # type: ignore[index]
+    return out
+
+
+def _replace_index(t: Table, seat: int, name: str) -> int:
+    """Which building a crane covers when the player names a kind he has several of: the first one
+    without a good, else the first one (a good on it is lost)."""
+    candidates = [i for i, b in enumerate(t.buildings[seat]) if b == name]
+    for i in candidates:
+        if t.goods[seat][i] is None:
+            return i
+    return candidates[0]
+
+
+def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
+    """Cards (and black-market goods) owed for ``building``: printed cost less the builder's
+    privilege, smithy or quarry, and with a crane the cost of the building covered; never below 0.
+    A building being covered gives no discount of its own."""
+    card = CARDS[building]
+    powers = _powers(t, seat, without=replace)
+    discount = _privilege(t, seat)
+    if card.is_production and Power.SMITHY in powers:
+        discount += 1
+    if card.is_violet and Power.QUARRY in powers:
+        discount += 1
+    if replace is not None:
+        discount += CARDS[replace].cost
+    return max(0, card.cost - discount)
+
+
+# -- the flow of the game ----------------------------------------------------------------------
+
+
+def _turn_needs_decision(t: Table, seat: int) -> bool:
+    """Begin ``seat``'s part of the current stage; do what needs no decision and say whether one is
+    needed. Called exactly once per seat and stage."""
+    if t.stage is Stage.DRAFT:
+        return True
+    if t.stage is Stage.CHAPEL:
+        return "Chapel" in t.buildings[seat] and bool(t.hands[seat])
+    if t.stage is Stage.HAND_LIMIT:
+        return len(t.hands[seat]) > _hand_limit(t, seat)
+    role = t.role
+    if role is Role.BUILDER:
+        return _can_build(t, seat)
+    if role is Role.PRODUCER:
+        return min(_max_produce(t, seat), sum(_empty_by_good(t, seat).values())) >= 1 and bool(
+            t.draw_pile or t.discard
+        )
+    if role is Role.TRADER:
+        return any(g is not None for g in t.goods[seat])
+    if role is Role.COUNCILLOR:
+        count = 2 + 3 * _privilege(t, seat)
+        t.looking = t.draw(count)
+        return bool(t.looking)
+    if role is Role.PROSPECTOR:
+        # Only gold-mine owners are queued in this phase.
+        shown = t.draw(4)
+        if len(shown) == 4 and len({CARDS[c].cost for c in shown}) == 4:
+            t.looking = shown
+            return True
+        t.discard.extend(shown)
+        return False
+    raise AssertionError(f"no turn in stage {t.stage}")
+
+
+def _advance(t: Table) -> None:
+    """Run everything that needs no decision until a seat must decide or the game is over."""
+    while True:
+        if t.stage is Stage.OVER or t.stage is Stage.ROLE:
+            return
+        while t.queue:
+            if _turn_needs_decision(t, t.queue[0]):
+                return
+            t.queue.pop(0)
+        # The current stage is over for everyone.
+        if t.stage is Stage.DRAFT:
+            t.stage, t.queue = Stage.CHAPEL, list(seats_from(t.governor, t.n))
+        elif t.stage is Stage.CHAPEL:
+            t.stage, t.queue = Stage.HAND_LIMIT, list(seats_from(t.governor, t.n))
+        elif t.stage is Stage.HAND_LIMIT:
+            t.stage, t.role_turn = Stage.ROLE, 0
+        else:
+            _end_phase(t)
+
+
+def _end_phase(t: Table) -> None:
+    if t.role is Role.TRADER:
+        t.tile_index = (t.tile_index + 1) % len(t.tiles)
+        t.tile = None
+    if t.role is Role.BUILDER and any(len(b) >= CITY_SIZE_TO_END for b in t.buildings):
+        t.stage, t.role, t.chooser, t.library = Stage.OVER, None, None, False
+        return
+    t.role, t.chooser, t.library = None, None, False
+    t.role_turn += 1
+    if t.role_turn < len(role_order(t.governor, t.n)):
+        t.stage = Stage.ROLE
+        return
+    # Round end: the next governor; chapels, then the hand limit.
+    t.round += 1
+    t.governor = (t.governor + 1) % t.n
+    t.roles_taken = []
+    t.role_turn = 0
+    t.library_used = [False] * t.n
+    t.stage, t.queue = Stage.CHAPEL, list(seats_from(t.governor, t.n))
+
+
+def _start_phase(t: Table, role: Role, seat: int) -> None:
+    t.role, t.chooser = role, seat
+    t.roles_taken.append((role, seat))
+    t.stage = Stage.PHASE
+    if role is Role.TRADER:
+        t.tile = t.tiles[t.tile_index]
+    if role is Role.PROSPECTOR:
+        t.hands[seat].extend(t.draw(_privilege(t, seat)))
+        t.queue = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings[s]]
+    else:
+        t.queue = list(seats_from(seat, t.n))
+
+
+# -- checks -----------------------------------------------------------------------------------
+
+
+def _take(cards: list[str], wanted: Sequence[str], rule: str, what: str) -> None:
+    """Remove ``wanted`` from ``cards`` or raise naming what is missing."""
+    have = Counter(cards)
+    need = Counter(wanted)
+    short = need - have
+    if short:
+        name, count = sorted(short.items())[0]
+        raise RuleViolation(rule, f"{what} has {have[name]}x {name}, needs {need[name]}")
+    for card in wanted:
+        cards.remove(card)
+
+
+def _can_build(t: Table, seat: int) -> bool:
+    """Whether any build is affordable (exactly when ``_legal_builds`` is not empty, but cheaper)."""
+    hand = t.hands[seat]
+    for building in set(hand):
+        for replace in _replace_options(t, seat, building):
+            if replace is None and CARDS[building].is_violet and building in t.buildings[seat]:
+                continue
+            cost = build_cost(t, seat, building, replace)
+            goods = 0
+            if Power.BLACK_MARKET in _powers(t, seat, without=replace):
+                replace_index = _replace_index(t, seat, replace) if replace is not None else None
+                goods = sum(_goods_by_kind(t, seat, without_index=replace_index).values())
+            if cost - min(2, cost, goods) <= len(hand) - 1:
+                return True
+    return False
+
+
+def _replace_options(t: Table, seat: int, building: str) -> list[str | None]:
+    options: list[str | None] = [None]
+    if "Crane" in t.buildings[seat]:
+        for b in sorted(set(t.buildings[seat]), key=ORDER.__getitem__):
+            if b == "Crane" or b == building:
+                continue
+            if CARDS[building].is_violet and building in t.buildings[seat]:
+                continue
+            options.append(b)
+    return options
+
+
+def _apply_build(t: Table, seat: int, move: Build) -> None:
+    card = CARDS[move.building]
+    owned = t.buildings[seat]
+    replace = move.replace
+    if move.building not in t.hands[seat]:
+        raise RuleViolation("builder.in_hand", f"{move.building} is not in the hand")
+    if replace is not None:
+        if "Crane" not in owned:
+            raise RuleViolation("crane.owned", "building over another building needs a crane")
+        if replace not in owned:
+            raise RuleViolation("crane.target", f"no {replace} to build over")
+        if replace == "Crane":
+            raise RuleViolation("crane.target", "the crane cannot be built over")
+        if replace == move.building:
+            raise RuleViolation("crane.target", f"{replace} cannot be built over with the same building")
+    if card.is_violet and move.building in owned:
+        raise RuleViolation("builder.unique", f"already owns a {move.building} (one of each violet building)")
+    cost = build_cost(t, seat, move.building, replace)
+    replace_index = _replace_index(t, seat, replace) if replace is not None else None
+    if move.goods:
+        if Power.BLACK_MARKET not in _powers(t, seat, without=replace):
+            raise RuleViolation("black_market.owned", "paying with goods needs a black market")
+        if len(move.goods) > 2:
+            raise RuleViolation("black_market.limit", f"the black market takes at most 2 goods, not {len(move.goods)}")
+        have = _goods_by_kind(t, seat, without_index=replace_index)
+        for good, count in Counter(move.goods).items():
+            if have[good] < count:
+                raise RuleViolation("black_market.goods", f"has {have[good]} {good.value}, pays {count}")
+    paid = len(move.pay) + len(move.goods)
+    if paid != cost:
+        raise RuleViolation(
+            "builder.cost",
+            f"{move.building} costs {cost} after discounts"
+            + (f" over {replace}" if replace else "")
+            + f", but {paid} {'was' if paid == 1 else 'were'} paid",
+        )
+    hand = t.hands[seat]
+    hand.remove(move.building)
+    _take(hand, move.pay, "builder.payment", "the hand (besides the building)")
+    t.discard.extend(move.pay)
+    for good in move.goods:
+        index = next(
+            i
+            for i, (b, g) in enumerate(zip(owned, t.goods[seat]))
+            if g is not None and i != replace_index and CARDS[b].good is good
+        )
+        t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
+        t.goods[seat][index] = None
+    powers = _powers(t, seat, without=replace)
+    if replace_index is not None:
+        lost_good = t.goods[seat][replace_index]
+        if lost_good is not None:
+            t.discard.append(lost_good)
+        t.covered[seat].append(owned[replace_index])
+        owned[replace_index] = move.building
+        t.goods[seat][replace_index] = None
+    else:
+        owned.append(move.building)
+        t.goods[seat].append(None)
+    if card.is_violet and Power.CARPENTER in powers:
+        hand.extend(t.draw(1))
+    if Power.POOR_HOUSE in powers and len(hand) <= 1:
+        hand.extend(t.draw(1))
+
+
+def _apply_produce(t: Table, seat: int, move: Produce) -> None:
+    limit = _max_produce(t, seat)
+    if len(move.goods) > limit:
+        raise RuleViolation("producer.limit", f"may produce at most {limit} goods, not {len(move.goods)}")
+    empty = _empty_by_good(t, seat)
+    for good, count in Counter(move.goods).items():
+        if empty[good] < count:
+            raise RuleViolation(
+                "producer.empty_building",
+                f"has {empty[good]} empty {PRODUCER_OF[good]}{'s' if empty[good] != 1 else ''}, "
+                f"cannot produce {count} {good.value}",
+            )
+    if len(move.goods) > len(t.draw_pile) + len(t.discard):
+        raise RuleViolation("producer.no_cards", "there are not enough cards left to produce that many goods")
+    for good in move.goods:
+        name = PRODUCER_OF[good]
+        index = next(i for i, (b, g) in enumerate(zip(t.buildings[seat], t.goods[seat])) if b == name and g is None)
+        t.goods[seat][index] = t.draw(1)[0]
+    if len(move.goods) >= 2 and "Well" in t.buildings[seat]:
+        t.hands[seat].extend(t.draw(1))
+
+
+def _apply_sell(t: Table, seat: int, move: Sell) -> None:
+    limit = _max_sell(t, seat)
+    if len(move.goods) > limit:
+        raise RuleViolation("trader.limit", f"may sell at most {limit} goods, not {len(move.goods)}")
+    have = _goods_by_kind(t, seat)
+    for good, count in Counter(move.goods).items():
+        if have[good] < count:
+            raise RuleViolation("trader.goods", f"has {have[good]} {good.value} to sell, not {count}")
+    assert t.tile is not None
+    prices = TILES[t.tile]
+    income = 0
+    for good in move.goods:
+        name = PRODUCER_OF[good]
+        index = next(
+            i for i, (b, g) in enumerate(zip(t.buildings[seat], t.goods[seat])) if b == name and g is not None
+        )
+        t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
+        t.goods[seat][index] = None
+        income += prices[good]
+    if len(move.goods) >= 2 and "Market stand" in t.buildings[seat]:
+        income += 1
+    if move.goods and "Market hall" in t.buildings[seat]:
+        income += 1
+    t.hands[seat].extend(t.draw(income))
+
+
+def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
+    keep_limit = 2 if "Prefecture" in t.buildings[seat] else 1
+    drawn = t.looking
+    if "Archive" in t.buildings[seat]:
+        if move.discard is None:
+            raise RuleViolation(
+                "councillor.archive",
+                "with an archive the drawn cards join the hand: name the cards discarded ('discard')",
+            )
+        low, high = max(0, len(drawn) - keep_limit), len(drawn)
+        if not low <= len(move.discard) <= high:
+            wanted = f"{low}" if low == high else f"{low} to {high}"
+            raise RuleViolation(
+                "councillor.discard_count", f"must discard {wanted} of {len(drawn)} drawn cards, not {len(move.discard)}"
+            )
+        pool = t.hands[seat] + drawn
+        _take(pool, move.discard, "councillor.discard", "the hand with the drawn cards")
+        t.hands[seat] = pool
+        t.discard.extend(move.discard)
+    else:
+        if move.keep is None:
+            raise RuleViolation("councillor.archive", "discarding from the whole hand needs an archive; name the cards kept ('keep')")
+        if len(move.keep) > keep_limit:
+            raise RuleViolation("councillor.keep_count", f"may keep at most {keep_limit} of the drawn cards, not {len(move.keep)}")
+        rest = list(drawn)
+        _take(rest, move.keep, "councillor.keep", "the drawn cards")
+        t.hands[seat].extend(move.keep)
+        t.discard.extend(rest)
+    t.looking = []
+
+
+def _check_seat_turn(t: Table, move: SanJuanMove) -> None:
+    expected = {
+        Stage.DRAFT: (Draft,),
+        Stage.CHAPEL: (Chapel, Pass),
+        Stage.HAND_LIMIT: (HandLimit,),
+        Stage.ROLE: (ChooseRole,),
+    }
+    if t.stage in expected:
+        allowed = expected[t.stage]
+    else:
+        allowed = {
+            Role.BUILDER: (Build, Pass),
+            Role.PRODUCER: (Produce, Pass),
+            Role.TRADER: (Sell, Pass),
+            Role.COUNCILLOR: (Councillor,),
+            Role.PROSPECTOR: (GoldMine, Pass),
+        }[t.role]  # type: ignore[index]
+    if not isinstance(move, allowed):
+        raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
+
+
+def describe_pending(t: Table | SanJuanState) -> str:
+    """What the game waits for, in words ("seat 2 must choose a role")."""
+    state = t if isinstance(t, SanJuanState) else t.freeze()
+    seat = state.current_seat
+    if seat is None:
+        return "the game is over"
+    what = {
+        Stage.DRAFT: "keep 4 of the drafted cards",
+        Stage.CHAPEL: "tuck a card under the chapel or pass",
+        Stage.HAND_LIMIT: "discard down to the hand limit",
+        Stage.ROLE: "choose a role",
+    }.get(state.stage)
+    if what is None:
+        what = {
+            Role.BUILDER: "build or pass",
+            Role.PRODUCER: "produce or pass",
+            Role.TRADER: "sell or pass",
+            Role.COUNCILLOR: "keep drawn cards (councillor)",
+            Role.PROSPECTOR: "keep a gold-mine card or pass",
+        }[state.role]  # type: ignore[index]
+    return f"seat {seat} must {what}"
+
+
+def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
+    """The state after ``move`` by the seat to act. Raises ``RuleViolation`` if the move is illegal,
+    and ``FieldError`` if a chance outcome the log must supply (a reshuffle order) is missing."""
+    if state.stage is Stage.OVER:
+        raise RuleViolation("game.over", "the game is already over")
+    t = Table(state)
+    seat = state.current_seat
+    assert seat is not None
+    _check_seat_turn(t, move)
+    if isinstance(move, Pass):
+        t.discard.extend(t.looking)
+        t.looking = []
+    elif isinstance(move, Draft):
+        if len(move.keep) != STARTING_HAND:
+            raise RuleViolation("draft.count", f"must keep exactly {STARTING_HAND} cards, not {len(move.keep)}")
+        rest = list(t.hands[seat])
+        _take(rest, move.keep, "draft.keep", "the drafted cards")
+        t.discard.extend(rest)
+        t.hands[seat] = list(move.keep)
+    elif isinstance(move, Chapel):
+        _take(t.hands[seat], [move.card], "chapel.card", "the hand")
+        t.chapel[seat].append(move.card)
+    elif isinstance(move, HandLimit):
+        over = len(t.hands[seat]) - _hand_limit(t, seat)
+        if len(move.discard) != over:
+            raise RuleViolation(
+                "hand_limit.count",
+                f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t, seat)}: must discard {over}, not {len(move.discard)}",
+            )
+        _take(t.hands[seat], move.discard, "hand_limit.card", "the hand")
+        t.discard.extend(move.discard)
+    elif isinstance(move, ChooseRole):
+        taken = {r for r, _ in t.roles_taken}
+        if move.role in taken:
+            raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
+        has_library = "Library" in t.buildings[seat] and not (t.n == 2 and t.library_used[seat])
+        if move.library and not has_library:
+            reason = "owns no library" if "Library" not in t.buildings[seat] else "already used the library this round (2 players)"
+            raise RuleViolation("library.use", reason)
+        t.library = has_library and move.library is not False
+        if t.library:
+            t.library_used[seat] = True
+        _start_phase(t, move.role, seat)
+        t.step += 1
+        _advance(t)
+        return t.freeze()
+    elif isinstance(move, Build):
+        _apply_build(t, seat, move)
+    elif isinstance(move, Produce):
+        if not move.goods:
+            raise RuleViolation("producer.empty", "produce at least one good, or pass")
+        _apply_produce(t, seat, move)
+    elif isinstance(move, Sell):
+        if not move.goods:
+            raise RuleViolation("trader.empty", "sell at least one good, or pass")
+        _apply_sell(t, seat, move)
+    elif isinstance(move, Councillor):
+        _apply_councillor(t, seat, move)
+    elif isinstance(move, GoldMine):
+        rest = list(t.looking)
+        _take(rest, [move.keep], "gold_mine.keep", "the turned-up cards")
+        t.hands[seat].append(move.keep)
+        t.discard.extend(rest)
+        t.looking = []
+    t.queue.pop(0)
+    t.step += 1
+    _advance(t)
+    return t.freeze()
+
+
+# -- legal moves --------------------------------------------------------------------------------
+
+
+def _multisets(cards: Sequence[str], size: int) -> list[tuple[str, ...]]:
+    """Distinct sub-multisets of ``cards`` with ``size`` elements, in catalogue order."""
+    if size < 0 or size > len(cards):
+        return []
+    return sorted(set(combinations(sort_cards(list(cards)), size)), key=lambda c: [ORDER[x] for x in c])
+
+
+def _good_multisets(goods: Counter[Good], size: int) -> list[tuple[Good, ...]]:
+    pool = [g for g in Good for _ in range(goods[g])]
+    order = {g: i for i, g in enumerate(Good)}
+    return sorted(set(combinations(pool, size)), key=lambda c: [order[g] for g in c])
+
+
+def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
+    """Every legal decision of the seat to act, in a fixed order (pass last)."""
+    seat = state.current_seat
+    if seat is None:
+        return []
+    t = Table(state)
+    hand = t.hands[seat]
+    if state.stage is Stage.DRAFT:
+        return [Draft(k) for k in _multisets(hand, STARTING_HAND)]
+    if state.stage is Stage.CHAPEL:
+        return [Chapel(c) for c in sort_cards(list(set(hand)))] + [Pass()]
+    if state.stage is Stage.HAND_LIMIT:
+        return [HandLimit(d) for d in _multisets(hand, len(hand) - _hand_limit(t, seat))]
+    if state.stage is Stage.ROLE:
+        taken = {r for r, _ in state.roles_taken}
+        has_library = "Library" in t.buildings[seat] and not (t.n == 2 and t.library_used[seat])
+        moves: list[SanJuanMove] = []
+        for role in Role:
+            if role in taken:
+                continue
+            if has_library:
+                moves += [ChooseRole(role, True), ChooseRole(role, False)]
+            else:
+                moves.append(ChooseRole(role))
+        return moves
+    role = state.role
+    if role is Role.BUILDER:
+        return _legal_builds(t, seat) + [Pass()]
+    if role is Role.PRODUCER:
+        empty = _empty_by_good(t, seat)
+        most = min(_max_produce(t, seat), len(t.draw_pile) + len(t.discard))
+        out: list[SanJuanMove] = []
+        for size in range(1, most + 1):
+            out += [Produce(g) for g in _good_multisets(empty, size)]
+        return out + [Pass()]
+    if role is Role.TRADER:
+        have = _goods_by_kind(t, seat)
+        out = []
+        for size in range(1, _max_sell(t, seat) + 1):
+            out += [Sell(g) for g in _good_multisets(have, size)]
+        return out + [Pass()]
+    if role is Role.COUNCILLOR:
+        keep_limit = 2 if "Prefecture" in t.buildings[seat] else 1
+        drawn = list(state.looking)
+        if "Archive" in t.buildings[seat]:
+            pool = hand + drawn
+            out = []
+            for size in range(len(drawn), max(0, len(drawn) - keep_limit) - 1, -1):
+                out += [Councillor(discard=d) for d in _multisets(pool, size)]
+            return out
+        out = []
+        for size in range(min(keep_limit, len(drawn)), -1, -1):
+            out += [Councillor(keep=k) for k in _multisets(drawn, size)]
+        return out
+    if role is Role.PROSPECTOR:
+        return [GoldMine(c) for c in sort_cards(list(set(state.looking)))] + [Pass()]
+    return []
+
+
+def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
+    hand = t.hands[seat]
+    out: list[SanJuanMove] = []
+    for building in sort_cards(list(set(hand))):
+        rest = list(hand)
+        rest.remove(building)
+        for replace in _replace_options(t, seat, building):
+            if replace is None and CARDS[building].is_violet and building in t.buildings[seat]:
+                continue
+            cost = build_cost(t, seat, building, replace)
+            replace_index = _replace_index(t, seat, replace) if replace is not None else None
+            goods = (
+                _goods_by_kind(t, seat, without_index=replace_index)
+                if Power.BLACK_MARKET in _powers(t, seat, without=replace)
+                else Counter()
+            )
+            for n_goods in range(0, min(2, cost, sum(goods.values())) + 1):
+                for goods_paid in _good_multisets(goods, n_goods):
+                    for pay in _multisets(rest, cost - n_goods):
+                        out.append(Build(building, pay, goods_paid, replace))
+    return out

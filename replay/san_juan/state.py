@@ -1,0 +1,234 @@
+"""San Juan state: immutable snapshots (frozen dataclasses of tuples), so stored states share nothing.
+
+The rules work on a mutable ``Table`` thawed from a snapshot and frozen again after the move, which
+keeps ``apply`` pure from the outside and the rule code plain.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from enum import StrEnum
+
+from replay.errors import FieldError
+from replay.san_juan.cards import CARDS, ORDER, Role, sort_cards
+
+
+class Stage(StrEnum):
+    """What the game is waiting for."""
+
+    DRAFT = "draft"
+    CHAPEL = "chapel"
+    HAND_LIMIT = "hand_limit"
+    ROLE = "role"
+    PHASE = "phase"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """One seat: hand (catalogue order), buildings in the order built (a crane builds in place),
+    the card lying as a good on each building (None when empty), chapel cards, crane-covered cards."""
+
+    hand: tuple[str, ...]
+    buildings: tuple[str, ...]
+    goods: tuple[str | None, ...]
+    chapel: tuple[str, ...] = ()
+    covered: tuple[str, ...] = ()
+    library_used: bool = False
+
+    def owns(self, name: str) -> bool:
+        return name in self.buildings
+
+
+@dataclass(frozen=True, slots=True)
+class SanJuanState:
+    """The whole table after some step. ``queue`` holds the seats still to act in the current stage;
+    its head is the seat that decides now. ``looking`` holds the cards a councillor drew or a gold
+    mine turned up, in nobody's hand and in no pile until the decision."""
+
+    players: tuple[PlayerState, ...]
+    draw_pile: tuple[str, ...]
+    discard: tuple[str, ...]
+    tiles: tuple[int, ...]
+    tile_index: int
+    tile: int | None
+    round: int
+    governor: int
+    role_turn: int
+    roles_taken: tuple[tuple[Role, int], ...]
+    stage: Stage
+    role: Role | None
+    chooser: int | None
+    library: bool
+    queue: tuple[int, ...]
+    looking: tuple[str, ...]
+    step: int
+    reshuffles: tuple[tuple[str, ...], ...]
+    reshuffles_used: tuple[tuple[str, ...], ...]
+    shuffle_seed: int | None
+    draft: bool
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def current_seat(self) -> int | None:
+        if self.stage is Stage.OVER:
+            return None
+        if self.stage is Stage.ROLE:
+            return role_order(self.governor, self.num_players)[self.role_turn]
+        return self.queue[0] if self.queue else None
+
+    def all_cards(self) -> list[str]:
+        """Every card on the table, wherever it lies (for the conservation invariant)."""
+        cards: list[str] = list(self.draw_pile) + list(self.discard) + list(self.looking)
+        for player in self.players:
+            cards.extend(player.hand)
+            cards.extend(player.buildings)
+            cards.extend(g for g in player.goods if g is not None)
+            cards.extend(player.chapel)
+            cards.extend(player.covered)
+        return cards
+
+
+def role_order(governor: int, players: int) -> tuple[int, ...]:
+    """Who chooses a role, in turn, in a round: everyone from the governor; with 2, A-B-A."""
+    if players == 2:
+        return (governor, 1 - governor, governor)
+    return tuple((governor + i) % players for i in range(players))
+
+
+def seats_from(first: int, players: int) -> tuple[int, ...]:
+    """All seats clockwise starting with ``first``."""
+    return tuple((first + i) % players for i in range(players))
+
+
+class Table:
+    """A mutable working copy of a state, used inside one ``apply``."""
+
+    __slots__ = (
+        "hands", "buildings", "goods", "chapel", "covered", "library_used", "draw_pile", "discard",
+        "tiles", "tile_index", "tile", "round", "governor", "role_turn", "roles_taken", "stage",
+        "role", "chooser", "library", "queue", "looking", "step", "reshuffles", "reshuffles_used",
+        "shuffle_seed", "draft", "n",
+    )
+
+    def __init__(self, s: SanJuanState) -> None:
+        self.n = len(s.players)
+        self.hands = [list(p.hand) for p in s.players]
+        self.buildings = [list(p.buildings) for p in s.players]
+        self.goods = [list(p.goods) for p in s.players]
+        self.chapel = [list(p.chapel) for p in s.players]
+        self.covered = [list(p.covered) for p in s.players]
+        self.library_used = [p.library_used for p in s.players]
+        self.draw_pile = list(s.draw_pile)
+        self.discard = list(s.discard)
+        self.tiles = s.tiles
+        self.tile_index = s.tile_index
+        self.tile = s.tile
+        self.round = s.round
+        self.governor = s.governor
+        self.role_turn = s.role_turn
+        self.roles_taken = list(s.roles_taken)
+        self.stage = s.stage
+        self.role = s.role
+        self.chooser = s.chooser
+        self.library = s.library
+        self.queue = list(s.queue)
+        self.looking = list(s.looking)
+        self.step = s.step
+        self.reshuffles = list(s.reshuffles)
+        self.reshuffles_used = list(s.reshuffles_used)
+        self.shuffle_seed = s.shuffle_seed
+        self.draft = s.draft
+
+    def freeze(self) -> SanJuanState:
+        players = tuple(
+            PlayerState(
+                hand=sort_cards(self.hands[i]),
+                buildings=tuple(self.buildings[i]),
+                goods=tuple(self.goods[i]),
+                chapel=tuple(self.chapel[i]),
+                covered=tuple(self.covered[i]),
+                library_used=self.library_used[i],
+            )
+            for i in range(self.n)
+        )
+        return SanJuanState(
+            players=players,
+            draw_pile=tuple(self.draw_pile),
+            discard=tuple(self.discard),
+            tiles=self.tiles,
+            tile_index=self.tile_index,
+            tile=self.tile,
+            round=self.round,
+            governor=self.governor,
+            role_turn=self.role_turn,
+            roles_taken=tuple(self.roles_taken),
+            stage=self.stage,
+            role=self.role,
+            chooser=self.chooser,
+            library=self.library,
+            queue=tuple(self.queue),
+            looking=tuple(self.looking),
+            step=self.step,
+            reshuffles=tuple(self.reshuffles),
+            reshuffles_used=tuple(self.reshuffles_used),
+            shuffle_seed=self.shuffle_seed,
+            draft=self.draft,
+        )
+
+    # -- cards -------------------------------------------------------------------------------
+
+    def draw(self, count: int) -> list[str]:
+        """Take ``count`` cards from the top of the draw pile, reshuffling the discard pile when the
+        pile runs out; with both piles empty, fewer cards are drawn."""
+        drawn: list[str] = []
+        for _ in range(count):
+            if not self.draw_pile:
+                if not self.discard:
+                    break
+                self._reshuffle()
+            drawn.append(self.draw_pile.pop(0))
+        return drawn
+
+    def _reshuffle(self) -> None:
+        number = len(self.reshuffles_used)
+        if self.reshuffles:
+            order = list(self.reshuffles.pop(0))
+            if sorted(order, key=ORDER.__getitem__) != sorted(self.discard, key=ORDER.__getitem__):
+                raise FieldError(
+                    f"setup.reshuffles[{number}]",
+                    f"is not an order of the {len(self.discard)} cards in the discard pile at move "
+                    f"{self.step + 1}: {_multiset_diff(order, self.discard)}",
+                )
+        elif self.shuffle_seed is not None:
+            order = sorted(self.discard, key=ORDER.__getitem__)
+            random.Random(f"{self.shuffle_seed}:{number}").shuffle(order)
+        else:
+            raise FieldError(
+                "setup.reshuffles",
+                f"the draw pile runs out at move {self.step + 1} and the log records "
+                f"{number} reshuffle order(s); reshuffle {number + 1} is missing",
+            )
+        self.reshuffles_used.append(tuple(order))
+        self.draw_pile = order
+        self.discard = []
+
+    def production_count(self, seat: int) -> int:
+        return sum(1 for b in self.buildings[seat] if CARDS[b].is_production)
+
+
+def _multiset_diff(given: list[str], expected: list[str]) -> str:
+    from collections import Counter
+
+    extra = Counter(given) - Counter(expected)
+    missing = Counter(expected) - Counter(given)
+    parts = []
+    if missing:
+        parts.append("missing " + ", ".join(f"{n}x {c}" for c, n in sorted(missing.items())))
+    if extra:
+        parts.append("not in the pile " + ", ".join(f"{n}x {c}" for c, n in sorted(extra.items())))
+    return "; ".join(parts) or "same cards"
