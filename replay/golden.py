@@ -1,0 +1,123 @@
+"""Golden files: a few sample games replayed move by move as plain text, committed and diffed by a test.
+
+Like OpenSpiel's playthrough files, a golden file pins down everything a replay shows (the move's text
+form, the move in words, the scores after it, the final result), so that any change in the rules or in
+the wording shows up as a readable diff. ``governor golden`` regenerates them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from replay.logfile import GameLog, LogRecord, expand_paths, read_records
+from replay.registry import all_engines
+from replay.replayer import replay
+
+#: How many games of each (game, player count) are kept as golden files.
+GAMES_PER_COUNT = 2
+#: The first line of every golden file; ``write_golden`` only ever deletes files that start with it.
+HEADER = "# governor golden replay"
+
+
+def _scores(totals: Sequence[int]) -> str:
+    return " ".join(str(t) for t in totals)
+
+
+def render_golden(log: GameLog, source: str | None = None) -> str:
+    """One game as golden text: a header, one line per move (number, seat, text form, words, scores
+    after it), then the final scores with their parts and the winners.
+
+    ``source`` names the log in the header (default: ``log.file``). Raises what ``replay`` raises
+    (``LogFormatError``, ``IllegalMoveError``, ``ResultMismatchError``) for a bad log."""
+    game = replay(log)
+    engine = game.engine
+    names = log.players
+    where = source if source is not None else (log.file or "-")
+    if log.index:
+        where += f" (game {log.index + 1})"
+    lines = [
+        HEADER,
+        f"# log: {where}",
+        f"# game: {log.game}, engine {engine.version}, id {log.game_id}",
+        "# players: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)),
+        f"# options: {log.options or '{}'}",
+        f"# moves: {len(game.steps)}",
+        "",
+        f"move seat | move | in words | scores ({' '.join(names)})",
+        f"   0    - | start | - | {_scores([s.total for s in engine.scores(game.initial)])}",
+    ]
+    for step in game.steps:
+        seat = "-" if step.seat is None else str(step.seat)
+        totals = [s.total for s in engine.scores(step.state)]
+        lines.append(f"{step.number:4d} {seat:>4} | {step.move.text()} | {step.words} | {_scores(totals)}")
+    lines.append("")
+    lines.append("final scores:")
+    for seat, score in enumerate(engine.scores(game.final)):
+        parts = ", ".join(f"{k} {v}" for k, v in score.parts.items() if v)
+        lines.append(f"  {seat} {names[seat]}: {score.total} ({parts or 'nothing'}; tie-break {score.tiebreak})")
+    winners = engine.winners(game.final)
+    lines.append("winners: " + ", ".join(f"{seat} {names[seat]}" for seat in winners))
+    return "\n".join(lines) + "\n"
+
+
+def golden_name(record: LogRecord) -> str:
+    """The golden file name of a game: the log file's name without its suffixes (plus the game number
+    for a ``.jsonl`` file), then ``.txt``."""
+    name = Path(record.file).name
+    for suffix in (".gz", ".jsonl", ".json"):
+        name = name.removesuffix(suffix)
+    if Path(record.file).name.endswith((".jsonl", ".jsonl.gz")):
+        name += f"-game{record.index + 1:03d}"
+    return name + ".txt"
+
+
+def select_games(logs_dir: Path) -> list[LogRecord]:
+    """The sample games kept as golden files: the first ``GAMES_PER_COUNT`` games (in sorted file
+    order) of each game and player count. Games of an engine that is not installed yet are skipped.
+
+    Raises ``LogFormatError`` for a sample log that cannot be read, ``FileNotFoundError`` if
+    ``logs_dir`` does not exist."""
+    engines = all_engines()
+    chosen: list[LogRecord] = []
+    counts: dict[tuple[str, int], int] = {}
+    for file in expand_paths([logs_dir]):
+        for record in read_records(file):
+            if record.error is not None:
+                raise record.error
+            assert record.log is not None
+            if record.log.game not in engines:
+                continue
+            key = (record.log.game, len(record.log.players))
+            if counts.get(key, 0) < GAMES_PER_COUNT:
+                counts[key] = counts.get(key, 0) + 1
+                chosen.append(record)
+    return chosen
+
+
+def write_golden(logs_dir: Path, out_dir: Path) -> list[Path]:
+    """Write a golden file for each game chosen by ``select_games`` into ``out_dir`` and delete golden
+    files there that are no longer produced. Returns the files written, sorted.
+
+    Raises ``FileNotFoundError``, ``LogFormatError``, ``IllegalMoveError`` or ``ResultMismatchError``
+    when a sample log is missing or bad (no file is deleted then)."""
+    logs_dir = Path(logs_dir)
+    out_dir = Path(out_dir)
+    rendered: dict[str, str] = {}
+    for record in select_games(logs_dir):
+        assert record.log is not None
+        source = Path(record.file).relative_to(logs_dir).as_posix()
+        name = golden_name(record)
+        if name in rendered:
+            raise ValueError(f"two sample games give the golden file name {name}")
+        rendered[name] = render_golden(record.log, source=source)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("*.txt"):
+        if old.name not in rendered and old.read_text(encoding="utf-8").startswith(HEADER):
+            old.unlink()
+    written = []
+    for name, text in sorted(rendered.items()):
+        path = out_dir / name
+        path.write_text(text, encoding="utf-8", newline="\n")
+        written.append(path)
+    return written
