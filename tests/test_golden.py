@@ -53,7 +53,7 @@ def test_golden_file_unchanged(name: str, regenerated: dict[str, str]) -> None:
                 )
             )[:80]
         )
-        pytest.fail(f"replaying the sample game no longer gives tests/golden/{name}; {REFRESH}\n{diff}", pytest=False)
+        pytest.fail(f"replaying the sample game no longer gives tests/golden/{name}; {REFRESH}\n{diff}", pytrace=False)
 
 
 def test_golden_covers_every_player_count() -> None:
