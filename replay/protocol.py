@@ -78,6 +78,18 @@ class Engine(Protocol):
         """Seats with the best score after the tie-break (several only on a full tie)."""
         ...
 
+    def end_reason(self, state: Any) -> str | None:
+        """A short code of why the game ended (None while it goes on)."""
+        ...
+
+    def buildings_of(self, state: Any) -> list[list[str]]:
+        """Each seat's buildings (names), for "which buildings win" statistics."""
+        ...
+
+    def pending(self, state: Any) -> str:
+        """What the game waits for, in words ("seat 2 must choose a role")."""
+        ...
+
     def round_of(self, state: Any) -> int:
         """The round number (1-based) the state is in."""
         ...

@@ -113,6 +113,14 @@ class SanJuanEngine:
     def round_of(self, state: SanJuanState) -> int:
         return state.round
 
+    def end_reason(self, state: SanJuanState) -> str | None:
+        """Why the game ended: ``twelve_buildings`` (the only way San Juan ends), or None."""
+        return "twelve_buildings" if state.stage is Stage.OVER else None
+
+    def buildings_of(self, state: SanJuanState) -> list[list[str]]:
+        """Each seat's buildings in play (crane-covered ones excluded)."""
+        return [list(p.buildings) for p in state.players]
+
     def pending(self, state: SanJuanState) -> str:
         """What the game waits for, in words."""
         return rules.describe_pending(state)

@@ -1,0 +1,265 @@
+"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from governor import __version__
+
+DEFAULT_DB = "governor.duckdb"
+
+
+def default_db() -> str:
+    """The database file: ``GOVERNOR_DB`` or ``governor.duckdb`` in the current folder."""
+    return os.environ.get("GOVERNOR_DB") or DEFAULT_DB
+
+
+# -- validate ----------------------------------------------------------------------------------
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from replay.errors import GovernorError
+    from replay.logfile import expand_paths, read_records
+    from replay.replayer import final_state
+
+    try:
+        files = expand_paths(args.paths)
+    except FileNotFoundError as err:
+        print(f"governor validate: {err}", file=sys.stderr)
+        return 2
+    good = bad = 0
+    for file in files:
+        for record in read_records(file):
+            error: GovernorError | None = record.error
+            if error is None:
+                assert record.log is not None
+                try:
+                    final_state(record.log)
+                except GovernorError as err:
+                    error = err
+            if error is None:
+                good += 1
+                if args.verbose:
+                    print(f"ok: {record.file}, game {record.index + 1}")
+            else:
+                bad += 1
+                print(f"bad: {error.message}")
+    print(f"{good} good, {bad} bad game(s) in {len(files)} file(s)", file=sys.stderr)
+    return 1 if bad else 0
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from replay.errors import GovernorError
+    from replay.logfile import read_records
+    from replay.replayer import replay
+
+    records = list(read_records(args.log))
+    if not records:
+        print(f"governor replay: {args.log}: no game in the file", file=sys.stderr)
+        return 2
+    if not 1 <= args.game <= len(records):
+        print(f"governor replay: {args.log} holds {len(records)} game(s); --game {args.game} is out of range", file=sys.stderr)
+        return 2
+    record = records[args.game - 1]
+    if record.error is not None:
+        print(f"governor replay: {record.error.message}", file=sys.stderr)
+        return 1
+    assert record.log is not None
+    try:
+        game = replay(record.log)
+    except GovernorError as err:
+        print(f"governor replay: {err.message}", file=sys.stderr)
+        return 1
+    total = len(game.steps)
+    step = total if args.step is None else args.step
+    if step < 0:
+        step = total + 1 + step
+    if not 0 <= step <= total:
+        print(f"governor replay: --step must be from 0 to {total}, not {args.step}", file=sys.stderr)
+        return 2
+    state = game.state_at(step)
+    names = record.log.players
+    last = game.steps[step - 1].words if step else "(the start of the game)"
+    if args.json:
+        view = game.engine.to_view(state, names)
+        view["moves"] = total
+        view["last_move"] = last
+        view["final_scores"] = [s.total for s in game.engine.scores(game.final)]
+        view["final_winners"] = game.engine.winners(game.final)
+        print(json.dumps(view, indent=1, ensure_ascii=False))
+    else:
+        print(game.engine.render(state, names))
+        print(f"\nLast move ({step}/{total}): {last}")
+    return 0
+
+
+# -- simulate ----------------------------------------------------------------------------------
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from replay.registry import all_engines
+    from replay.simulate import write_simulated
+
+    engines = all_engines()
+    if args.game not in engines:
+        print(f"governor simulate: unknown game '{args.game}' (known: {', '.join(engines)})", file=sys.stderr)
+        return 2
+    engine = engines[args.game]
+    counts = args.players or list(range(engine.min_players, engine.max_players + 1))
+    for count in counts:
+        if not engine.min_players <= count <= engine.max_players:
+            print(
+                f"governor simulate: {args.game} is for {engine.min_players} to {engine.max_players} players, not {count}",
+                file=sys.stderr,
+            )
+            return 2
+    options = {"draft_start": True} if args.draft else {}
+    paths = write_simulated(
+        Path(args.out), args.game, counts, args.games, args.seed, args.bot, jsonl=args.jsonl, gzip=args.gzip,
+        options=options,
+    )
+    print(f"wrote {args.games} game(s) to {len(paths)} file(s) in {args.out}", file=sys.stderr)
+    return 0
+
+
+# -- golden ------------------------------------------------------------------------------------
+
+
+def cmd_golden(args: argparse.Namespace) -> int:
+    from replay.golden import write_golden
+
+    written = write_golden(Path(args.logs), Path(args.out))
+    print(f"wrote {len(written)} golden file(s) to {args.out}", file=sys.stderr)
+    return 0
+
+
+# -- database commands (ingest) ----------------------------------------------------------------
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from ingest.cli import run_import
+
+    return run_import(args.paths, args.db or default_db(), workers=args.workers, progress=args.progress)
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from ingest.cli import run_query
+
+    return run_query(args.sql, args.db or default_db(), args.format, args.out)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ingest.cli import run_export
+
+    return run_export(args.db or default_db(), Path(args.parquet), games=args.games)
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from dashboards.launch import launch
+
+    return launch(args.db or default_db(), port=args.port, headless=args.headless)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="governor",
+        description="Replay, check, import and study San Juan and Puerto Rico game logs.",
+    )
+    parser.add_argument("--version", action="version", version=f"governor {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check logs against the rules", description=(
+        "Replay every game of the given files and folders (.json, .jsonl, .gz) and print one line per bad "
+        "game: file, game, move number, player and reason. Exits 1 if any game is bad."))
+    p.add_argument("paths", nargs="+", help="files, folders (searched recursively) or globs")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list the good games")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("replay", help="show the state of a game after a step", description=(
+        "Replay one game and show the state after step N (default: the end): each player's buildings, "
+        "goods, hand, chapel and VP so far, the piles, the round, governor and roles taken, the last move."))
+    p.add_argument("log", help="a log file (.json, .jsonl, .gz)")
+    p.add_argument("--step", type=int, default=None, help="moves to replay (0 = the start; negative counts from the end)")
+    p.add_argument("--game", type=int, default=1, help="which game of a .jsonl file (1-based, default 1)")
+    p.add_argument("--json", action="store_true", help="print the state as JSON, with the final scores")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("simulate", help="generate complete games with bots", description=(
+        "Write complete, reproducible games played by bots: the same seed gives the same bytes."))
+    p.add_argument("--game", required=True, help="san_juan or puerto_rico")
+    p.add_argument("--players", type=int, nargs="+", help="player count(s), cycled (default: every count)")
+    p.add_argument("--games", type=int, default=10, help="how many games (default 10)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--bot", choices=["heuristic", "random", "mixed"], default="heuristic", help="who plays (default heuristic)")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--jsonl", action="store_true", help="write one .jsonl file instead of one .json per game")
+    p.add_argument("--gzip", action="store_true", help="gzip the output")
+    p.add_argument("--draft", action="store_true", help="San Juan: use the draft-start variant")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("golden", help="regenerate golden files of sample games", description=(
+        "Write, for each log under LOGS, a text file with every move in words and the scores after it."))
+    p.add_argument("--logs", default="sample_logs", help="folder of logs (default sample_logs)")
+    p.add_argument("--out", default="tests/golden", help="output folder (default tests/golden)")
+    p.set_defaults(func=cmd_golden)
+
+    p = sub.add_parser("import", help="import logs into the DuckDB database", description=(
+        "Replay and store games from files, folders (recursively) and globs (.json, .jsonl, .gz). Games "
+        "already present are skipped; bad games are recorded in the rejections table. Exits 1 if any "
+        "game was rejected."))
+    p.add_argument("paths", nargs="+", help="files, folders or globs")
+    p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
+    p.add_argument("--workers", type=int, default=None, help="replay processes (default: the number of cores)")
+    p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
+                   help="progress bar (default: when writing to a terminal)")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("query", help="run SQL against the database", description=(
+        "Run a SQL statement and print the result, or write it to a file."))
+    p.add_argument("sql", help="the SQL statement")
+    p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
+    p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table", help="output format")
+    p.add_argument("--out", help="write to this file instead of standard output (required for parquet)")
+    p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("export", help="export every table as Parquet", description=(
+        "Write every table of the database as a Parquet file in DIR (and, with --games, the original "
+        "logs as one .jsonl file)."))
+    p.add_argument("--parquet", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
+    p.add_argument("--games", action="store_true", help="also write the original logs to DIR/games.jsonl")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("dashboard", help="open the Streamlit dashboard", description=(
+        "Start the dashboard on the database (default: $GOVERNOR_DB or governor.duckdb)."))
+    p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
+    p.add_argument("--port", type=int, default=8501, help="port (default 8501)")
+    p.add_argument("--headless", action="store_true", help="do not open a browser")
+    p.set_defaults(func=cmd_dashboard)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``governor`` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Opening the database: short write transactions for importers, read-only readers that retry.
+
+DuckDB lets one process write a database file at a time and locks the file while it is open for
+writing. So no one keeps it open: an importer opens it for each batch it writes, and a reader (the
+dashboard, ``governor query``) opens it read-only for each query and retries while a writer holds it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ingest.schema import SchemaError, ensure_schema
+
+#: How long a writer or reader waits for the file lock before giving up.
+LOCK_TIMEOUT = 120.0
+
+
+class DatabaseError(Exception):
+    """The database cannot be opened or written (locked too long, read-only, disk full, bad schema)."""
+
+
+def _is_lock_error(err: Exception) -> bool:
+    text = str(err).lower()
+    return "lock" in text or "conflicting" in text or "could not set lock" in text
+
+
+@contextmanager
+def writer(path: str | Path, timeout: float = LOCK_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection with the schema in place, waiting while another process holds the file.
+
+    Raises ``DatabaseError`` with a clear message when the file cannot be written."""
+    path = str(path)
+    parent = Path(path).resolve().parent
+    if not parent.exists():
+        raise DatabaseError(f"{path}: the folder {parent} does not exist")
+    if Path(path).exists() and not os.access(path, os.W_OK):
+        raise DatabaseError(f"{path}: the database file is read-only")
+    if not os.access(parent, os.W_OK):
+        raise DatabaseError(f"{path}: cannot write in the folder {parent}")
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    while True:
+        try:
+            con = duckdb.connect(path)
+            break
+        except duckdb.Error as err:
+            if _is_lock_error(err) and time.monotonic() < deadline:
+                time.sleep(delay + random.random() * delay)
+                delay = min(delay * 2, 0.5)
+                continue
+            raise DatabaseError(f"{path}: cannot open for writing: {_first_line(err)}") from None
+    try:
+        try:
+            ensure_schema(con, path)
+        except SchemaError as err:
+            raise DatabaseError(str(err)) from None
+        yield con
+    except duckdb.Error as err:
+        raise DatabaseError(f"{path}: {_first_line(err)}") from None
+    finally:
+        con.close()
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip()
+    if "No space left" in text or "disk is full" in text.lower():
+        return "the disk is full (" + text.splitlines()[0] + ")"
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+@contextmanager
+def reader(path: str | Path, timeout: float = 30.0, config: dict[str, Any] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection, retried while a writer holds the file.
+
+    Raises ``DatabaseError`` when the file is missing, not ours, or stays locked past ``timeout``."""
+    path = str(path)
+    if not Path(path).exists():
+        raise DatabaseError(f"{path}: no such database (import some logs first: governor import PATH)")
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    while True:
+        try:
+            con = duckdb.connect(path, read_only=True, config=config or {})
+            break
+        except duckdb.Error as err:
+            if _is_lock_error(err) and time.monotonic() < deadline:
+                time.sleep(delay + random.random() * delay)
+                delay = min(delay * 2, 0.25)
+                continue
+            raise DatabaseError(f"{path}: cannot open for reading: {_first_line(err)}") from None
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def read_arrow(path: str | Path, sql: str, params: list[Any] | None = None, timeout: float = 30.0) -> Any:
+    """Run one read-only query and return an Arrow table."""
+    with reader(path, timeout) as con:
+        return con.sql(sql, params=params or None).to_arrow_table()

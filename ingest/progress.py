@@ -1,0 +1,46 @@
+"""A dependency-free progress bar for terminals: games done, games/s, rejected so far."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+class Progress:
+    """Draws one updating line on ``stream`` when enabled; silent otherwise."""
+
+    def __init__(self, total: int, enabled: bool, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.enabled = enabled
+        self.stream = stream or sys.stderr
+        self.start = time.monotonic()
+        self.last_draw = 0.0
+        self.done = 0
+        self.rejected = 0
+        self.duplicates = 0
+
+    def update(self, done: int, rejected: int, duplicates: int) -> None:
+        self.done, self.rejected, self.duplicates = done, rejected, duplicates
+        now = time.monotonic()
+        if self.enabled and (now - self.last_draw > 0.1 or done >= self.total):
+            self.last_draw = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        elapsed = max(now - self.start, 1e-9)
+        width = 30
+        frac = self.done / self.total if self.total else 1.0
+        bar = "#" * int(width * frac) + "-" * (width - int(width * frac))
+        rate = self.done / elapsed
+        self.stream.write(
+            f"\r[{bar}] {self.done}/{self.total} games  {rate:,.0f} games/s  "
+            f"rejected {self.rejected}  duplicates {self.duplicates} "
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.monotonic())
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,210 @@
+"""The database schema: tables, views, the schema version and its migrations.
+
+Game-specific state tables are made from each engine's Arrow schemas (``<game>_states`` and
+``<game>_player_states``), so this module knows no game rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from replay.registry import all_engines
+
+SCHEMA_VERSION = 1
+
+
+class SchemaError(Exception):
+    """The database cannot be used by this version (newer schema, or not a Governor database)."""
+
+
+GAMES = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("game", pa.string()),
+        ("source_id", pa.string()),
+        ("meta", pa.string()),
+        ("played_at", pa.string()),
+        ("player_count", pa.int8()),
+        ("players", pa.list_(pa.string())),
+        ("rounds", pa.int16()),
+        ("moves", pa.int32()),
+        ("end_reason", pa.string()),
+        ("winners", pa.list_(pa.int8())),
+        ("winner_names", pa.list_(pa.string())),
+        ("engine_version", pa.string()),
+        ("imported_at", pa.timestamp("us", tz="UTC")),
+        ("file", pa.string()),
+        ("file_index", pa.int32()),
+        ("log", pa.string()),
+    ]
+)
+
+PLAYERS = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("seat", pa.int8()),
+        ("name", pa.string()),
+        ("score", pa.int16()),
+        ("parts", pa.map_(pa.string(), pa.int16())),
+        ("tiebreak", pa.int16()),
+        ("rank", pa.int8()),
+        ("won", pa.bool_()),
+        ("final_buildings", pa.list_(pa.string())),
+    ]
+)
+
+MOVES = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("step", pa.int32()),
+        ("round", pa.int16()),
+        ("governor", pa.int8()),
+        ("role", pa.string()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("kind", pa.string()),
+        ("text", pa.string()),
+        ("words", pa.string()),
+        ("details", pa.string()),
+    ]
+)
+
+REJECTIONS = pa.schema(
+    [
+        ("rejection_id", pa.string()),
+        ("file", pa.string()),
+        ("game_index", pa.int32()),
+        ("game_id", pa.string()),
+        ("kind", pa.string()),
+        ("move_number", pa.int32()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("rule", pa.string()),
+        ("message", pa.string()),
+        ("rejected_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+KEYS_STATE = [("game_id", pa.string()), ("step", pa.int32())]
+KEYS_PLAYER_STATE = [("game_id", pa.string()), ("step", pa.int32()), ("seat", pa.int8())]
+
+
+def state_schemas(engine: Any) -> tuple[pa.Schema, pa.Schema]:
+    """The Arrow schemas of an engine's two state tables, keys first."""
+    global_schema = pa.schema(KEYS_STATE + list(zip(engine.global_schema.names, engine.global_schema.types)))
+    player_schema = pa.schema(
+        KEYS_PLAYER_STATE + list(zip(engine.player_schema.names, engine.player_schema.types))
+    )
+    return global_schema, player_schema
+
+
+def table_schemas() -> dict[str, pa.Schema]:
+    """Every table's Arrow schema by table name, in creation order."""
+    tables = {"games": GAMES, "players": PLAYERS, "moves": MOVES, "rejections": REJECTIONS}
+    for game, engine in sorted(all_engines().items()):
+        global_schema, player_schema = state_schemas(engine)
+        tables[f"{game}_states"] = global_schema
+        tables[f"{game}_player_states"] = player_schema
+    return tables
+
+
+GAME_TABLES_WITH_ID = ("players", "moves")
+
+VIEWS: dict[str, str] = {
+    # Win rate by seat and player count.
+    "win_rate_by_seat": """
+        SELECT g.game, g.player_count, p.seat, count(*) AS games, sum(p.won::INT) AS wins,
+               avg(p.won::INT) AS win_rate
+        FROM players p JOIN games g USING (game_id)
+        GROUP BY ALL ORDER BY g.game, g.player_count, p.seat""",
+    # Win rate of players owning a building at the end.
+    "win_rate_by_building": """
+        SELECT g.game, g.player_count, b.building, count(*) AS owners, sum(b.won::INT) AS wins,
+               avg(b.won::INT) AS win_rate
+        FROM (SELECT game_id, won, unnest(list_distinct(final_buildings)) AS building FROM players) b
+        JOIN games g USING (game_id)
+        GROUP BY ALL ORDER BY g.game, g.player_count, b.building""",
+    # The round in which each player first built each building (per game and seat).
+    "buildings_built": """
+        SELECT m.game_id, g.game, g.player_count, m.seat, json_extract_string(m.details, '$.building') AS building,
+               min(m.round) AS round, min(m.step) AS step
+        FROM moves m JOIN games g USING (game_id)
+        WHERE m.kind = 'build'
+        GROUP BY ALL""",
+    # Win rate of players who built a building by round k (k = the round it was first built).
+    "win_rate_by_building_round": """
+        SELECT b.game, b.player_count, b.building, b.round AS built_in_round, count(*) AS builders,
+               sum(p.won::INT) AS wins, avg(p.won::INT) AS win_rate
+        FROM buildings_built b JOIN players p ON p.game_id = b.game_id AND p.seat = b.seat
+        GROUP BY ALL ORDER BY b.game, b.building, built_in_round""",
+    # Roles chosen, per round, with whether the chooser won.
+    "roles_chosen": """
+        SELECT m.game_id, g.game, g.player_count, m.round, m.seat, json_extract_string(m.details, '$.role') AS role,
+               p.won
+        FROM moves m JOIN games g USING (game_id) JOIN players p ON p.game_id = m.game_id AND p.seat = m.seat
+        WHERE m.kind = 'role'""",
+    "win_rate_by_role": """
+        SELECT game, player_count, role, count(*) AS choices, sum(won::INT) AS wins, avg(won::INT) AS win_rate
+        FROM roles_chosen GROUP BY ALL ORDER BY game, player_count, role""",
+    "score_distribution": """
+        SELECT g.game, g.player_count, p.score, p.won, p.rank, count(*) AS players
+        FROM players p JOIN games g USING (game_id)
+        GROUP BY ALL ORDER BY g.game, g.player_count, p.score""",
+    "game_length": """
+        SELECT game, player_count, rounds, moves, count(*) AS games
+        FROM games GROUP BY ALL ORDER BY game, player_count, rounds""",
+}
+
+
+def _vp_by_step_view() -> str:
+    parts = [
+        f"SELECT '{game}' AS game, game_id, step, seat, vp FROM {game}_player_states"
+        for game in sorted(all_engines())
+    ]
+    return " UNION ALL ".join(parts)
+
+
+def _create_table(con: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -> None:
+    empty = schema.empty_table()  # noqa: F841 - read by DuckDB through the replacement scan
+    con.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM empty WHERE false')
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Create the schema in a new database, migrate an older one, refuse a newer one.
+
+    Raises ``SchemaError`` when the database's schema is newer than this build or it is not ours."""
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if "governor_meta" in tables:
+        row = con.execute("SELECT value FROM governor_meta WHERE key = 'schema_version'").fetchone()
+        version = int(row[0]) if row else 0
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"{path}: the database has schema version {version}, newer than this governor's "
+                f"{SCHEMA_VERSION}; upgrade governor to use it"
+            )
+        _migrate(con, version)
+    elif tables:
+        raise SchemaError(f"{path}: not a Governor database (it has tables but no governor_meta)")
+    con.execute("BEGIN")
+    con.execute("CREATE TABLE IF NOT EXISTS governor_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    for name, schema in table_schemas().items():
+        _create_table(con, name, schema)
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {_vp_by_step_view()}")
+    con.execute(
+        "INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+    )
+    con.execute("COMMIT")
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    """Bring an older schema up to ``SCHEMA_VERSION``, one version at a time.
+
+    Version 1 is the first; later versions add their steps here (tables for a newly registered game
+    are created by ``ensure_schema`` itself)."""
+    for _step in range(version, SCHEMA_VERSION):
+        pass
