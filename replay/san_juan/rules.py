@@ -613,8 +613,10 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
         if t.library:
             t.library_used[seat] = True
         _start_phase(t, move.role, seat)
-        t.step += 1
+        # Advance before counting the move: cards drawn by what follows (a councillor's draw, the
+        # next seat's turn) belong to this move, and a missing reshuffle must name it.
         _advance(t)
+        t.step += 1
         return t.freeze()
     elif isinstance(move, Build):
         _apply_build(t, seat, move)
@@ -635,8 +637,8 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
         t.discard.extend(rest)
         t.looking = []
     t.queue.pop(0)
-    t.step += 1
     _advance(t)
+    t.step += 1
     return t.freeze()
 
 
