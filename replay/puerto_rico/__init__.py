@@ -1,0 +1,1 @@
+"""Puerto Rico (3 to 5 players): catalogue, moves, state, rules, scoring, engine and bots."""

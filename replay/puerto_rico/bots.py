@@ -1,0 +1,253 @@
+"""A sensible Puerto Rico player for generating games: values roles by what they bring it now, builds
+the most useful building it can afford, staffs production it can use, ships the biggest load and sells
+the dearest good.
+
+It returns moves that ``rules.apply`` accepts, built directly from the rules' helpers rather than by
+scoring every legal move (the mayor alone can have thousands), so simulation stays fast.
+"""
+
+from __future__ import annotations
+
+import random
+
+from replay.puerto_rico import rules
+from replay.puerto_rico.arrangements import colonists_to_place
+from replay.puerto_rico.catalogue import (
+    BUILDINGS,
+    GOOD_INDEX,
+    GOODS,
+    ISLAND_SPACES,
+    PRICES,
+    QUARRY,
+    Good,
+    Power,
+    Role,
+    role_of,
+)
+from replay.puerto_rico.moves import (
+    WHARF,
+    Build,
+    ChooseRole,
+    ExtraGood,
+    Hacienda,
+    Load,
+    Mayor,
+    Pass,
+    PuertoRicoMove,
+    Sell,
+    Settle,
+    Store,
+)
+from replay.puerto_rico.state import PlayerState, PuertoRicoState, Stage, Table
+
+# How much the bot likes owning each violet building beyond its VP (hand-tuned).
+_EXTRA = {
+    Power.SMALL_MARKET: 1.5, Power.HACIENDA: 0.5, Power.CONSTRUCTION_HUT: 1.0, Power.SMALL_WAREHOUSE: 1.5,
+    Power.HOSPICE: 1.5, Power.OFFICE: 1.5, Power.LARGE_MARKET: 2.5, Power.LARGE_WAREHOUSE: 2.0,
+    Power.FACTORY: 3.0, Power.UNIVERSITY: 1.0, Power.HARBOR: 4.0, Power.WHARF: 4.0,
+    Power.GUILD_HALL: 5.0, Power.RESIDENCE: 5.0, Power.FORTRESS: 4.5, Power.CUSTOMS_HOUSE: 4.5,
+    Power.CITY_HALL: 5.0,
+}
+_GOOD_VALUE = {Good.CORN: 1.0, Good.INDIGO: 1.5, Good.SUGAR: 2.0, Good.TOBACCO: 2.6, Good.COFFEE: 3.0}
+
+
+def _tiles(p: PlayerState, kind: str) -> int:
+    return sum(1 for k in p.island if k == kind)
+
+
+def building_value(name: str, p: PlayerState, state: PuertoRicoState) -> float:
+    """How much the bot wants to build ``name`` now (higher is better)."""
+    b = BUILDINGS[name]
+    value = float(b.vp)
+    if b.is_production:
+        assert b.good is not None
+        tiles = _tiles(p, b.good.value)
+        circles = sum(BUILDINGS[c].circles for c in p.city if BUILDINGS[c].good is b.good)
+        useful = max(0, min(b.circles, tiles + 1 - circles))
+        value += 1.5 * useful * _GOOD_VALUE[b.good] / 2
+    else:
+        value += _EXTRA[b.power]
+        if b.large:
+            value += max(0, state.round - 8) * 0.5
+    return value
+
+
+class HeuristicPlayer:
+    """A deterministic-given-seed sensible player."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, state: PuertoRicoState) -> PuertoRicoMove:
+        seat = state.current_seat
+        assert seat is not None
+        stage = state.stage
+        p = state.players[seat]
+        t = Table(state)
+        if stage is Stage.ROLE:
+            return self._role(state, seat)
+        if stage is Stage.SETTLER:
+            return self._settle(state, t, seat, p)
+        if stage is Stage.MAYOR:
+            return self._mayor(p)
+        if stage is Stage.BUILDER:
+            return self._build(state, t, seat, p) or Pass()
+        if stage is Stage.CRAFTSMAN:
+            kinds = rules._extra_goods(t)
+            return ExtraGood(max(kinds, key=lambda g: PRICES[g])) if kinds else Pass()
+        if stage is Stage.TRADER:
+            goods = rules._sellable(t, seat)
+            if not goods:
+                return Pass()
+            return Sell(max(goods, key=lambda g: (rules.sale_price(state, seat, g), GOOD_INDEX[g])))
+        if stage is Stage.CAPTAIN:
+            return self._load(state, t, seat, p)
+        if stage is Stage.STORAGE:
+            return self._store(p)
+        raise AssertionError(stage)
+
+    # -- roles -----------------------------------------------------------------------------------
+
+    def _role(self, state: PuertoRicoState, seat: int) -> ChooseRole:
+        taken = {card for card, _ in state.roles_taken}
+        p = state.players[seat]
+        t = Table(state)
+        t.chooser, t.role = seat, Role.BUILDER
+        best_build = self._build(state, t, seat, p)
+        made = rules.production(p)
+        goods = sum(p.goods)
+        scores: dict[Role, float] = {}
+        scores[Role.BUILDER] = 1.0 + (building_value(best_build.building, p, state) if best_build else -1.0)
+        scores[Role.CRAFTSMAN] = sum(made[i] * _GOOD_VALUE[g] for i, g in enumerate(GOODS)) * 0.8
+        trade = [
+            rules.PRICES[g] + 1 for i, g in enumerate(GOODS)
+            if p.goods[i] and g not in state.trading_house
+        ]
+        scores[Role.TRADER] = (max(trade) if trade and len(state.trading_house) < 4 else 0) * 0.9
+        scores[Role.CAPTAIN] = min(goods, 8) * 0.7 + (0.5 if goods else -1)
+        owned, circles, _ = colonists_to_place(p)
+        scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + state.colonist_ship / state.num_players * 0.3
+        scores[Role.SETTLER] = 1.2 + (1.0 if len(p.island) < 8 else 0) - (2 if len(p.island) >= ISLAND_SPACES else 0)
+        scores[Role.PROSPECTOR] = 1.0
+        best_card, best_score = None, -1e9
+        for card, coins in zip(state.role_cards, state.role_doubloons):
+            if card in taken:
+                continue
+            score = scores[role_of(card)] + coins * 1.1 + self.rng.random() * 1.2
+            if score > best_score:
+                best_card, best_score = card, score
+        assert best_card is not None
+        return ChooseRole(best_card)
+
+    # -- settler ---------------------------------------------------------------------------------
+
+    def _settle(self, state: PuertoRicoState, t: Table, seat: int, p: PlayerState) -> PuertoRicoMove:
+        if rules._hacienda_possible(t, seat) and len(p.island) <= ISLAND_SPACES - 2:
+            return Hacienda()
+        options = rules._settle_options(t, seat)
+        if not options:
+            return Pass()
+
+        def value(kind: str) -> float:
+            if kind == QUARRY:
+                return 3.0 - 0.6 * _tiles(p, QUARRY)
+            good = Good(kind)
+            circles = sum(BUILDINGS[c].circles for c in p.city if BUILDINGS[c].good is good)
+            need = circles - _tiles(p, kind)
+            base = 2.5 if good is Good.CORN and _tiles(p, kind) < 2 else _GOOD_VALUE[good]
+            return base + (2.0 if need > 0 else 0) + self.rng.random() * 0.5
+
+        return Settle(max(options, key=value))
+
+    # -- mayor -----------------------------------------------------------------------------------
+
+    def _mayor(self, p: PlayerState) -> Mayor:
+        _, _, to_place = colonists_to_place(p)
+        plantations: dict[str, int] = {}
+        buildings: dict[str, int] = {}
+        left = to_place
+        tiles: dict[str, int] = {}
+        for k in p.island:
+            tiles[k] = tiles.get(k, 0) + 1
+
+        def put(target: dict[str, int], name: str, count: int) -> None:
+            nonlocal left
+            count = min(count, left)
+            if count > 0:
+                target[name] = target.get(name, 0) + count
+                left -= count
+
+        # Large and dear violet buildings first, then production pairs (dearest good first), corn,
+        # quarries, the other violet buildings, then whatever circles are left.
+        violets = sorted((b for b in p.city if BUILDINGS[b].is_violet), key=lambda b: -BUILDINGS[b].cost)
+        for b in violets:
+            if BUILDINGS[b].cost >= 7:
+                put(buildings, b, 1)
+        for good in reversed(GOODS[1:]):
+            circles = [b for b in p.city if BUILDINGS[b].good is good]
+            capacity = sum(BUILDINGS[b].circles for b in circles)
+            pairs = min(tiles.get(good.value, 0), capacity)
+            if pairs and left >= 2:
+                pairs = min(pairs, left // 2)
+                put(plantations, good.value, pairs)
+                need = pairs
+                for b in circles:
+                    take = min(need, BUILDINGS[b].circles)
+                    put(buildings, b, take)
+                    need -= take
+        put(plantations, Good.CORN.value, tiles.get(Good.CORN.value, 0))
+        put(plantations, QUARRY, tiles.get(QUARRY, 0))
+        for b in violets:
+            put(buildings, b, 1 - buildings.get(b, 0))
+        for k, n in tiles.items():
+            put(plantations, k, n - plantations.get(k, 0))
+        for b in p.city:
+            put(buildings, b, BUILDINGS[b].circles - buildings.get(b, 0))
+        return Mayor.of(plantations, buildings)
+
+    # -- builder ---------------------------------------------------------------------------------
+
+    def _build(self, state: PuertoRicoState, t: Table, seat: int, p: PlayerState) -> Build | None:
+        options = rules._buildable(t, seat)
+        if not options:
+            return None
+        best = max(options, key=lambda b: (building_value(b, p, state) + 0.1 * BUILDINGS[b].cost, -BUILDINGS[b].cost))
+        if building_value(best, p, state) < 1.5:
+            return None
+        return Build(best)
+
+    # -- captain ---------------------------------------------------------------------------------
+
+    def _load(self, state: PuertoRicoState, t: Table, seat: int, p: PlayerState) -> PuertoRicoMove:
+        cargo, wharf = rules._loads(t, seat)
+
+        def amount(m: Load) -> int:
+            have = p.goods[GOOD_INDEX[m.good]]
+            if m.ship == WHARF:
+                return have
+            i = int(m.ship)
+            return min(have, state.ship_capacity[i] - state.ship_load[i])
+
+        best_cargo = max(cargo, key=lambda m: (amount(m), -GOOD_INDEX[m.good])) if cargo else None
+        best_wharf = max(wharf, key=lambda m: (amount(m), GOOD_INDEX[m.good])) if wharf else None
+        if best_wharf is not None and (best_cargo is None or amount(best_wharf) > amount(best_cargo) + 1):
+            return best_wharf
+        if best_cargo is not None:
+            return best_cargo
+        return Pass()
+
+    def _store(self, p: PlayerState) -> Store:
+        moves = rules._store_moves(p)
+
+        def value(m: Store) -> float:
+            kept = 0.0
+            for g in m.warehouse:
+                kept += p.goods[GOOD_INDEX[g]] * _GOOD_VALUE[g]
+            if m.keep is not None:
+                kept += _GOOD_VALUE[m.keep]
+            return kept
+
+        return max(moves, key=value)
+
+
+__all__ = ["HeuristicPlayer", "building_value"]

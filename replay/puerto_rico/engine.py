@@ -1,0 +1,428 @@
+"""The Puerto Rico engine: the protocol of ``replay.protocol.Engine`` over the rules of this package."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
+from replay.protocol import Score
+from replay.puerto_rico import rules, scoring
+from replay.puerto_rico.arrangements import colonists_to_place
+from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOOD_INDEX, GOODS, QUARRY, Power, role_of
+from replay.puerto_rico.moves import (
+    WHARF,
+    Build,
+    ChooseRole,
+    ExtraGood,
+    Hacienda,
+    Load,
+    Mayor,
+    Pass,
+    PuertoRicoMove,
+    Sell,
+    Settle,
+    Store,
+    parse_move,
+)
+from replay.puerto_rico.state import PuertoRicoState, Stage
+
+_str_list = pa.list_(pa.string())
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _and(items: Sequence[str]) -> str:
+    items = list(items)
+    if not items:
+        return "nothing"
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0] in "aeiouAEIOU" else "a ") + word
+
+
+class PuertoRicoEngine:
+    """Puerto Rico for 3 to 5 players."""
+
+    game = "puerto_rico"
+    version = "1.0"
+    min_players = rules.MIN_PLAYERS
+    max_players = rules.MAX_PLAYERS
+    global_schema = pa.schema(
+        [
+            ("round", pa.int16()),
+            ("governor", pa.int8()),
+            ("stage", pa.string()),
+            ("role", pa.string()),
+            ("chooser", pa.int8()),
+            ("to_act", pa.int8()),
+            ("roles_taken", _str_list),
+            ("role_doubloons", _str_list),
+            ("ships", _str_list),
+            ("trading_house", _str_list),
+            ("colonist_ship", pa.int16()),
+            ("colonist_supply", pa.int16()),
+            ("vp_chips_left", pa.int16()),
+            ("face_up_plantations", _str_list),
+            ("plantation_stack", pa.int16()),
+            ("plantation_discard", pa.int16()),
+            ("quarries_left", pa.int8()),
+            ("goods_supply", _str_list),
+            ("buildings_left", _str_list),
+            ("bank", pa.int16()),
+            ("end_triggers", _str_list),
+        ]
+    )
+    player_schema = pa.schema(
+        [
+            ("vp", pa.int16()),
+            ("vp_chips", pa.int16()),
+            ("vp_buildings", pa.int16()),
+            ("vp_bonus", pa.int16()),
+            ("doubloons", pa.int16()),
+            ("colonists_san_juan", pa.int16()),
+            ("colonists_placed", pa.int16()),
+            ("island", _str_list),
+            ("city", _str_list),
+            ("city_occupancy", pa.list_(pa.int8())),
+            ("city_spaces", pa.int8()),
+            ("goods_corn", pa.int16()),
+            ("goods_indigo", pa.int16()),
+            ("goods_sugar", pa.int16()),
+            ("goods_tobacco", pa.int16()),
+            ("goods_coffee", pa.int16()),
+            ("goods_total", pa.int16()),
+            ("buildings", pa.int16()),
+        ]
+    )
+
+    # -- protocol ------------------------------------------------------------------------------
+
+    def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> PuertoRicoState:
+        """The state before the first move. Raises ``FieldError`` for a bad setup."""
+        return rules.new_game(len(log.players), log.options, log.setup, shuffle_seed)
+
+    def parse_move(self, obj: Any, path: str) -> PuertoRicoMove:
+        """A typed move from JSON. Raises ``FieldError``."""
+        return parse_move(obj, path)
+
+    def legal_moves(self, state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
+        """Every legal decision in a fixed order (for the mayor, a lazy sequence)."""
+        return rules.legal_moves(state)
+
+    def apply(self, state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
+        """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
+        return rules.apply(state, move)
+
+    def current_seat(self, state: PuertoRicoState) -> int | None:
+        return state.current_seat
+
+    def is_over(self, state: PuertoRicoState) -> bool:
+        return state.stage is Stage.OVER
+
+    def scores(self, state: PuertoRicoState) -> list[Score]:
+        return scoring.scores(state)
+
+    def winners(self, state: PuertoRicoState) -> list[int]:
+        return scoring.winners(state)
+
+    def round_of(self, state: PuertoRicoState) -> int:
+        return state.round
+
+    def pending(self, state: PuertoRicoState) -> str:
+        """What the game waits for, in words."""
+        return rules.describe_pending(state)
+
+    def step_info(self, state: PuertoRicoState) -> dict[str, Any]:
+        return {
+            "round": state.round,
+            "governor": state.governor,
+            "role": state.role.value if state.role else None,
+        }
+
+    # -- words ---------------------------------------------------------------------------------
+
+    def describe_move(self, state: PuertoRicoState, move: PuertoRicoMove, names: Sequence[str]) -> str:
+        """The move in words, from the state before it."""
+        seat = state.current_seat
+        who = names[seat] if seat is not None and seat < len(names) else f"Seat {seat}"
+        if isinstance(move, ChooseRole):
+            text = f"{who} chooses the {role_of(move.role).value}"
+            if move.role in state.role_cards:
+                coins = state.role_doubloons[state.role_cards.index(move.role)]
+                if coins:
+                    text += f" (+{_plural(coins, 'doubloon')})"
+            return text
+        if isinstance(move, Build):
+            if seat is None:
+                return f"{who} builds {move.building}"
+            cost = rules.build_cost(state, seat, move.building)
+            return f"{who} builds {move.building} for {_plural(cost, 'doubloon')}"
+        if isinstance(move, Settle):
+            what = "a quarry" if move.tile == QUARRY else f"{_a(move.tile)} plantation"
+            text = f"{who} takes {what}"
+            if seat is not None and state.players[seat].active(Power.HOSPICE):
+                text += " (hospice colonist)"
+            return text
+        if isinstance(move, Hacienda):
+            top = f" ({state.plantation_stack[0]})" if state.plantation_stack else ""
+            return f"{who} draws a face-down plantation with the hacienda{top}"
+        if isinstance(move, Mayor):
+            placed = [f"{n} on {k}" for k, n in move.plantations] + [f"{n} on {b}" for b, n in move.buildings]
+            text = f"{who} places colonists: {', '.join(placed) or 'none'}"
+            if seat is not None:
+                owned = colonists_to_place(state.players[seat])[0]
+                left = owned - sum(n for _, n in move.plantations) - sum(n for _, n in move.buildings)
+                if left > 0:
+                    text += f"; {left} in San Juan"
+            return text
+        if isinstance(move, ExtraGood):
+            return f"{who} takes an extra {move.good.value} (craftsman)"
+        if isinstance(move, Sell):
+            if seat is None:
+                return f"{who} sells {move.good.value}"
+            price = rules.sale_price(state, seat, move.good)
+            return f"{who} sells {move.good.value} for {_plural(price, 'doubloon')}"
+        if isinstance(move, Load):
+            if seat is None:
+                return f"{who} loads {move.good.value}"
+            have = state.players[seat].goods[GOOD_INDEX[move.good]]
+            if move.ship == WHARF:
+                return f"{who} ships {have} {move.good.value} with the wharf"
+            i = int(move.ship)
+            amount = min(have, state.ship_capacity[i] - state.ship_load[i])
+            return f"{who} loads {amount} {move.good.value} on {rules.ship_name(state.ship_capacity[i])}"
+        if isinstance(move, Store):
+            parts = []
+            if move.warehouse:
+                parts.append(f"all {_and([g.value for g in move.warehouse])} (warehouse)")
+            if move.keep is not None:
+                parts.append(f"1 {move.keep.value}")
+            return f"{who} keeps {_and(parts)}"
+        if isinstance(move, Pass):
+            verb = {
+                Stage.SETTLER: "takes no plantation",
+                Stage.BUILDER: "does not build",
+                Stage.CRAFTSMAN: "takes no extra good",
+                Stage.TRADER: "does not sell",
+                Stage.CAPTAIN: "does not use the wharf",
+            }.get(state.stage, "passes")
+            return f"{who} {verb}"
+        return f"{who}: {move.text()}"
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def _ships(self, state: PuertoRicoState) -> list[str]:
+        return [
+            f"{g.value if g else 'empty'} {n}/{c}"
+            for c, g, n in zip(state.ship_capacity, state.ship_good, state.ship_load)
+        ]
+
+    def to_view(self, state: PuertoRicoState, names: Sequence[str]) -> dict[str, Any]:
+        """The whole state as JSON, with each seat's score so far."""
+        lines = self.scores(state)
+        players = []
+        for seat, p in enumerate(state.players):
+            players.append(
+                {
+                    "seat": seat,
+                    "name": names[seat] if seat < len(names) else f"Seat {seat}",
+                    "doubloons": p.doubloons,
+                    "vp_chips": max(0, p.vp_chips),
+                    "island": [{"tile": k, "occupied": bool(w)} for k, w in zip(p.island, p.island_workers)],
+                    "city": [
+                        {
+                            "name": b,
+                            "colonists": w,
+                            "circles": BUILDINGS[b].circles,
+                            "vp": BUILDINGS[b].vp,
+                            "large": BUILDINGS[b].large,
+                            "production": BUILDINGS[b].is_production,
+                        }
+                        for b, w in zip(p.city, p.city_workers)
+                    ],
+                    "city_spaces": p.city_spaces,
+                    "san_juan": p.san_juan,
+                    "colonists": p.colonists,
+                    "goods": {g.value: p.goods[i] for i, g in enumerate(GOODS)},
+                    "vp": lines[seat].total,
+                    "vp_parts": lines[seat].parts,
+                    "tiebreak": lines[seat].tiebreak,
+                }
+            )
+        return {
+            "game": self.game,
+            "step": state.step,
+            "round": state.round,
+            "governor": state.governor,
+            "stage": state.stage.value,
+            "role": state.role.value if state.role else None,
+            "chooser": state.chooser,
+            "to_act": state.current_seat,
+            "waiting_for": rules.describe_pending(state),
+            "roles": [
+                {"card": c, "role": role_of(c).value, "doubloons": d,
+                 "taken_by": next((s for card, s in state.roles_taken if card == c), None)}
+                for c, d in zip(state.role_cards, state.role_doubloons)
+            ],
+            "roles_taken": [{"role": c, "seat": s} for c, s in state.roles_taken],
+            "ships": [
+                {"capacity": c, "good": g.value if g else None, "load": n}
+                for c, g, n in zip(state.ship_capacity, state.ship_good, state.ship_load)
+            ],
+            "trading_house": [g.value for g in state.trading_house],
+            "colonist_ship": state.colonist_ship,
+            "colonist_supply": state.colonist_supply,
+            "vp_chips_left": max(0, state.vp_chips_left),
+            "face_up_plantations": list(state.face_up),
+            "plantation_stack": len(state.plantation_stack),
+            "plantation_discard": len(state.plantation_discard),
+            "quarries_left": state.quarries,
+            "goods_supply": {g.value: state.goods_supply[i] for i, g in enumerate(GOODS)},
+            "buildings_left": {b.name: n for b, n in zip(CATALOGUE, state.building_supply)},
+            "bank": state.bank,
+            "end_triggers": list(state.end),
+            "over": state.stage is Stage.OVER,
+            "players": players,
+            "scores": [s.total for s in lines],
+            "winners": self.winners(state) if state.stage is Stage.OVER else [],
+        }
+
+    def render(self, state: PuertoRicoState, names: Sequence[str]) -> str:
+        """The state as text for the terminal."""
+        view = self.to_view(state, names)
+        roles = ", ".join(
+            r["role"] + (f" ({names[r['taken_by']]})" if r["taken_by"] is not None else f" [{r['doubloons']}]")
+            for r in view["roles"]
+        )
+        lines = [
+            f"Puerto Rico, step {state.step}, round {state.round}; governor {names[state.governor]}"
+            + (f"; now: {view['role']}" if view["role"] else ""),
+            f"Roles: {roles}",
+            f"Ships: {', '.join(self._ships(state))}; trading house: {', '.join(view['trading_house']) or 'empty'}",
+            f"Colonists: ship {state.colonist_ship}, supply {state.colonist_supply}; VP chips left "
+            f"{view['vp_chips_left']}; quarries {state.quarries}; face up: {', '.join(state.face_up) or '-'}",
+            "Goods supply: " + ", ".join(f"{k} {v}" for k, v in view["goods_supply"].items()),
+            "Game over; winner(s): " + ", ".join(names[s] for s in view["winners"])
+            if view["over"]
+            else f"Waiting: {view['waiting_for']}"
+            + (f" (game ends after this round: {', '.join(state.end)})" if state.end else ""),
+            "",
+        ]
+        for p in view["players"]:
+            goods = ", ".join(f"{n} {g}" for g, n in p["goods"].items() if n) or "no goods"
+            lines.append(
+                f"{p['name']} (seat {p['seat']}): {p['vp']} VP ({p['vp_chips']} chips), {p['doubloons']} doubloons, "
+                f"{goods}, {p['san_juan']} in San Juan"
+            )
+            island = ", ".join(t["tile"] + ("*" if t["occupied"] else "") for t in p["island"])
+            city = ", ".join(f"{b['name']} {b['colonists']}/{b['circles']}" for b in p["city"])
+            lines.append(f"  island: {island or '-'}")
+            lines.append(f"  city: {city or '-'}")
+        return "\n".join(lines)
+
+    def global_row(self, state: PuertoRicoState) -> dict[str, Any]:
+        return {
+            "round": state.round,
+            "governor": state.governor,
+            "stage": state.stage.value,
+            "role": state.role.value if state.role else None,
+            "chooser": state.chooser,
+            "to_act": state.current_seat,
+            "roles_taken": [c for c, _ in state.roles_taken],
+            "role_doubloons": [f"{c}:{d}" for c, d in zip(state.role_cards, state.role_doubloons)],
+            "ships": self._ships(state),
+            "trading_house": [g.value for g in state.trading_house],
+            "colonist_ship": state.colonist_ship,
+            "colonist_supply": state.colonist_supply,
+            "vp_chips_left": max(0, state.vp_chips_left),
+            "face_up_plantations": list(state.face_up),
+            "plantation_stack": len(state.plantation_stack),
+            "plantation_discard": len(state.plantation_discard),
+            "quarries_left": state.quarries,
+            "goods_supply": [f"{g.value}:{state.goods_supply[i]}" for i, g in enumerate(GOODS)],
+            "buildings_left": [f"{b.name}:{n}" for b, n in zip(CATALOGUE, state.building_supply)],
+            "bank": state.bank,
+            "end_triggers": list(state.end),
+        }
+
+    def player_rows(self, state: PuertoRicoState) -> list[dict[str, Any]]:
+        rows = []
+        for p in state.players:
+            score = scoring.score_player(p)
+            rows.append(
+                {
+                    "vp": score.total,
+                    "vp_chips": score.parts["chips"],
+                    "vp_buildings": score.parts["buildings"],
+                    "vp_bonus": score.total - score.parts["chips"] - score.parts["buildings"],
+                    "doubloons": p.doubloons,
+                    "colonists_san_juan": p.san_juan,
+                    "colonists_placed": sum(p.island_workers) + sum(p.city_workers),
+                    "island": [k + ("*" if w else "") for k, w in zip(p.island, p.island_workers)],
+                    "city": list(p.city),
+                    "city_occupancy": list(p.city_workers),
+                    "city_spaces": p.city_spaces,
+                    "goods_corn": p.goods[0],
+                    "goods_indigo": p.goods[1],
+                    "goods_sugar": p.goods[2],
+                    "goods_tobacco": p.goods[3],
+                    "goods_coffee": p.goods[4],
+                    "goods_total": sum(p.goods),
+                    "buildings": len(p.city),
+                }
+            )
+        return rows
+
+    # -- simulation ----------------------------------------------------------------------------
+
+    def new_random_game(self, players: Sequence[str], seed: int, options: dict[str, Any]) -> GameLog:
+        """A log with a shuffled setup and no moves."""
+        rng = random.Random(f"puerto_rico:{seed}")
+        setup = rules.random_setup(len(players), rng)
+        return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
+
+    def simulation_state(self, log: GameLog, seed: int) -> PuertoRicoState:
+        """The initial state, drawing reshuffle orders from ``seed`` as the game needs them."""
+        return self.new_game(log, shuffle_seed=seed)
+
+    def random_state_seed(self, state: PuertoRicoState, seed: int) -> PuertoRicoState:
+        """The same state, drawing any reshuffle the log lacks from ``seed``."""
+        from dataclasses import replace
+
+        return replace(state, shuffle_seed=seed)
+
+    def finish_log(self, log: GameLog, state: PuertoRicoState, moves: list[dict[str, Any]]) -> dict[str, Any]:
+        """The complete log of a simulated game as JSON: reshuffles recorded, result attached."""
+        setup = dict(log.setup)
+        setup["reshuffles"] = [list(order) for order in state.reshuffles_used]
+        lines = self.scores(state)
+        obj: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "game": self.game}
+        if log.source_id:
+            obj["source_id"] = log.source_id
+        if log.meta:
+            obj["meta"] = log.meta
+        obj.update(
+            {
+                "players": [{"name": n} for n in log.players],
+                "options": log.options,
+                "setup": setup,
+                "moves": moves,
+                "result": {"scores": [s.total for s in lines], "winners": self.winners(state)},
+            }
+        )
+        return obj
+
+
+ENGINE = PuertoRicoEngine()
+
+__all__ = ["ENGINE", "PuertoRicoEngine"]

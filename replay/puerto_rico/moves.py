@@ -1,0 +1,292 @@
+"""Puerto Rico moves: one small typed value per kind of decision, with a JSON form and a text form.
+
+A move records only what the player decided; what the rules derive (doubloons paid, barrels loaded,
+colonists dealt) is left out. JSON kinds: role, hacienda, settle, mayor, build, extra_good, sell,
+load, store, pass. ``seat`` may be given on any move and is then checked by the replayer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from replay.errors import FieldError
+from replay.puerto_rico.catalogue import (
+    BUILDING_ORDER,
+    GOOD_INDEX,
+    PROSPECTOR_2,
+    TILE_ORDER,
+    Good,
+    Role,
+    resolve_building,
+    resolve_good,
+    resolve_tile,
+)
+
+#: The ship index of a wharf load.
+WHARF = "wharf"
+ROLE_CARDS = tuple(r.value for r in Role) + (PROSPECTOR_2,)
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseRole:
+    """Choose a role card (``prospector_2`` is the second prospector card of a 5-player game)."""
+
+    role: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "role", "role": self.role}
+
+    def text(self) -> str:
+        return f"role {self.role}"
+
+
+@dataclass(frozen=True, slots=True)
+class Hacienda:
+    """Settler phase: draw the hacienda's extra face-down plantation (before taking a face-up one)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "hacienda"}
+
+    def text(self) -> str:
+        return "hacienda draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Settle:
+    """Settler phase: take a face-up plantation of kind ``tile``, or a quarry (``tile`` = "quarry")."""
+
+    tile: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "settle", "plantation": self.tile}
+
+    def text(self) -> str:
+        return f"settle {self.tile}"
+
+
+@dataclass(frozen=True, slots=True)
+class Mayor:
+    """Mayor phase: the player's whole arrangement. ``plantations`` gives the occupied tiles of each
+    kind (quarry included), ``buildings`` the colonists on each building; whoever is not placed stays
+    in San Juan. Both are sorted canonically and list no zero counts."""
+
+    plantations: tuple[tuple[str, int], ...] = ()
+    buildings: tuple[tuple[str, int], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "mayor",
+            "plantations": dict(self.plantations),
+            "buildings": dict(self.buildings),
+        }
+
+    def text(self) -> str:
+        parts = [f"{k} {n}" for k, n in self.plantations] + [f"{b} {n}" for b, n in self.buildings]
+        return f"mayor [{', '.join(parts)}]"
+
+    @staticmethod
+    def of(plantations: dict[str, int], buildings: dict[str, int]) -> Mayor:
+        """The canonical move from two count maps (zero counts dropped)."""
+        return Mayor(
+            tuple(sorted(((k, n) for k, n in plantations.items() if n), key=lambda kv: TILE_ORDER[kv[0]])),
+            tuple(sorted(((b, n) for b, n in buildings.items() if n), key=lambda kv: BUILDING_ORDER[kv[0]])),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """Builder phase: build ``building`` (the price follows from the rules)."""
+
+    building: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "build", "building": self.building}
+
+    def text(self) -> str:
+        return f"build {self.building}"
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraGood:
+    """Craftsman's privilege: one more good of a kind he produced this phase."""
+
+    good: Good
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "extra_good", "good": self.good.value}
+
+    def text(self) -> str:
+        return f"extra {self.good.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sell:
+    """Trader phase: sell one good to the trading house."""
+
+    good: Good
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "sell", "good": self.good.value}
+
+    def text(self) -> str:
+        return f"sell {self.good.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """Captain phase: load ``good`` on cargo ship ``ship`` (0, 1, 2 from the smallest) or the wharf.
+    The number of barrels is as many as fit, so it is not recorded."""
+
+    good: Good
+    ship: int | str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "load", "good": self.good.value, "ship": self.ship}
+
+    def text(self) -> str:
+        where = "wharf" if self.ship == WHARF else f"ship {self.ship}"
+        return f"load {self.good.value} on {where}"
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """Captain phase, end: the kinds kept whole in warehouses and the kind of the one barrel kept on
+    the windrose (None when nothing else is left)."""
+
+    warehouse: tuple[Good, ...] = ()
+    keep: Good | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "store", "warehouse": [g.value for g in self.warehouse],
+                "keep": self.keep.value if self.keep else None}
+
+    def text(self) -> str:
+        parts = []
+        if self.warehouse:
+            parts.append("warehouse " + ", ".join(g.value for g in self.warehouse))
+        parts.append(f"keep {self.keep.value if self.keep else 'nothing'}")
+        return "store " + "; ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Decline the current optional action (settle, build, extra good, sell, wharf)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "pass"}
+
+    def text(self) -> str:
+        return "pass"
+
+
+PuertoRicoMove = ChooseRole | Hacienda | Settle | Mayor | Build | ExtraGood | Sell | Load | Store | Pass
+
+_FIELDS: dict[str, set[str]] = {
+    "role": {"role"},
+    "hacienda": set(),
+    "settle": {"plantation"},
+    "mayor": {"plantations", "buildings"},
+    "build": {"building"},
+    "extra_good": {"good"},
+    "sell": {"good"},
+    "load": {"good", "ship"},
+    "store": {"warehouse", "keep"},
+    "pass": set(),
+}
+_PASS = Pass()
+_HACIENDA = Hacienda()
+
+
+def _good(obj: dict[str, Any], key: str, path: str) -> Good:
+    if key not in obj:
+        raise FieldError(f"{path}.{key}", "missing good")
+    try:
+        return resolve_good(obj[key])
+    except ValueError as err:
+        raise FieldError(f"{path}.{key}", str(err)) from None
+
+
+def _count_map(obj: dict[str, Any], key: str, path: str, resolve: Any) -> dict[str, int]:
+    value = obj.get(key, {})
+    if not isinstance(value, dict):
+        raise FieldError(f"{path}.{key}", f"expected an object of counts, got {type(value).__name__}")
+    out: dict[str, int] = {}
+    for name, count in value.items():
+        try:
+            resolved = resolve(name)
+        except ValueError as err:
+            raise FieldError(f"{path}.{key}.{name}", str(err)) from None
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise FieldError(f"{path}.{key}.{name}", f"expected a count of colonists (0 or more), got {count!r}")
+        if resolved in out:
+            raise FieldError(f"{path}.{key}.{name}", f"{resolved} is named twice")
+        out[resolved] = count
+    return out
+
+
+def parse_move(obj: Any, path: str) -> PuertoRicoMove:
+    """A typed move from its JSON form; ``path`` is where it sits in the log (``moves[12]``).
+
+    Raises ``FieldError`` naming the field at fault."""
+    if not isinstance(obj, dict):
+        raise FieldError(path, f"a move must be an object, got {type(obj).__name__}")
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise FieldError(f"{path}.kind", f"unknown move kind {kind!r} (kinds: {', '.join(_FIELDS)})")
+    if len(obj) > 1:
+        extra = set(obj) - _FIELDS[kind] - {"kind", "seat"}
+        if extra:
+            raise FieldError(f"{path}.{sorted(extra)[0]}", f"unknown field for a '{kind}' move")
+    if kind == "role":
+        role = obj.get("role")
+        if not isinstance(role, str) or role not in ROLE_CARDS:
+            raise FieldError(f"{path}.role", f"unknown role {role!r} (roles: {', '.join(ROLE_CARDS)})")
+        return ChooseRole(role)
+    if kind == "load":
+        ship = obj.get("ship")
+        if ship != WHARF and (not isinstance(ship, int) or isinstance(ship, bool) or not 0 <= ship <= 2):
+            raise FieldError(f"{path}.ship", f"expected a ship index 0, 1, 2 or \"wharf\", got {ship!r}")
+        return Load(_good(obj, "good", path), ship)
+    if kind == "pass":
+        return _PASS
+    if kind == "sell":
+        return Sell(_good(obj, "good", path))
+    if kind == "build":
+        if "building" not in obj:
+            raise FieldError(f"{path}.building", "missing building name")
+        try:
+            return Build(resolve_building(obj["building"]))
+        except ValueError as err:
+            raise FieldError(f"{path}.building", str(err)) from None
+    if kind == "settle":
+        if "plantation" not in obj:
+            raise FieldError(f"{path}.plantation", "missing plantation kind")
+        try:
+            return Settle(resolve_tile(obj["plantation"]))
+        except ValueError as err:
+            raise FieldError(f"{path}.plantation", str(err)) from None
+    if kind == "mayor":
+        return Mayor.of(
+            _count_map(obj, "plantations", path, resolve_tile),
+            _count_map(obj, "buildings", path, resolve_building),
+        )
+    if kind == "extra_good":
+        return ExtraGood(_good(obj, "good", path))
+    if kind == "store":
+        raw = obj.get("warehouse", [])
+        if not isinstance(raw, list):
+            raise FieldError(f"{path}.warehouse", f"expected a list of goods, got {type(raw).__name__}")
+        kinds = []
+        for i, item in enumerate(raw):
+            try:
+                kinds.append(resolve_good(item))
+            except ValueError as err:
+                raise FieldError(f"{path}.warehouse[{i}]", str(err)) from None
+        if len(set(kinds)) != len(kinds):
+            raise FieldError(f"{path}.warehouse", "a kind is named twice")
+        keep = None
+        if obj.get("keep") is not None:
+            keep = _good(obj, "keep", path)
+        return Store(tuple(sorted(kinds, key=GOOD_INDEX.__getitem__)), keep)
+    return _HACIENDA

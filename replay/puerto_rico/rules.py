@@ -1,0 +1,1019 @@
+"""Puerto Rico rules: the initial state from a log's setup, ``apply`` (checked), and the legal moves.
+
+Order of events follows ``../shared/rules/FACTS.md`` part 3. A decision with exactly one legal choice is
+made automatically (no move in the log), and a seat with nothing to decide is skipped:
+
+* settler: a seat that can take no tile and has no hacienda draw is skipped;
+* mayor: the privilege colonist and the ship's colonists are handed out automatically; a seat whose
+  arrangement is forced (no colonists, or at least as many colonists as circles) is placed for it;
+* builder / trader: a seat that can build / sell nothing is skipped;
+* craftsman: production and the factory are automatic; the extra good is a move (or a pass);
+* captain: a seat that can load nothing is skipped; a seat with exactly one possible load (one kind,
+  one ship, no wharf) loads it; a storage choice with one outcome is made for the seat;
+* prospector: the doubloon is automatic.
+
+A violation raises ``RuleViolation`` with a stable rule code; a malformed setup or a missing reshuffle
+raises ``FieldError`` with the JSON path.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+from replay.errors import FieldError, RuleViolation
+from replay.puerto_rico.arrangements import Arrangements, bins_of, colonists_to_place
+from replay.puerto_rico.catalogue import (
+    BUILDING_ORDER,
+    BUILDINGS,
+    CATALOGUE,
+    CITY_SPACES,
+    DOUBLOONS_IN_GAME,
+    FACTORY_INCOME,
+    GOOD_INDEX,
+    GOODS,
+    GOODS_SUPPLY,
+    ISLAND_SPACES,
+    PRICES,
+    QUARRIES,
+    QUARRY,
+    SETUPS,
+    TILE_KINDS,
+    TILE_ORDER,
+    TRADING_HOUSE_SPACES,
+    Good,
+    Power,
+    Role,
+    plantation_stack,
+    resolve_tile,
+    role_cards,
+    role_of,
+)
+from replay.puerto_rico.moves import (
+    WHARF,
+    Build,
+    ChooseRole,
+    ExtraGood,
+    Hacienda,
+    Load,
+    Mayor,
+    Pass,
+    PuertoRicoMove,
+    Sell,
+    Settle,
+    Store,
+)
+from replay.puerto_rico.state import MPlayer, PlayerState, PuertoRicoState, Stage, Table, seats_from
+
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+_PASS = Pass()
+_DECIDE = "decide"
+_SKIP = "skip"
+_CORN = GOOD_INDEX[Good.CORN]
+
+_STAGE_OF_ROLE = {
+    Role.SETTLER: Stage.SETTLER,
+    Role.MAYOR: Stage.MAYOR,
+    Role.BUILDER: Stage.BUILDER,
+    Role.CRAFTSMAN: Stage.CRAFTSMAN,
+    Role.TRADER: Stage.TRADER,
+    Role.CAPTAIN: Stage.CAPTAIN,
+}
+
+
+def ship_name(capacity: int) -> str:
+    """How a cargo ship is named in messages: by its holds ("the 6-ship")."""
+    return f"the {capacity}-ship"
+
+
+# -- setup ------------------------------------------------------------------------------------
+
+
+def _tile_list(value: Any, path: str) -> list[str]:
+    if not isinstance(value, list):
+        raise FieldError(path, f"expected a list of plantation kinds, got {type(value).__name__}")
+    out = []
+    for i, item in enumerate(value):
+        try:
+            kind = resolve_tile(item)
+        except ValueError as err:
+            raise FieldError(f"{path}[{i}]", str(err)) from None
+        if kind == QUARRY:
+            raise FieldError(f"{path}[{i}]", "quarries are not in the plantation stack")
+        out.append(kind)
+    return out
+
+
+def _diff(given: Sequence[str], expected: Sequence[str]) -> str:
+    have, want = Counter(given), Counter(expected)
+    parts = []
+    missing = want - have
+    extra = have - want
+    if missing:
+        parts.append("missing " + ", ".join(f"{n}x {k}" for k, n in sorted(missing.items(), key=lambda kv: TILE_ORDER[kv[0]])))
+    if extra:
+        parts.append("too many " + ", ".join(f"{n}x {k}" for k, n in sorted(extra.items(), key=lambda kv: TILE_ORDER[kv[0]])))
+    return "; ".join(parts) or "same tiles"
+
+
+def new_game(
+    num_players: int, options: dict[str, Any], setup: dict[str, Any], shuffle_seed: int | None = None
+) -> PuertoRicoState:
+    """The state before the first move.
+
+    ``setup`` holds every chance outcome: ``plantations`` (the face-down stack after the starting
+    plantations are handed out, top first; the first N+1 form the face-up row) and ``reshuffles``
+    (each new stack order made from the discarded plantations, in the order they happen).
+    Raises ``FieldError`` for a malformed or impossible setup."""
+    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise FieldError("players", f"Puerto Rico is for 3 to 5 players, not {num_players}")
+    if options:
+        raise FieldError(f"options.{sorted(options)[0]}", "unknown Puerto Rico option (there are none)")
+    unknown = set(setup) - {"plantations", "reshuffles"}
+    if unknown:
+        raise FieldError(f"setup.{sorted(unknown)[0]}", "unknown setup field (known: plantations, reshuffles)")
+    if "plantations" not in setup:
+        raise FieldError("setup.plantations", "missing")
+    stack = _tile_list(setup["plantations"], "setup.plantations")
+    expected = plantation_stack(num_players)
+    if Counter(stack) != Counter(expected):
+        raise FieldError(
+            "setup.plantations",
+            f"is not an order of the {len(expected)} plantation tiles left after the starting ones: "
+            + _diff(stack, expected),
+        )
+    reshuffles_raw = setup.get("reshuffles", [])
+    if not isinstance(reshuffles_raw, list):
+        raise FieldError("setup.reshuffles", "expected a list of plantation orders")
+    reshuffles = tuple(tuple(_tile_list(o, f"setup.reshuffles[{i}]")) for i, o in enumerate(reshuffles_raw))
+    conf = SETUPS[num_players]
+    players = tuple(
+        PlayerState(doubloons=conf.doubloons, island=(conf.starting[seat].value,), island_workers=(0,))
+        for seat in range(num_players)
+    )
+    cards = role_cards(num_players)
+    return PuertoRicoState(
+        players=players,
+        governor=0,
+        round=1,
+        step=0,
+        stage=Stage.ROLE,
+        role=None,
+        chooser=None,
+        queue=(),
+        role_cards=cards,
+        role_doubloons=(0,) * len(cards),
+        roles_taken=(),
+        plantation_stack=tuple(stack[num_players + 1:]),
+        face_up=tuple(stack[: num_players + 1]),
+        plantation_discard=(),
+        quarries=QUARRIES,
+        colonist_ship=conf.colonist_ship,
+        colonist_supply=conf.colonist_supply,
+        vp_chips_left=conf.vp_chips,
+        bank=DOUBLOONS_IN_GAME - conf.doubloons * num_players,
+        goods_supply=tuple(GOODS_SUPPLY[g] for g in GOODS),  # type: ignore[arg-type]
+        building_supply=tuple(b.copies for b in CATALOGUE),
+        ship_capacity=conf.ships,
+        ship_good=(None, None, None),
+        ship_load=(0, 0, 0),
+        trading_house=(),
+        hacienda_done=False,
+        craft_kinds=(),
+        captain_paid=False,
+        wharf_used=(),
+        idle=0,
+        end=(),
+        reshuffles=reshuffles,
+        reshuffles_used=(),
+        shuffle_seed=shuffle_seed,
+    )
+
+
+def random_setup(num_players: int, rng: random.Random) -> dict[str, Any]:
+    """A shuffled setup (for simulation)."""
+    stack = plantation_stack(num_players)
+    rng.shuffle(stack)
+    return {"plantations": stack, "reshuffles": []}
+
+
+# -- what a seat has and may do ------------------------------------------------------------------
+
+
+def _active(pv: PlayerState | MPlayer, power: Power) -> bool:
+    for b, w in zip(pv.city, pv.city_workers):
+        if w and BUILDINGS[b].power is power:
+            return True
+    return False
+
+
+def _occupied_quarries(pv: PlayerState | MPlayer) -> int:
+    return sum(w for k, w in zip(pv.island, pv.island_workers) if k == QUARRY)
+
+
+def build_cost(t: Table | PuertoRicoState, seat: int, name: str) -> int:
+    """What ``seat`` pays for ``name``: the cost, less 1 for the builder, less 1 per occupied quarry up
+    to the building's column; never below 0."""
+    building = BUILDINGS[name]
+    pv = t.view(seat) if isinstance(t, Table) else t.players[seat]
+    discount = 1 if seat == t.chooser and t.role is Role.BUILDER else 0
+    discount += min(_occupied_quarries(pv), building.column)
+    return max(0, building.cost - discount)
+
+
+def production(pv: PlayerState | MPlayer) -> list[int]:
+    """Barrels of each kind the seat's occupied plantations and production buildings make."""
+    tiles = [0, 0, 0, 0, 0]
+    for kind, w in zip(pv.island, pv.island_workers):
+        if w and kind != QUARRY:
+            tiles[TILE_ORDER[kind]] += 1
+    circles = [0, 0, 0, 0, 0]
+    for b, w in zip(pv.city, pv.city_workers):
+        good = BUILDINGS[b].good
+        if w and good is not None:
+            circles[GOOD_INDEX[good]] += w
+    out = [min(tiles[i], circles[i]) for i in range(5)]
+    out[_CORN] = tiles[_CORN]
+    return out
+
+
+def sale_price(t: Table | PuertoRicoState, seat: int, good: Good) -> int:
+    """Doubloons ``seat`` gets for selling ``good`` now: price, +1 for the trader, markets."""
+    pv = t.view(seat) if isinstance(t, Table) else t.players[seat]
+    price = PRICES[good] + (1 if seat == t.chooser and t.role is Role.TRADER else 0)
+    if _active(pv, Power.SMALL_MARKET):
+        price += 1
+    if _active(pv, Power.LARGE_MARKET):
+        price += 2
+    return price
+
+
+def _may_take_quarry(t: Table, seat: int, pv: PlayerState | MPlayer) -> bool:
+    return seat == t.chooser or _active(pv, Power.CONSTRUCTION_HUT)
+
+
+def _settle_options(t: Table, seat: int) -> list[str]:
+    pv = t.view(seat)
+    if len(pv.island) >= ISLAND_SPACES:
+        return []
+    kinds = sorted(set(t.face_up), key=TILE_ORDER.__getitem__)
+    if t.quarries > 0 and _may_take_quarry(t, seat, pv):
+        kinds.append(QUARRY)
+    return kinds
+
+
+def _hacienda_possible(t: Table, seat: int) -> bool:
+    pv = t.view(seat)
+    return (
+        not t.hacienda_done
+        and len(pv.island) < ISLAND_SPACES
+        and bool(t.plantation_stack or t.plantation_discard)
+        and _active(pv, Power.HACIENDA)
+    )
+
+
+def _buildable(t: Table, seat: int) -> list[str]:
+    pv = t.view(seat)
+    free = CITY_SPACES - pv.city_spaces
+    if free <= 0:
+        return []
+    out = []
+    for i, b in enumerate(CATALOGUE):
+        if t.building_supply[i] <= 0 or b.spaces > free or b.name in pv.city:
+            continue
+        if build_cost(t, seat, b.name) <= pv.doubloons:
+            out.append(b.name)
+    return out
+
+
+def _sellable(t: Table, seat: int) -> list[Good]:
+    if len(t.trading_house) >= TRADING_HOUSE_SPACES:
+        return []
+    pv = t.view(seat)
+    office = None
+    out = []
+    for i, g in enumerate(GOODS):
+        if not pv.goods[i]:
+            continue
+        if g in t.trading_house:
+            if office is None:
+                office = _active(pv, Power.OFFICE)
+            if not office:
+                continue
+        out.append(g)
+    return out
+
+
+def _loads(t: Table, seat: int) -> tuple[list[Load], list[Load]]:
+    """``(cargo, wharf)``: the loads on cargo ships the rules allow ``seat`` (for each kind, the ship
+    of that kind, or the empty ships taking the most), and the wharf loads."""
+    pv = t.view(seat)
+    cargo: list[Load] = []
+    held = []
+    for gi, g in enumerate(GOODS):
+        have = pv.goods[gi]
+        if not have:
+            continue
+        held.append(g)
+        if g in t.ship_good:
+            i = t.ship_good.index(g)
+            if t.ship_load[i] < t.ship_capacity[i]:
+                cargo.append(Load(g, i))
+            continue
+        best, ships = 0, []
+        for i in range(len(t.ship_capacity)):
+            if t.ship_good[i] is None:
+                amount = min(have, t.ship_capacity[i])
+                if amount > best:
+                    best, ships = amount, [i]
+                elif amount == best:
+                    ships.append(i)
+        cargo.extend(Load(g, i) for i in ships)
+    wharf: list[Load] = []
+    if held and seat not in t.wharf_used and _active(pv, Power.WHARF):
+        wharf = [Load(g, WHARF) for g in held]
+    return cargo, wharf
+
+
+def _storage_slots(pv: PlayerState | MPlayer) -> int:
+    return (1 if _active(pv, Power.SMALL_WAREHOUSE) else 0) + (2 if _active(pv, Power.LARGE_WAREHOUSE) else 0)
+
+
+def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
+    """One ``Store`` per distinct outcome, in a fixed order."""
+    kinds = [g for i, g in enumerate(GOODS) if pv.goods[i]]
+    slots = _storage_slots(pv)
+    if len(kinds) <= slots:
+        return [Store(tuple(kinds), None)]
+    if slots == 0 and len(kinds) == 1:
+        return [Store((), kinds[0])]
+    seen: dict[tuple[int, ...], Store] = {}
+    for combo in combinations(kinds, slots):
+        for keep in kinds:
+            if keep in combo:
+                continue
+            result = tuple(
+                pv.goods[i] if g in combo else (1 if g is keep else 0) for i, g in enumerate(GOODS)
+            )
+            seen.setdefault(result, Store(combo, keep))
+    return list(seen.values())
+
+
+# -- moving things around ----------------------------------------------------------------------
+
+
+def _draw_tile(t: Table) -> str | None:
+    """The top plantation of the stack, reshuffling the discarded plantations when it is empty;
+    None when both are empty. Raises ``FieldError`` when the log lacks a reshuffle order."""
+    if not t.plantation_stack:
+        if not t.plantation_discard:
+            return None
+        _reshuffle(t)
+    tile = t.plantation_stack[0]
+    t.plantation_stack = t.plantation_stack[1:]
+    return tile
+
+
+def _reshuffle(t: Table) -> None:
+    number = len(t.reshuffles_used)
+    discard = list(t.plantation_discard)
+    if number < len(t.reshuffles):
+        order = list(t.reshuffles[number])
+        if Counter(order) != Counter(discard):
+            raise FieldError(
+                f"setup.reshuffles[{number}]",
+                f"is not an order of the {len(discard)} discarded plantations at move {t.step + 1}: "
+                + _diff(order, discard),
+            )
+    elif t.shuffle_seed is not None:
+        order = sorted(discard, key=TILE_ORDER.__getitem__)
+        random.Random(f"{t.shuffle_seed}:{number}").shuffle(order)
+    else:
+        raise FieldError(
+            "setup.reshuffles",
+            f"the plantation stack runs out at move {t.step + 1} and the log records {number} "
+            f"reshuffle order(s); reshuffle {number + 1} is missing",
+        )
+    t.reshuffles_used = t.reshuffles_used + (tuple(order),)
+    t.plantation_stack = tuple(order)
+    t.plantation_discard = ()
+
+
+def _colonist_from_supply_or_ship(t: Table) -> bool:
+    """Take one colonist for a hospice or university: from the supply, else from the ship."""
+    if t.colonist_supply > 0:
+        t.colonist_supply -= 1
+        return True
+    if t.colonist_ship > 0:
+        t.colonist_ship -= 1
+        return True
+    return False
+
+
+def _pay_vp(t: Table, seat: int, points: int) -> None:
+    """VP chips to ``seat``; once the last chip is handed out the game ends with the round, and
+    points owed are still paid (the pool goes below zero, as points noted on paper)."""
+    t.p(seat).vp_chips += points
+    t.vp_chips_left -= points
+    if t.vp_chips_left <= 0 and "vp_chips" not in t.end:
+        t.end = t.end + ("vp_chips",)
+
+
+def _empty_building_circles(t: Table) -> int:
+    total = 0
+    for seat in range(t.n):
+        pv = t.view(seat)
+        for b, w in zip(pv.city, pv.city_workers):
+            total += BUILDINGS[b].circles - w
+    return total
+
+
+# -- the flow of the game ------------------------------------------------------------------------
+
+
+def _start_phase(t: Table, card: str, seat: int) -> None:
+    role = role_of(card)
+    index = t.role_cards.index(card)
+    if t.role_doubloons[index]:
+        t.p(seat).doubloons += t.role_doubloons[index]
+        t.role_doubloons[index] = 0
+    t.roles_taken.append((card, seat))
+    t.role, t.chooser = role, seat
+    if role is Role.PROSPECTOR:
+        t.p(seat).doubloons += 1
+        t.bank -= 1
+        _end_role(t)
+        return
+    t.stage = _STAGE_OF_ROLE[role]
+    t.queue = seats_from(seat, t.n)
+    t.hacienda_done = False
+    if role is Role.MAYOR:
+        if t.colonist_supply > 0:
+            t.colonist_supply -= 1
+            t.p(seat).san_juan += 1
+        ship, t.colonist_ship = t.colonist_ship, 0
+        for i in range(ship):
+            t.p((seat + i) % t.n).san_juan += 1
+    elif role is Role.CRAFTSMAN:
+        kinds: list[Good] = []
+        for s in t.queue:
+            made = production(t.view(s))
+            if not any(made):
+                continue
+            mp = t.p(s)
+            got = 0
+            for i in range(5):
+                amount = min(made[i], t.goods_supply[i])
+                if amount:
+                    mp.goods[i] += amount
+                    t.goods_supply[i] -= amount
+                    got += 1
+                    if s == seat:
+                        kinds.append(GOODS[i])
+            if got and FACTORY_INCOME[got] and mp.active(Power.FACTORY):
+                mp.doubloons += FACTORY_INCOME[got]
+                t.bank -= FACTORY_INCOME[got]
+        t.craft_kinds = tuple(kinds)
+        t.queue = [seat]
+    elif role is Role.CAPTAIN:
+        t.queue = [seat]
+        t.idle = 0
+        t.captain_paid = False
+        t.wharf_used = ()
+
+
+def _end_role(t: Table) -> None:
+    t.role, t.chooser, t.queue = None, None, []
+    t.craft_kinds = ()
+    t.hacienda_done = False
+    if len(t.roles_taken) < t.n:
+        t.stage = Stage.ROLE
+        return
+    # Round end: a doubloon on each unchosen card, then the game ends or the governor passes left.
+    taken = {card for card, _ in t.roles_taken}
+    for i, card in enumerate(t.role_cards):
+        if card not in taken:
+            t.role_doubloons[i] += 1
+            t.bank -= 1
+    if t.end:
+        t.stage = Stage.OVER
+        return
+    t.round += 1
+    t.governor = (t.governor + 1) % t.n
+    t.roles_taken = []
+    t.stage = Stage.ROLE
+
+
+def _end_stage(t: Table) -> None:
+    stage = t.stage
+    if stage is Stage.SETTLER:
+        t.plantation_discard = t.plantation_discard + tuple(t.face_up)
+        t.face_up = []
+        for _ in range(t.n + 1):
+            tile = _draw_tile(t)
+            if tile is None:
+                break
+            t.face_up.append(tile)
+    elif stage is Stage.MAYOR:
+        need = max(t.n, _empty_building_circles(t))
+        if t.colonist_supply >= need:
+            t.colonist_ship = need
+            t.colonist_supply -= need
+        else:
+            t.colonist_ship = t.colonist_supply
+            t.colonist_supply = 0
+            if "colonists" not in t.end:
+                t.end = t.end + ("colonists",)
+    elif stage is Stage.TRADER:
+        if len(t.trading_house) >= TRADING_HOUSE_SPACES:
+            for g in t.trading_house:
+                t.goods_supply[GOOD_INDEX[g]] += 1
+            t.trading_house = []
+    elif stage is Stage.STORAGE:
+        for i, cap in enumerate(t.ship_capacity):
+            if t.ship_load[i] >= cap:
+                good = t.ship_good[i]
+                assert good is not None
+                t.goods_supply[GOOD_INDEX[good]] += t.ship_load[i]
+                t.ship_good[i], t.ship_load[i] = None, 0
+        t.wharf_used = ()
+    _end_role(t)
+
+
+def _turn(t: Table, seat: int) -> Any:
+    """Begin ``seat``'s turn in the current stage: ``_SKIP`` when it has nothing to decide, a move when
+    exactly one is legal (forced), else ``_DECIDE``."""
+    stage = t.stage
+    if stage is Stage.SETTLER:
+        return _DECIDE if _settle_options(t, seat) or _hacienda_possible(t, seat) else _SKIP
+    if stage is Stage.BUILDER:
+        return _DECIDE if _buildable(t, seat) else _SKIP
+    if stage is Stage.TRADER:
+        return _DECIDE if _sellable(t, seat) else _SKIP
+    if stage is Stage.CRAFTSMAN:
+        return _DECIDE if _extra_goods(t) else _SKIP
+    if stage is Stage.MAYOR:
+        pv = t.view(seat)
+        owned, circles, to_place = colonists_to_place(pv)
+        if to_place == 0 or owned >= circles:
+            return _full_arrangement(pv)
+        bins = bins_of(pv)
+        if len(bins) == 1:
+            # One place with room to spare: the colonists all go there.
+            name, _, is_tile = bins[0]
+            return Mayor.of({name: to_place}, {}) if is_tile else Mayor.of({}, {name: to_place})
+        return _DECIDE
+    if stage is Stage.STORAGE:
+        moves = _store_moves(t.view(seat))
+        return moves[0] if len(moves) == 1 else _DECIDE
+    raise AssertionError(f"no turn in stage {stage}")
+
+
+def _full_arrangement(pv: PlayerState | MPlayer) -> Mayor:
+    """The only arrangement when every circle can be filled (or there is nobody to place)."""
+    owned, circles, _ = colonists_to_place(pv)
+    if owned == 0:
+        return Mayor()
+    plantations: dict[str, int] = {}
+    for kind in pv.island:
+        plantations[kind] = plantations.get(kind, 0) + 1
+    return Mayor.of(plantations, {b: BUILDINGS[b].circles for b in pv.city})
+
+
+def _extra_goods(t: Table) -> list[Good]:
+    return [g for g in t.craft_kinds if t.goods_supply[GOOD_INDEX[g]] > 0]
+
+
+def _captain_turns(t: Table) -> bool:
+    """Run loading turns that need no decision; True when a seat must decide."""
+    while t.idle < t.n:
+        seat = t.queue[0]
+        cargo, wharf = _loads(t, seat)
+        if not cargo and not wharf:
+            t.idle += 1
+            t.queue[0] = (seat + 1) % t.n
+            continue
+        if len(cargo) == 1 and not wharf:
+            _do_load(t, seat, cargo[0])
+            t.idle = 0
+            t.queue[0] = (seat + 1) % t.n
+            continue
+        return True
+    t.stage = Stage.STORAGE
+    t.queue = seats_from(t.chooser, t.n)  # type: ignore[arg-type]
+    return False
+
+
+def _advance(t: Table) -> None:
+    """Run everything that needs no decision until a seat must decide or the game is over."""
+    while True:
+        stage = t.stage
+        if stage is Stage.ROLE or stage is Stage.OVER:
+            return
+        if stage is Stage.CAPTAIN:
+            if _captain_turns(t):
+                return
+            continue
+        while t.queue:
+            if stage is Stage.TRADER and len(t.trading_house) >= TRADING_HOUSE_SPACES:
+                t.queue = []
+                break
+            seat = t.queue[0]
+            result = _turn(t, seat)
+            if result is _DECIDE:
+                return
+            if result is not _SKIP:
+                if stage is Stage.MAYOR:
+                    _do_mayor(t, seat, result)
+                else:
+                    _do_store(t, seat, result)
+            t.queue.pop(0)
+            t.hacienda_done = False
+        _end_stage(t)
+
+
+# -- doing a move (checked) ---------------------------------------------------------------------
+
+
+def _do_settle(t: Table, seat: int, move: Settle) -> None:
+    pv = t.view(seat)
+    if len(pv.island) >= ISLAND_SPACES:
+        raise RuleViolation("settler.island_full", f"the island's {ISLAND_SPACES} spaces are full")
+    if move.tile == QUARRY:
+        if not _may_take_quarry(t, seat, pv):
+            raise RuleViolation(
+                "settler.quarry", "only the settler or the owner of an occupied construction hut may take a quarry"
+            )
+        if t.quarries <= 0:
+            raise RuleViolation("settler.no_quarry", "no quarries are left")
+        t.quarries -= 1
+    else:
+        if move.tile not in t.face_up:
+            shown = ", ".join(sorted(t.face_up, key=TILE_ORDER.__getitem__)) or "none"
+            raise RuleViolation("settler.face_up", f"no {move.tile} plantation is face up (face up: {shown})")
+        t.face_up.remove(move.tile)
+    mp = t.p(seat)
+    mp.island.append(move.tile)
+    occupied = 1 if mp.active(Power.HOSPICE) and _colonist_from_supply_or_ship(t) else 0
+    mp.island_workers.append(occupied)
+
+
+def _do_hacienda(t: Table, seat: int) -> None:
+    pv = t.view(seat)
+    if not _active(pv, Power.HACIENDA):
+        raise RuleViolation("hacienda.owned", "drawing a face-down plantation needs an occupied hacienda")
+    if t.hacienda_done:
+        raise RuleViolation("hacienda.used", "the hacienda was already used this turn")
+    if len(pv.island) >= ISLAND_SPACES:
+        raise RuleViolation("settler.island_full", f"the island's {ISLAND_SPACES} spaces are full")
+    tile = _draw_tile(t)
+    if tile is None:
+        raise RuleViolation("hacienda.empty", "no plantation tiles are left to draw")
+    mp = t.p(seat)
+    mp.island.append(tile)
+    mp.island_workers.append(0)
+    t.hacienda_done = True
+
+
+def _do_mayor(t: Table, seat: int, move: Mayor) -> None:
+    mp = t.p(seat)
+    owned, circles, to_place = colonists_to_place(mp)
+    tiles = Counter(mp.island)
+    placed = 0
+    for kind, count in move.plantations:
+        if count > tiles[kind]:
+            raise RuleViolation(
+                "mayor.plantation", f"has {tiles[kind]} {kind} {'tile' if kind == QUARRY else 'plantation'}"
+                f"{'s' if tiles[kind] != 1 else ''}, cannot occupy {count}",
+            )
+        placed += count
+    for name, count in move.buildings:
+        if name not in mp.city:
+            raise RuleViolation("mayor.building", f"owns no {name}")
+        if count > BUILDINGS[name].circles:
+            circles_of = BUILDINGS[name].circles
+            raise RuleViolation(
+                "mayor.building", f"{name} has {circles_of} circle{'s' if circles_of != 1 else ''}, cannot hold {count}"
+            )
+        placed += count
+    if placed > owned:
+        raise RuleViolation("mayor.count", f"places {placed} colonists but owns only {owned}")
+    if placed != to_place:
+        raise RuleViolation(
+            "mayor.count",
+            f"must place {to_place} colonists (owns {owned}, {circles} circles): no colonist may stay in "
+            f"San Juan while a circle is empty, but {placed} {'was' if placed == 1 else 'were'} placed",
+        )
+    want = dict(move.plantations)
+    workers = []
+    for kind in mp.island:
+        left = want.get(kind, 0)
+        workers.append(1 if left else 0)
+        if left:
+            want[kind] = left - 1
+    mp.island_workers = workers
+    on_building = dict(move.buildings)
+    mp.city_workers = [on_building.get(b, 0) for b in mp.city]
+    mp.san_juan = owned - placed
+
+
+def _do_build(t: Table, seat: int, move: Build) -> None:
+    building = BUILDINGS[move.building]
+    pv = t.view(seat)
+    if move.building in pv.city:
+        raise RuleViolation("builder.unique", f"already owns a {move.building} (one of each building)")
+    index = BUILDING_ORDER[move.building]
+    if t.building_supply[index] <= 0:
+        raise RuleViolation("builder.supply", f"no {move.building} is left to build")
+    free = CITY_SPACES - pv.city_spaces
+    if building.spaces > free:
+        raise RuleViolation(
+            "builder.space",
+            f"{move.building} needs {building.spaces} city space{'s' if building.spaces != 1 else ''}, "
+            f"{free} {'is' if free == 1 else 'are'} free",
+        )
+    cost = build_cost(t, seat, move.building)
+    if cost > pv.doubloons:
+        raise RuleViolation("builder.cost", f"{move.building} costs {cost} doubloons, has {pv.doubloons}")
+    mp = t.p(seat)
+    university = mp.active(Power.UNIVERSITY)
+    mp.doubloons -= cost
+    t.bank += cost
+    t.building_supply = t.building_supply[:index] + (t.building_supply[index] - 1,) + t.building_supply[index + 1:]
+    mp.city.append(move.building)
+    mp.city_workers.append(1 if university and _colonist_from_supply_or_ship(t) else 0)
+    if mp.city_spaces >= CITY_SPACES and "city" not in t.end:
+        t.end = t.end + ("city",)
+
+
+def _do_extra(t: Table, seat: int, move: ExtraGood) -> None:
+    gi = GOOD_INDEX[move.good]
+    if move.good not in t.craft_kinds:
+        made = ", ".join(g.value for g in t.craft_kinds) or "nothing"
+        raise RuleViolation(
+            "craftsman.extra_kind", f"did not produce {move.good.value} this phase (produced: {made})"
+        )
+    if t.goods_supply[gi] <= 0:
+        raise RuleViolation("craftsman.supply", f"no {move.good.value} is left in the supply")
+    t.goods_supply[gi] -= 1
+    t.p(seat).goods[gi] += 1
+
+
+def _do_sell(t: Table, seat: int, move: Sell) -> None:
+    gi = GOOD_INDEX[move.good]
+    pv = t.view(seat)
+    if len(t.trading_house) >= TRADING_HOUSE_SPACES:
+        raise RuleViolation("trader.full", "the trading house is full")
+    if not pv.goods[gi]:
+        raise RuleViolation("trader.goods", f"has no {move.good.value} to sell")
+    if move.good in t.trading_house and not _active(pv, Power.OFFICE):
+        raise RuleViolation(
+            "trader.kind",
+            f"the trading house already holds {move.good.value} (only an occupied office sells a kind twice)",
+        )
+    price = sale_price(t, seat, move.good)
+    mp = t.p(seat)
+    mp.goods[gi] -= 1
+    mp.doubloons += price
+    t.bank -= price
+    t.trading_house.append(move.good)
+
+
+def _do_load(t: Table, seat: int, move: Load) -> None:
+    """Load without checks (the move comes from ``_loads`` or was checked by ``_check_load``)."""
+    gi = GOOD_INDEX[move.good]
+    mp = t.p(seat)
+    have = mp.goods[gi]
+    if move.ship == WHARF:
+        amount = have
+        t.goods_supply[gi] += amount
+        t.wharf_used = t.wharf_used + (seat,)
+    else:
+        i = int(move.ship)
+        amount = min(have, t.ship_capacity[i] - t.ship_load[i])
+        t.ship_good[i] = move.good
+        t.ship_load[i] += amount
+    mp.goods[gi] = have - amount
+    points = amount
+    if mp.active(Power.HARBOR):
+        points += 1
+    if seat == t.chooser and not t.captain_paid:
+        t.captain_paid = True
+        points += 1
+    _pay_vp(t, seat, points)
+
+
+def _check_load(t: Table, seat: int, move: Load) -> None:
+    gi = GOOD_INDEX[move.good]
+    pv = t.view(seat)
+    name = move.good.value
+    if not pv.goods[gi]:
+        raise RuleViolation("captain.goods", f"has no {name} to load")
+    if move.ship == WHARF:
+        if not _active(pv, Power.WHARF):
+            raise RuleViolation("wharf.owned", "loading on the wharf needs an occupied wharf")
+        if seat in t.wharf_used:
+            raise RuleViolation("wharf.used", "the wharf was already used this phase")
+        return
+    i = int(move.ship)
+    cap = t.ship_capacity[i]
+    if move.good in t.ship_good:
+        j = t.ship_good.index(move.good)
+        if j != i:
+            raise RuleViolation(
+                "captain.one_ship",
+                f"{name} is already on {ship_name(t.ship_capacity[j])}: must load {name} on {ship_name(t.ship_capacity[j])}",
+            )
+        if t.ship_load[i] >= cap:
+            raise RuleViolation("captain.ship_full", f"{ship_name(cap)} is full of {name}")
+        return
+    if t.ship_good[i] is not None:
+        raise RuleViolation("captain.ship_kind", f"{ship_name(cap)} carries {t.ship_good[i]}, not {name}")
+    have = pv.goods[gi]
+    fits = min(have, cap)
+    best = max(min(have, c) for c, g in zip(t.ship_capacity, t.ship_good) if g is None)
+    if fits < best:
+        j = next(k for k, (c, g) in enumerate(zip(t.ship_capacity, t.ship_good)) if g is None and min(have, c) == best)
+        raise RuleViolation(
+            "captain.most",
+            f"must load {name} on {ship_name(t.ship_capacity[j])}, which takes {best} "
+            f"({ship_name(cap)} takes only {fits})",
+        )
+
+
+def _do_store(t: Table, seat: int, move: Store) -> None:
+    pv = t.view(seat)
+    kinds = [g for i, g in enumerate(GOODS) if pv.goods[i]]
+    slots = _storage_slots(pv)
+    for g in move.warehouse:
+        if g not in kinds:
+            raise RuleViolation("storage.goods", f"has no {g.value} to keep in a warehouse")
+    want = min(slots, len(kinds))
+    if len(move.warehouse) != want:
+        raise RuleViolation(
+            "storage.warehouse",
+            f"warehouses keep {want} kind{'s' if want != 1 else ''} here "
+            f"({slots} warehouse space{'s' if slots != 1 else ''}, {len(kinds)} kind{'s' if len(kinds) != 1 else ''} held), "
+            f"not {len(move.warehouse)}",
+        )
+    rest = [g for g in kinds if g not in move.warehouse]
+    if rest and (move.keep is None or move.keep not in rest):
+        raise RuleViolation(
+            "storage.keep", f"must keep one barrel of {' or '.join(g.value for g in rest)} on the windrose"
+        )
+    if not rest and move.keep is not None:
+        raise RuleViolation("storage.keep", f"no {move.keep.value} is left to keep beside the warehouses")
+    if not any(pv.goods):
+        return
+    mp = t.p(seat)
+    for i, g in enumerate(GOODS):
+        if g in move.warehouse:
+            continue
+        keep = 1 if g is move.keep else 0
+        if mp.goods[i] > keep:
+            t.goods_supply[i] += mp.goods[i] - keep
+            mp.goods[i] = keep
+
+
+def _check_kind(t: Table, move: PuertoRicoMove) -> None:
+    stage = t.stage
+    allowed: tuple[type, ...] = {
+        Stage.ROLE: (ChooseRole,),
+        Stage.SETTLER: (Settle, Hacienda, Pass),
+        Stage.MAYOR: (Mayor,),
+        Stage.BUILDER: (Build, Pass),
+        Stage.CRAFTSMAN: (ExtraGood, Pass),
+        Stage.TRADER: (Sell, Pass),
+        Stage.CAPTAIN: (Load, Pass),
+        Stage.STORAGE: (Store,),
+    }[stage]
+    if not isinstance(move, allowed):
+        raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
+
+
+def describe_pending(t: Table | PuertoRicoState) -> str:
+    """What the game waits for, in words ("seat 2 must choose a role")."""
+    seat = t.current_seat
+    if seat is None:
+        return "the game is over"
+    what = {
+        Stage.ROLE: "choose a role",
+        Stage.SETTLER: "take a plantation or quarry (or use the hacienda) or pass",
+        Stage.MAYOR: "place colonists (mayor)",
+        Stage.BUILDER: "build or pass",
+        Stage.CRAFTSMAN: "take the craftsman's extra good or pass",
+        Stage.TRADER: "sell a good or pass",
+        Stage.CAPTAIN: "load goods (captain)",
+        Stage.STORAGE: "choose the goods to keep (storage)",
+    }[t.stage]
+    return f"seat {seat} must {what}"
+
+
+def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
+    """The state after ``move`` by the seat to act. Raises ``RuleViolation`` if the move is illegal,
+    and ``FieldError`` if a chance outcome the log must supply (a reshuffle order) is missing."""
+    if state.stage is Stage.OVER:
+        raise RuleViolation("game.over", "the game is already over")
+    t = Table(state)
+    seat = t.current_seat
+    assert seat is not None
+    _check_kind(t, move)
+    stage = t.stage
+    if stage is Stage.ROLE:
+        assert isinstance(move, ChooseRole)
+        if move.role not in t.role_cards:
+            raise RuleViolation(
+                "role.unknown", f"there is no {move.role} card in a {t.n}-player game"
+            )
+        if any(card == move.role for card, _ in t.roles_taken):
+            raise RuleViolation("role.taken", f"the {move.role} was already chosen this round")
+        _start_phase(t, move.role, seat)
+    elif stage is Stage.CAPTAIN:
+        if isinstance(move, Pass):
+            cargo, _ = _loads(t, seat)
+            if cargo:
+                options = ", ".join(
+                    f"{m.good.value} on {ship_name(t.ship_capacity[int(m.ship)])}" for m in cargo
+                )
+                raise RuleViolation("captain.must_load", f"must load when a cargo ship can take goods (can load: {options})")
+            t.idle += 1
+        else:
+            assert isinstance(move, Load)
+            _check_load(t, seat, move)
+            _do_load(t, seat, move)
+            t.idle = 0
+        t.queue[0] = (seat + 1) % t.n
+    elif isinstance(move, Hacienda):
+        _do_hacienda(t, seat)
+        t.step += 1
+        _advance(t)
+        return t.freeze()
+    else:
+        if isinstance(move, Settle):
+            _do_settle(t, seat, move)
+        elif isinstance(move, Mayor):
+            _do_mayor(t, seat, move)
+        elif isinstance(move, Build):
+            _do_build(t, seat, move)
+        elif isinstance(move, ExtraGood):
+            _do_extra(t, seat, move)
+        elif isinstance(move, Sell):
+            _do_sell(t, seat, move)
+        elif isinstance(move, Store):
+            _do_store(t, seat, move)
+        t.queue.pop(0)
+        t.hacienda_done = False
+    t.step += 1
+    _advance(t)
+    return t.freeze()
+
+
+def start(state: PuertoRicoState) -> PuertoRicoState:
+    """Advance a freshly built state to its first decision (a no-op for a state at a role choice)."""
+    t = Table(state)
+    _advance(t)
+    return t.freeze()
+
+
+# -- legal moves --------------------------------------------------------------------------------
+
+
+def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
+    """Every legal decision of the seat to act, in a fixed order (pass last). For the mayor this is a
+    lazy ``Arrangements`` sequence (there can be very many)."""
+    seat = state.current_seat
+    if seat is None:
+        return []
+    t = Table(state)
+    stage = state.stage
+    if stage is Stage.ROLE:
+        taken = {card for card, _ in state.roles_taken}
+        return [ChooseRole(card) for card in state.role_cards if card not in taken]
+    if stage is Stage.SETTLER:
+        out: list[PuertoRicoMove] = [Hacienda()] if _hacienda_possible(t, seat) else []
+        out += [Settle(k) for k in _settle_options(t, seat)]
+        return out + [_PASS]
+    if stage is Stage.MAYOR:
+        pv = state.players[seat]
+        return Arrangements(bins_of(pv), colonists_to_place(pv)[2])
+    if stage is Stage.BUILDER:
+        return [Build(b) for b in _buildable(t, seat)] + [_PASS]
+    if stage is Stage.CRAFTSMAN:
+        return [ExtraGood(g) for g in _extra_goods(t)] + [_PASS]
+    if stage is Stage.TRADER:
+        return [Sell(g) for g in _sellable(t, seat)] + [_PASS]
+    if stage is Stage.CAPTAIN:
+        cargo, wharf = _loads(t, seat)
+        return cargo + wharf + ([] if cargo else [_PASS])
+    if stage is Stage.STORAGE:
+        return list(_store_moves(state.players[seat]))
+    return []
+
+
+__all__ = [
+    "apply", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
+    "sale_price", "ship_name", "start", "TILE_KINDS",
+]

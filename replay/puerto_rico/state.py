@@ -1,0 +1,242 @@
+"""Puerto Rico state: immutable snapshots (frozen dataclasses of tuples), so stored states share nothing
+mutable. The rules work on a ``Table`` thawed from a snapshot and frozen again after the move; a seat's
+own record is thawed only when the move touches it, which keeps replay fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from replay.puerto_rico.catalogue import BUILDINGS, Good, Power, Role
+
+
+class Stage(StrEnum):
+    """What the game is waiting for."""
+
+    ROLE = "role"
+    SETTLER = "settler"
+    MAYOR = "mayor"
+    BUILDER = "builder"
+    CRAFTSMAN = "craftsman"
+    TRADER = "trader"
+    CAPTAIN = "captain"
+    STORAGE = "storage"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """One seat. ``island`` holds the tile kinds in the order taken and ``island_workers`` whether each
+    is occupied (0/1); ``city`` holds the buildings in the order built and ``city_workers`` the
+    colonists on each; ``san_juan`` the unplaced colonists; ``goods`` barrels by kind (corn..coffee)."""
+
+    doubloons: int
+    vp_chips: int = 0
+    island: tuple[str, ...] = ()
+    island_workers: tuple[int, ...] = ()
+    city: tuple[str, ...] = ()
+    city_workers: tuple[int, ...] = ()
+    san_juan: int = 0
+    goods: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+    @property
+    def colonists(self) -> int:
+        """Every colonist the seat owns (placed and in San Juan)."""
+        return self.san_juan + sum(self.island_workers) + sum(self.city_workers)
+
+    @property
+    def city_spaces(self) -> int:
+        return sum(2 if BUILDINGS[b].large else 1 for b in self.city)
+
+    def active(self, power: Power) -> bool:
+        """Whether the seat owns an occupied building with ``power``."""
+        for b, w in zip(self.city, self.city_workers):
+            if w and BUILDINGS[b].power is power:
+                return True
+        return False
+
+    def owns(self, name: str) -> bool:
+        return name in self.city
+
+
+@dataclass(frozen=True, slots=True)
+class PuertoRicoState:
+    """The whole table after some step.
+
+    ``queue`` holds the seats still to act in the current phase, its head deciding now (in the captain
+    phase it holds just the seat whose loading turn it is, and ``idle`` counts the turns in a row
+    without a load). ``role_cards``/``role_doubloons`` are the cards on the table and the doubloons on
+    each; ``roles_taken`` the (card, seat) pairs of this round. ``vp_chips_left`` goes below zero when
+    points are paid after the chips ran out. ``end`` names the game-end triggers met."""
+
+    players: tuple[PlayerState, ...]
+    governor: int
+    round: int
+    step: int
+    stage: Stage
+    role: Role | None
+    chooser: int | None
+    queue: tuple[int, ...]
+    role_cards: tuple[str, ...]
+    role_doubloons: tuple[int, ...]
+    roles_taken: tuple[tuple[str, int], ...]
+    plantation_stack: tuple[str, ...]
+    face_up: tuple[str, ...]
+    plantation_discard: tuple[str, ...]
+    quarries: int
+    colonist_ship: int
+    colonist_supply: int
+    vp_chips_left: int
+    bank: int
+    goods_supply: tuple[int, int, int, int, int]
+    building_supply: tuple[int, ...]
+    ship_capacity: tuple[int, ...]
+    ship_good: tuple[Good | None, ...]
+    ship_load: tuple[int, ...]
+    trading_house: tuple[Good, ...]
+    hacienda_done: bool
+    craft_kinds: tuple[Good, ...]
+    captain_paid: bool
+    wharf_used: tuple[int, ...]
+    idle: int
+    end: tuple[str, ...]
+    reshuffles: tuple[tuple[str, ...], ...]
+    reshuffles_used: tuple[tuple[str, ...], ...]
+    shuffle_seed: int | None
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def current_seat(self) -> int | None:
+        if self.stage is Stage.OVER:
+            return None
+        if self.stage is Stage.ROLE:
+            return (self.governor + len(self.roles_taken)) % len(self.players)
+        return self.queue[0] if self.queue else None
+
+
+def seats_from(first: int, players: int) -> list[int]:
+    """All seats clockwise starting with ``first``."""
+    return [(first + i) % players for i in range(players)]
+
+
+class MPlayer:
+    """A mutable working copy of one seat."""
+
+    __slots__ = ("doubloons", "vp_chips", "island", "island_workers", "city", "city_workers", "san_juan", "goods")
+
+    def __init__(self, p: PlayerState) -> None:
+        self.doubloons = p.doubloons
+        self.vp_chips = p.vp_chips
+        self.island = list(p.island)
+        self.island_workers = list(p.island_workers)
+        self.city = list(p.city)
+        self.city_workers = list(p.city_workers)
+        self.san_juan = p.san_juan
+        self.goods = list(p.goods)
+
+    def freeze(self) -> PlayerState:
+        return PlayerState(
+            self.doubloons, self.vp_chips, tuple(self.island), tuple(self.island_workers), tuple(self.city),
+            tuple(self.city_workers), self.san_juan, tuple(self.goods),  # type: ignore[arg-type]
+        )
+
+    def active(self, power: Power) -> bool:
+        for b, w in zip(self.city, self.city_workers):
+            if w and BUILDINGS[b].power is power:
+                return True
+        return False
+
+    @property
+    def city_spaces(self) -> int:
+        return sum(2 if BUILDINGS[b].large else 1 for b in self.city)
+
+
+class Table:
+    """A mutable working copy of a state, used inside one ``apply``. Seats are thawed on first use."""
+
+    __slots__ = (
+        "n", "frozen_players", "thawed", "governor", "round", "step", "stage", "role", "chooser", "queue",
+        "role_cards", "role_doubloons", "roles_taken", "plantation_stack", "face_up", "plantation_discard",
+        "quarries", "colonist_ship", "colonist_supply", "vp_chips_left", "bank", "goods_supply",
+        "building_supply", "ship_capacity", "ship_good", "ship_load", "trading_house", "hacienda_done",
+        "craft_kinds", "captain_paid", "wharf_used", "idle", "end", "reshuffles", "reshuffles_used",
+        "shuffle_seed",
+    )
+
+    def __init__(self, s: PuertoRicoState) -> None:
+        self.n = len(s.players)
+        self.frozen_players = s.players
+        self.thawed: dict[int, MPlayer] = {}
+        self.governor = s.governor
+        self.round = s.round
+        self.step = s.step
+        self.stage = s.stage
+        self.role = s.role
+        self.chooser = s.chooser
+        self.queue = list(s.queue)
+        self.role_cards = s.role_cards
+        self.role_doubloons = list(s.role_doubloons)
+        self.roles_taken = list(s.roles_taken)
+        self.plantation_stack = s.plantation_stack
+        self.face_up = list(s.face_up)
+        self.plantation_discard = s.plantation_discard
+        self.quarries = s.quarries
+        self.colonist_ship = s.colonist_ship
+        self.colonist_supply = s.colonist_supply
+        self.vp_chips_left = s.vp_chips_left
+        self.bank = s.bank
+        self.goods_supply = list(s.goods_supply)
+        self.building_supply = s.building_supply
+        self.ship_capacity = s.ship_capacity
+        self.ship_good = list(s.ship_good)
+        self.ship_load = list(s.ship_load)
+        self.trading_house = list(s.trading_house)
+        self.hacienda_done = s.hacienda_done
+        self.craft_kinds = s.craft_kinds
+        self.captain_paid = s.captain_paid
+        self.wharf_used = s.wharf_used
+        self.idle = s.idle
+        self.end = s.end
+        self.reshuffles = s.reshuffles
+        self.reshuffles_used = s.reshuffles_used
+        self.shuffle_seed = s.shuffle_seed
+
+    def p(self, seat: int) -> MPlayer:
+        """The mutable copy of ``seat`` (made on first use)."""
+        mp = self.thawed.get(seat)
+        if mp is None:
+            mp = self.thawed[seat] = MPlayer(self.frozen_players[seat])
+        return mp
+
+    def view(self, seat: int) -> PlayerState | MPlayer:
+        """``seat`` for reading: the mutable copy if there is one, else the snapshot."""
+        return self.thawed.get(seat) or self.frozen_players[seat]
+
+    def freeze(self) -> PuertoRicoState:
+        players = self.frozen_players
+        if self.thawed:
+            players = tuple(
+                self.thawed[i].freeze() if i in self.thawed else players[i] for i in range(self.n)
+            )
+        return PuertoRicoState(
+            players, self.governor, self.round, self.step, self.stage, self.role, self.chooser,
+            tuple(self.queue), self.role_cards, tuple(self.role_doubloons), tuple(self.roles_taken),
+            self.plantation_stack, tuple(self.face_up), self.plantation_discard, self.quarries,
+            self.colonist_ship, self.colonist_supply, self.vp_chips_left, self.bank,
+            tuple(self.goods_supply), self.building_supply, self.ship_capacity,  # type: ignore[arg-type]
+            tuple(self.ship_good), tuple(self.ship_load), tuple(self.trading_house), self.hacienda_done,
+            self.craft_kinds, self.captain_paid, self.wharf_used, self.idle, self.end, self.reshuffles,
+            self.reshuffles_used, self.shuffle_seed,
+        )
+
+    @property
+    def current_seat(self) -> int | None:
+        if self.stage is Stage.OVER:
+            return None
+        if self.stage is Stage.ROLE:
+            return (self.governor + len(self.roles_taken)) % self.n
+        return self.queue[0] if self.queue else None
