@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -123,10 +124,7 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                     else:
                         table = table.filter(pc.is_in(table.column("game_id"), value_set=fresh))
                     if table.num_rows:
-                        con.register("incoming", table)
-                        con.execute(f'INSERT INTO "{name}" SELECT * FROM incoming')
-                        con.unregister("incoming")
-                        summary.rows += table.num_rows
+                        summary.rows += _insert(con, name, table)
                 summary.imported += len(fresh)
                 summary.game_ids.extend(fresh.to_pylist())
             rejections = merged.get("rejections")
@@ -141,6 +139,26 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+
+def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> int:
+    """Insert an Arrow table; runs of per-seat state are expanded to one row per step. Returns the
+    number of rows written."""
+    con.register("incoming", table)
+    try:
+        if name.endswith("_player_changes"):
+            target = name.removesuffix("_player_changes") + "_player_states"
+            columns = ", ".join(f'c."{c}"' for c in table.column_names[4:])
+            before = con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0]
+            con.execute(
+                f'INSERT INTO "{target}" SELECT c.game_id, s.step::INTEGER, c.seat, {columns} '
+                "FROM incoming c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s"
+            )
+            return int(con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0] - before)
+        con.execute(f'INSERT INTO "{name}" SELECT * FROM incoming')
+        return table.num_rows
+    finally:
+        con.unregister("incoming")
 
 
 def import_paths(

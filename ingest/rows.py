@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, state_schemas
+from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schema, state_schemas
 from replay.errors import GovernorError, LogFormatError
 from replay.logfile import LogRecord
 from replay.registry import engine_for
@@ -89,44 +89,42 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
         return
     engine = engine_for(log.game)
     names = log.players
-    moves = _columns(MOVES)
-    global_schema, player_schema = state_schemas(engine)
-    states = _columns(global_schema)
-    player_states = _columns(player_schema)
+    global_schema, _ = state_schemas(engine)
+    global_rows: list[dict[str, Any]] = []
+    move_rows: list[tuple[Any, ...]] = []
+    # Per-seat rows are stored as runs: a seat's row is emitted once for the steps it stays the same
+    # (engines return the very same row object for an unchanged seat); the database expands runs to
+    # one row per step on insert. This keeps the Python side of storing cheap.
+    changes: list[tuple[int, int, int, dict[str, Any]]] = []
+    last_rows: list[Any] = [None] * len(names)
+    run_start = [0] * len(names)
     state = None
     info_before: dict[str, Any] = {}
+    number = 0
     try:
         for state, step in iter_replay(log):
             number = step.number if step else 0
-            row = engine.global_row(state)
-            states["game_id"].append(game_id)
-            states["step"].append(number)
-            for key, value in row.items():
-                states[key].append(value)
+            global_rows.append(engine.global_row(state))
             for seat, prow in enumerate(engine.player_rows(state)):
-                player_states["game_id"].append(game_id)
-                player_states["step"].append(number)
-                player_states["seat"].append(seat)
-                for key, value in prow.items():
-                    player_states[key].append(value)
+                if prow is not last_rows[seat]:
+                    if last_rows[seat] is not None:
+                        changes.append((seat, run_start[seat], number, last_rows[seat]))
+                    last_rows[seat] = prow
+                    run_start[seat] = number
             if step is not None:
                 details = step.move.to_json()
-                moves["game_id"].append(game_id)
-                moves["step"].append(number)
-                moves["round"].append(info_before["round"])
-                moves["governor"].append(info_before["governor"])
-                moves["role"].append(info_before["role"])
-                moves["seat"].append(step.seat)
-                moves["player"].append(names[step.seat] if step.seat is not None else None)
-                moves["kind"].append(details.get("kind"))
-                moves["text"].append(step.move.text())
-                moves["words"].append(step.words)
-                moves["details"].append(json.dumps(details, ensure_ascii=False))
+                move_rows.append((
+                    number, info_before["round"], info_before["governor"], info_before["role"], step.seat,
+                    names[step.seat] if step.seat is not None else None, details.get("kind"), step.move.text(),
+                    step.words, json.dumps(details, ensure_ascii=False),
+                ))
             info_before = engine.step_info(state)
     except GovernorError as err:
         _reject(batch, record, err.with_context(file=record.file, game_index=record.index, game_id=game_id)
                 if hasattr(err, "with_context") else err, now)
         return
+    for seat, prow in enumerate(last_rows):
+        changes.append((seat, run_start[seat], number + 1, prow))
     scores = engine.scores(state)
     winners = engine.winners(state)
     buildings = engine.buildings_of(state)
@@ -164,14 +162,23 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
     }
     for key, value in row.items():
         games[key].append(value)
-    for name, cols, schema in (
-        ("moves", moves, MOVES),
-        (f"{log.game}_states", states, global_schema),
-        (f"{log.game}_player_states", player_states, player_schema),
-    ):
-        target = batch.table(name, schema)
-        for key, values in cols.items():
-            target[key].extend(values)
+    moves = batch.table("moves", MOVES)
+    moves["game_id"].extend([game_id] * len(move_rows))
+    for key, values in zip(MOVES.names[1:], zip(*move_rows)):
+        moves[key].extend(values)
+    states = batch.table(f"{log.game}_states", global_schema)
+    states["game_id"].extend([game_id] * len(global_rows))
+    states["step"].extend(range(len(global_rows)))
+    for key in global_schema.names[2:]:
+        states[key].extend([row[key] for row in global_rows])
+    change_schema = player_change_schema(engine)
+    runs = batch.table(f"{log.game}_player_changes", change_schema)
+    runs["game_id"].extend([game_id] * len(changes))
+    runs["seat"].extend([c[0] for c in changes])
+    runs["from_step"].extend([c[1] for c in changes])
+    runs["to_step"].extend([c[2] for c in changes])
+    for key in change_schema.names[4:]:
+        runs[key].extend([c[3][key] for c in changes])
     batch.game_ids.append(game_id)
 
 

@@ -101,6 +101,15 @@ def state_schemas(engine: Any) -> tuple[pa.Schema, pa.Schema]:
     return global_schema, player_schema
 
 
+def player_change_schema(engine: Any) -> pa.Schema:
+    """Schema of the runs the importer sends for per-seat state: one row per seat and stretch of
+    steps ``[from_step, to_step)`` over which the seat's row stays the same."""
+    return pa.schema(
+        [("game_id", pa.string()), ("seat", pa.int8()), ("from_step", pa.int32()), ("to_step", pa.int32())]
+        + list(zip(engine.player_schema.names, engine.player_schema.types))
+    )
+
+
 def table_schemas() -> dict[str, pa.Schema]:
     """Every table's Arrow schema by table name, in creation order."""
     tables = {"games": GAMES, "players": PLAYERS, "moves": MOVES, "rejections": REJECTIONS}
@@ -178,7 +187,8 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
     Raises ``SchemaError`` when the database's schema is newer than this build or it is not ours."""
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     if "governor_meta" in tables:
-        row = con.execute("SELECT value FROM governor_meta WHERE key = 'schema_version'").fetchone()
+        rows = con.execute("SELECT value FROM governor_meta WHERE key = 'schema_version'").fetchall()
+        row = rows[0] if rows else None
         version = int(row[0]) if row else 0
         if version > SCHEMA_VERSION:
             raise SchemaError(

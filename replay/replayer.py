@@ -48,9 +48,12 @@ def _format_error(log: GameLog, path: str, reason: str) -> LogFormatError:
     return LogFormatError(reason, file=log.file, game_index=log.index, path=path, game_id=log.game_id)
 
 
-def iter_replay(log: GameLog, *, require_complete: bool = True) -> Iterator[tuple[Any, Step | None]]:
+def iter_replay(
+    log: GameLog, *, require_complete: bool = True, describe: bool = True
+) -> Iterator[tuple[Any, Step | None]]:
     """Yield ``(state, None)`` for the initial state, then ``(state, step)`` after every move.
 
+    With ``describe`` False, ``Step.words`` is left empty (validation does not need it).
     Raises ``LogFormatError`` (malformed setup or move, missing chance outcome, a game that is not over
     at the end), ``IllegalMoveError`` (a rule broken, a move after the end) and ``ResultMismatchError``."""
     engine = engine_for(log.game)
@@ -79,7 +82,7 @@ def iter_replay(log: GameLog, *, require_complete: bool = True) -> Iterator[tupl
             raise _format_error(log, f"{path}.seat", f"expected a seat number from 0 to {len(names) - 1}, got {claimed!r}")
         if claimed is not None and claimed != seat:
             raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
-        words = engine.describe_move(state, move, names)
+        words = engine.describe_move(state, move, names) if describe else ""
         try:
             state = engine.apply(state, move)
         except RuleViolation as err:
@@ -145,6 +148,6 @@ def replay(log: GameLog) -> Replay:
 def final_state(log: GameLog) -> Any:
     """Replay a whole log, keeping only the last state. Raises as ``iter_replay``."""
     state = None
-    for state, _ in iter_replay(log):
+    for state, _ in iter_replay(log, describe=False):
         pass
     return state

@@ -80,6 +80,10 @@ class SanJuanEngine:
         ]
     )
 
+    def __init__(self) -> None:
+        # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
+        self._row_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
+
     # -- protocol ------------------------------------------------------------------------------
 
     def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> SanJuanState:
@@ -276,27 +280,39 @@ class SanJuanEngine:
         }
 
     def player_rows(self, state: SanJuanState) -> list[dict[str, Any]]:
+        """Typed per-seat columns. Seats whose snapshot object is unchanged since the previous call
+        reuse that row: consecutive states share unchanged ``PlayerState`` objects."""
         rows = []
+        cache = self._row_cache
         for player in state.players:
-            score = scoring.score_player(player)
-            goods = [CARDS[b].good.value for b, g in zip(player.buildings, player.goods) if g is not None]  # type: ignore[union-attr]
-            rows.append(
-                {
-                    "vp": score.total,
-                    "vp_buildings": score.parts["buildings"],
-                    "vp_chapel": score.parts["chapel"],
-                    "vp_bonus": score.total - score.parts["buildings"] - score.parts["chapel"],
-                    "hand_size": len(player.hand),
-                    "hand": list(player.hand),
-                    "buildings": list(player.buildings),
-                    "building_count": len(player.buildings),
-                    "goods": goods,
-                    "goods_count": len(goods),
-                    "chapel_cards": len(player.chapel),
-                    "covered": list(player.covered),
-                }
-            )
+            hit = cache.get(id(player))
+            if hit is not None and hit[0] is player:
+                rows.append(hit[1])
+                continue
+            row = self._player_row(player)
+            if len(cache) > 256:
+                cache.clear()
+            cache[id(player)] = (player, row)
+            rows.append(row)
         return rows
+
+    def _player_row(self, player: Any) -> dict[str, Any]:
+        score = scoring.score_player(player)
+        goods = [CARDS[b].good.value for b, g in zip(player.buildings, player.goods) if g is not None]  # type: ignore[union-attr]
+        return {
+            "vp": score.total,
+            "vp_buildings": score.parts["buildings"],
+            "vp_chapel": score.parts["chapel"],
+            "vp_bonus": score.total - score.parts["buildings"] - score.parts["chapel"],
+            "hand_size": len(player.hand),
+            "hand": list(player.hand),
+            "buildings": list(player.buildings),
+            "building_count": len(player.buildings),
+            "goods": goods,
+            "goods_count": len(goods),
+            "chapel_cards": len(player.chapel),
+            "covered": list(player.covered),
+        }
 
     # -- simulation ----------------------------------------------------------------------------
 

@@ -75,10 +75,15 @@ class SanJuanState:
 
     @property
     def current_seat(self) -> int | None:
-        if self.stage is Stage.OVER:
+        stage = self.stage
+        if stage is Stage.ROLE:
+            # role_order() inlined: this runs several times per move.
+            n, turn = len(self.players), self.role_turn
+            if n == 2:
+                return 1 - self.governor if turn == 1 else self.governor
+            return (self.governor + turn) % n
+        if stage is Stage.OVER:
             return None
-        if self.stage is Stage.ROLE:
-            return role_order(self.governor, self.num_players)[self.role_turn]
         return self.queue[0] if self.queue else None
 
     def all_cards(self) -> list[str]:
@@ -112,11 +117,12 @@ class Table:
         "hands", "buildings", "goods", "chapel", "covered", "library_used", "draw_pile", "discard",
         "tiles", "tile_index", "tile", "round", "governor", "role_turn", "roles_taken", "stage",
         "role", "chooser", "library", "queue", "looking", "step", "reshuffles", "reshuffles_used",
-        "shuffle_seed", "draft", "n",
+        "shuffle_seed", "draft", "n", "before",
     )
 
     def __init__(self, s: SanJuanState) -> None:
         self.n = len(s.players)
+        self.before = s.players
         self.hands = [list(p.hand) for p in s.players]
         self.buildings = [list(p.buildings) for p in s.players]
         self.goods = [list(p.goods) for p in s.players]
@@ -145,17 +151,7 @@ class Table:
         self.draft = s.draft
 
     def freeze(self) -> SanJuanState:
-        players = tuple(
-            PlayerState(
-                hand=sort_cards(self.hands[i]),
-                buildings=tuple(self.buildings[i]),
-                goods=tuple(self.goods[i]),
-                chapel=tuple(self.chapel[i]),
-                covered=tuple(self.covered[i]),
-                library_used=self.library_used[i],
-            )
-            for i in range(self.n)
-        )
+        players = tuple(self._freeze_player(i) for i in range(self.n))
         return SanJuanState(
             players=players,
             draw_pile=tuple(self.draw_pile),
@@ -179,6 +175,29 @@ class Table:
             shuffle_seed=self.shuffle_seed,
             draft=self.draft,
         )
+
+    def _freeze_player(self, i: int) -> PlayerState:
+        """The seat's snapshot; the old snapshot object itself when nothing of it changed, so
+        unchanged seats are shared between states (cheap to store and to compare)."""
+        old = self.before[i]
+        hand = tuple(self.hands[i])
+        if hand != old.hand:
+            hand = sort_cards(hand)
+        buildings = tuple(self.buildings[i])
+        goods = tuple(self.goods[i])
+        chapel = tuple(self.chapel[i])
+        covered = tuple(self.covered[i])
+        library_used = self.library_used[i]
+        if (
+            hand == old.hand
+            and buildings == old.buildings
+            and goods == old.goods
+            and chapel == old.chapel
+            and covered == old.covered
+            and library_used == old.library_used
+        ):
+            return old
+        return PlayerState(hand, buildings, goods, chapel, covered, library_used)
 
     # -- cards -------------------------------------------------------------------------------
 

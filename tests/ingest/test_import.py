@@ -1,0 +1,262 @@
+"""Importing logs: exact row counts, idempotence, rejections, schema versions, query and export."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from ingest.db import DatabaseError
+from ingest.importer import import_paths
+from replay.logfile import read_records
+
+ROOT = Path(__file__).resolve().parents[2]
+SJ = ROOT / "sample_logs" / "san_juan"
+
+
+def _count(db: Path, sql: str) -> int:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return int(con.execute(sql).fetchall()[0][0])
+
+
+def _expected_counts(files: list[Path]) -> dict[str, int]:
+    games = [json.loads(p.read_text()) for p in files]
+    moves = sum(len(g["moves"]) for g in games)
+    return {
+        "games": len(games),
+        "players": sum(len(g["players"]) for g in games),
+        "moves": moves,
+        "san_juan_states": moves + len(games),
+        "san_juan_player_states": sum((len(g["moves"]) + 1) * len(g["players"]) for g in games),
+    }
+
+
+def test_import_stores_every_row(sample_db: Path) -> None:
+    expected = _expected_counts(sorted(SJ.glob("*.json")))
+    for table, count in expected.items():
+        assert _count(sample_db, f"SELECT count(*) FROM {table}") == count, table
+    assert _count(sample_db, "SELECT count(*) FROM rejections") == 0
+    # One row per (game, step, seat), and the stored final VP equals the players table's score.
+    assert _count(sample_db, "SELECT count(*) - count(DISTINCT (game_id, step, seat)) FROM san_juan_player_states") == 0
+    assert _count(sample_db, """
+        SELECT count(*) FROM players p JOIN games g USING (game_id)
+        JOIN san_juan_player_states s ON s.game_id = p.game_id AND s.seat = p.seat AND s.step = g.moves
+        WHERE s.vp <> p.score""") == 0
+
+
+def test_stored_result_matches_recorded_result(sample_db: Path) -> None:
+    with duckdb.connect(str(sample_db), read_only=True) as con:
+        rows = con.execute("SELECT log, winners FROM games").fetchall()
+        scores = dict(con.execute("SELECT game_id, list(score ORDER BY seat) FROM players GROUP BY game_id").fetchall())
+        ids = [r[0] for r in con.execute("SELECT game_id FROM games").fetchall()]
+    for (log, winners), game_id in zip(rows, ids):
+        obj = json.loads(log)
+        assert obj["result"]["winners"] == list(winners)
+        assert obj["result"]["scores"] == scores[game_id]
+
+
+def test_reimport_adds_nothing(sample_db_copy: Path) -> None:
+    before = _count(sample_db_copy, "SELECT count(*) FROM san_juan_player_states")
+    summary = import_paths([SJ], sample_db_copy, workers=2)
+    assert (summary.imported, summary.duplicates, summary.rejected) == (0, 30, 0)
+    assert _count(sample_db_copy, "SELECT count(*) FROM games") == 30
+    assert _count(sample_db_copy, "SELECT count(*) FROM san_juan_player_states") == before
+
+
+def _bad_batch(folder: Path) -> dict[str, str]:
+    """Good games mixed with one bad game of each kind; returns the expected message by file name."""
+    files = sorted(SJ.glob("*.json"))
+    good = [json.loads(p.read_text()) for p in files[:5]]
+    lines = [json.dumps(g) for g in good[:2]]
+    lines.insert(1, '{"format": "governor-log", "version": 1, "game": "san_juan", ')  # truncated JSON
+    (folder / "mixed.jsonl").write_text("\n".join(lines) + "\n")
+    illegal = json.loads(json.dumps(good[2]))
+    first_build = next(i for i, m in enumerate(illegal["moves"]) if m["kind"] == "build" and m["pay"])
+    illegal["moves"][first_build]["pay"] = illegal["moves"][first_build]["pay"][:-1] or []
+    (folder / "illegal.json").write_text(json.dumps(illegal))
+    unknown = json.loads(json.dumps(good[3]))
+    unknown["setup"]["deck"][0] = "Space station"
+    (folder / "unknown.json").write_text(json.dumps(unknown))
+    wrong = json.loads(json.dumps(good[4]))
+    wrong["result"]["scores"][0] += 1
+    (folder / "wrong_result.json").write_text(json.dumps(wrong))
+    (folder / "duplicate.json.gz").write_bytes(gzip.compress(json.dumps(good[0]).encode()))
+    (folder / "good.json").write_text(json.dumps(good[3]))
+    return {"illegal": f"move {first_build + 1}", "unknown": "unknown card 'Space station'"}
+
+
+def test_bad_games_are_rejected_once_and_good_ones_kept(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    hints = _bad_batch(logs)
+    db = tmp_path / "mixed.duckdb"
+    summary = import_paths([logs], db, workers=2)
+    assert summary.games == 8
+    assert summary.imported == 3  # the two good games of the .jsonl file and good.json
+    assert summary.duplicates == 1
+    assert summary.rejected == 4
+    with duckdb.connect(str(db), read_only=True) as con:
+        rejected = con.execute(
+            "SELECT file, game_index, kind, move_number, rule, message FROM rejections ORDER BY file, game_index"
+        ).fetchall()
+        stored = con.execute("SELECT count(*) FROM games").fetchall()[0][0]
+        orphan_moves = con.execute("SELECT count(*) FROM moves WHERE game_id NOT IN (SELECT game_id FROM games)").fetchall()[0][0]
+    assert stored == 3
+    assert orphan_moves == 0
+    by_file = {Path(r[0]).name: r for r in rejected}
+    assert sorted(by_file) == ["illegal.json", "mixed.jsonl", "unknown.json", "wrong_result.json"]
+    assert by_file["mixed.jsonl"][1] == 1 and by_file["mixed.jsonl"][2] == "format"
+    assert "malformed JSON" in by_file["mixed.jsonl"][5]
+    assert by_file["illegal.json"][2] == "illegal"
+    assert by_file["illegal.json"][4] == "builder.cost"
+    assert hints["illegal"] in by_file["illegal.json"][5]
+    assert by_file["unknown.json"][4] == "setup.deck[0]"
+    assert hints["unknown"] in by_file["unknown.json"][5]
+    assert by_file["wrong_result.json"][2] == "result"
+    assert by_file["wrong_result.json"][4] == "result.scores"
+    # Importing the same batch again records no rejection twice and stores nothing new.
+    again = import_paths([logs], db, workers=1)
+    assert (again.imported, again.duplicates, again.rejected) == (0, 4, 4)
+    assert _count(db, "SELECT count(*) FROM rejections") == 4
+    assert _count(db, "SELECT count(*) FROM games") == 3
+
+
+def test_cli_import_exit_status_and_summary(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _bad_batch(logs)
+    db = tmp_path / "cli.duckdb"
+    run = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(logs), "--db", str(db), "--progress", "always"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert run.returncode == 1
+    assert "3 imported, 1 duplicates skipped, 4 rejected" in run.stderr
+    assert "8/8 games" in run.stderr
+    assert run.stderr.count("rejected: ") == 4
+    good = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(SJ / "san_juan-2p-seed2026-0000.json"), "--db", str(db)],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert good.returncode == 0, good.stderr
+
+
+def test_default_database_is_governor_db_env(tmp_path: Path) -> None:
+    env = dict(os.environ, GOVERNOR_DB=str(tmp_path / "env.duckdb"))
+    run = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(SJ / "san_juan-2p-seed2026-0000.json")],
+        capture_output=True, text=True, cwd=tmp_path, env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "env.duckdb").exists()
+    env.pop("GOVERNOR_DB")
+    run = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(SJ / "san_juan-2p-seed2026-0000.json")],
+        capture_output=True, text=True, cwd=tmp_path, env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "governor.duckdb").exists()
+
+
+def test_newer_schema_is_refused(sample_db_copy: Path) -> None:
+    with duckdb.connect(str(sample_db_copy)) as con:
+        con.execute("UPDATE governor_meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(DatabaseError) as err:
+        import_paths([SJ / "san_juan-2p-seed2026-0000.json"], sample_db_copy, workers=1)
+    assert str(err.value) == (
+        f"{sample_db_copy}: the database has schema version 99, newer than this governor's 1; "
+        "upgrade governor to use it"
+    )
+
+
+def test_foreign_database_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "other.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE customers (id INTEGER)")
+    with pytest.raises(DatabaseError, match="not a Governor database"):
+        import_paths([SJ / "san_juan-2p-seed2026-0000.json"], db, workers=1)
+
+
+def test_read_only_database_gives_a_clear_error(sample_db_copy: Path) -> None:
+    if os.geteuid() == 0:
+        # root ignores file permissions; use a read-only folder bind instead: chattr is not portable,
+        # so check the error path with a database inside a missing folder too.
+        with pytest.raises(DatabaseError, match="does not exist"):
+            import_paths([SJ / "san_juan-2p-seed2026-0000.json"], sample_db_copy.parent / "nope" / "x.duckdb")
+        return
+    sample_db_copy.chmod(0o444)
+    with pytest.raises(DatabaseError, match="read-only"):
+        import_paths([SJ / "san_juan-2p-seed2026-0000.json"], sample_db_copy, workers=1)
+
+
+def test_query_formats(sample_db: Path, tmp_path: Path) -> None:
+    def query(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "governor.cli", "query", *args, "--db", str(sample_db)],
+            capture_output=True, text=True, cwd=ROOT,
+        )
+
+    table = query("SELECT player_count, count(*) AS n FROM games GROUP BY 1 ORDER BY 1")
+    assert table.returncode == 0
+    assert table.stdout.splitlines() == [
+        "player_count | n ", "-------------+---", "2            | 10", "3            | 10", "4            | 10", "(3 rows)",
+    ]
+    csv_out = query("SELECT player_count, count(*) AS n FROM games GROUP BY 1 ORDER BY 1", "--format", "csv")
+    assert csv_out.stdout.splitlines() == ["player_count,n", "2,10", "3,10", "4,10"]
+    js = query("SELECT count(*) AS n FROM moves", "--format", "json")
+    assert json.loads(js.stdout) == [{"n": _count(sample_db, "SELECT count(*) FROM moves")}]
+    out = tmp_path / "q.parquet"
+    pq_run = query("SELECT * FROM players", "--format", "parquet", "--out", str(out))
+    assert pq_run.returncode == 0
+    assert pq.read_table(out).num_rows == 90
+    bad = query("SELECT nope FROM games")
+    assert bad.returncode == 1
+    assert 'Referenced column "nope" not found' in bad.stderr
+
+
+def test_export_parquet(sample_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    run = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "export", "--parquet", str(out), "--db", str(sample_db), "--games"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    for table in ("games", "players", "moves", "rejections", "san_juan_states", "san_juan_player_states"):
+        assert pq.read_table(out / f"{table}.parquet").num_rows == _count(sample_db, f"SELECT count(*) FROM {table}")
+    # The exported logs import again as the very same games.
+    records = list(read_records(out / "games.jsonl"))
+    assert len(records) == 30 and all(r.error is None for r in records)
+    db2 = tmp_path / "again.duckdb"
+    summary = import_paths([out / "games.jsonl"], db2, workers=1)
+    assert summary.imported == 30
+    with duckdb.connect(str(db2), read_only=True) as a, duckdb.connect(str(sample_db), read_only=True) as b:
+        assert sorted(a.execute("SELECT game_id FROM games").fetchall()) == sorted(b.execute("SELECT game_id FROM games").fetchall())
+
+
+def test_views_answer_the_common_questions(sample_db: Path) -> None:
+    with duckdb.connect(str(sample_db), read_only=True) as con:
+        seats = con.execute("SELECT sum(games), sum(wins) FROM win_rate_by_seat").fetchall()[0]
+        winners = con.execute("SELECT count(*) FROM players WHERE won").fetchall()[0][0]
+        assert seats == (90, winners)
+        lengths = con.execute("SELECT sum(games) FROM game_length").fetchall()[0][0]
+        assert lengths == 30
+        roles = con.execute("SELECT sum(choices) FROM win_rate_by_role").fetchall()[0][0]
+        assert roles == con.execute("SELECT count(*) FROM moves WHERE kind = 'role'").fetchall()[0][0]
+        owners = con.execute("SELECT sum(owners) FROM win_rate_by_building WHERE building = 'Indigo plant'").fetchall()[0][0]
+        assert owners == con.execute(
+            "SELECT count(*) FROM players WHERE list_contains(final_buildings, 'Indigo plant')"
+        ).fetchall()[0][0]
+        built = con.execute("SELECT sum(builders) FROM win_rate_by_building_round").fetchall()[0][0]
+        assert built == con.execute(
+            "SELECT count(*) FROM (SELECT DISTINCT game_id, seat, json_extract_string(details, '$.building') FROM moves WHERE kind = 'build')"
+        ).fetchall()[0][0]
+        assert con.execute("SELECT sum(players) FROM score_distribution").fetchall()[0][0] == 90
+        assert con.execute("SELECT count(*) FROM vp_by_step").fetchall()[0][0] == con.execute(
+            "SELECT count(*) FROM san_juan_player_states").fetchall()[0][0]
