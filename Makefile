@@ -1,0 +1,30 @@
+# The two commands of the README, and a few more.
+.PHONY: demo test setup setup-test lint bench golden
+
+DB ?= governor.duckdb
+PORT ?= 8501
+
+# Set up, import the sample logs into the default database, open the dashboard.
+demo: setup
+	.venv/bin/governor import sample_logs --db $(DB)
+	.venv/bin/governor dashboard --db $(DB) --port $(PORT)
+
+# Set up (with the test tools and Chromium) and run every test, the browser test included.
+test: setup-test
+	.venv/bin/ruff check governor replay ingest dashboards tests bench
+	.venv/bin/python -m pytest -n 2 -q
+
+setup:
+	./scripts/setup.sh
+
+setup-test:
+	./scripts/setup.sh --test
+
+lint:
+	.venv/bin/ruff check governor replay ingest dashboards tests bench
+
+bench: setup
+	.venv/bin/python bench/run_all.py
+
+golden: setup
+	.venv/bin/governor golden --logs sample_logs --out tests/golden

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Set up Governor in ./.venv. With --test, also the test tools and Debian's Chromium (browser tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+if [ "${1:-}" = "--test" ]; then
+  .venv/bin/python -m pip install --quiet -e '.[test]'
+  if [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+      echo "setup: the browser tests need Debian's chromium: sudo apt-get install chromium" >&2
+      exit 1
+    fi
+  fi
+else
+  .venv/bin/python -m pip install --quiet -e .
+fi
