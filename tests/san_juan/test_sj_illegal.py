@@ -455,3 +455,51 @@ def test_random_play_conserves_cards_and_replays(players, seed):
     for raw in moves:
         again = rules.apply(again, ENGINE.parse_move(raw, "m"))
     assert again == replace(state, shuffle_seed=None)
+
+
+# -- move JSON --------------------------------------------------------------------------------------------
+
+ALL_KINDS = [
+    (ChooseRole(Role.BUILDER), {"kind": "role", "role": "builder"}, "role builder"),
+    (ChooseRole(Role.TRADER, False), {"kind": "role", "role": "trader", "library": False}, "role trader -library"),
+    (Build(SS, ("Hero",), (Good.INDIGO,), IP),
+     {"kind": "build", "building": SS, "pay": ["Hero"], "goods": ["indigo"], "replace": IP},
+     "build Silver smelter over Indigo plant pay [Hero] goods [indigo]"),
+    (Produce((Good.SILVER, Good.INDIGO)), {"kind": "produce", "goods": ["silver", "indigo"]}, "produce silver, indigo"),
+    (Sell((Good.INDIGO, Good.SILVER)), {"kind": "sell", "goods": ["indigo", "silver"]}, "sell indigo, silver"),
+    (Councillor(keep=("Well",)), {"kind": "councillor", "keep": ["Well"]}, "councillor keep [Well]"),
+    (Councillor(discard=("Well", "Hero")), {"kind": "councillor", "discard": ["Well", "Hero"]},
+     "councillor discard [Well, Hero]"),
+    (GoldMine("Hero"), {"kind": "gold_mine", "keep": "Hero"}, "gold mine keep Hero"),
+    (Chapel("Hero"), {"kind": "chapel", "card": "Hero"}, "chapel Hero"),
+    (HandLimit(("Hero",)), {"kind": "hand_limit", "discard": ["Hero"]}, "hand limit discard [Hero]"),
+    (Draft((IP, SM, "Well", "Hero")), {"kind": "draft", "keep": [IP, SM, "Well", "Hero"]},
+     "draft keep [Indigo plant, Sugar mill, Well, Hero]"),
+    (Pass(), {"kind": "pass"}, "pass"),
+]
+
+
+@pytest.mark.parametrize(("move", "obj", "text"), ALL_KINDS, ids=[o["kind"] + str(i) for i, (_, o, _) in enumerate(ALL_KINDS)])
+def test_move_json_round_trip_and_text(move, obj, text):
+    assert move.to_json() == obj
+    assert ENGINE.parse_move(obj, "moves[0]") == move
+    assert move.text() == text
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"kind": "dance"}, "small.json, game 1: moves[1].kind: unknown move kind 'dance' (kinds: role, build, produce, "
+                            "sell, councillor, gold_mine, chapel, hand_limit, draft, pass)"),
+        ({"kind": "pass", "card": "Hero"}, "small.json, game 1: moves[1].card: unknown field for a 'pass' move"),
+        ({"kind": "councillor", "keep": [], "discard": []},
+         "small.json, game 1: moves[1]: a councillor move has exactly one of 'keep' and 'discard'"),
+        ({"kind": "sell", "goods": ["gold"]},
+         "small.json, game 1: moves[1].goods[0]: unknown good 'gold' (goods: indigo, sugar, tobacco, coffee, silver)"),
+        ({"kind": "pass", "seat": 2}, "small.json, game 1: moves[1].seat: expected a seat number from 0 to 1, got 2"),
+    ],
+)
+def test_replayer_malformed_move(raw, message):
+    with pytest.raises(LogFormatError) as err:
+        final_state(small_log([BUILDER, raw]))
+    assert str(err.value) == message
