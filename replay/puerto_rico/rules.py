@@ -289,6 +289,24 @@ def _buildable(t: Table, seat: int) -> list[str]:
     return out
 
 
+def _can_build(t: Table, seat: int) -> bool:
+    """Whether ``_buildable`` is not empty (checked cheaply: it runs for every seat in every builder
+    phase of a replay)."""
+    pv = t.view(seat)
+    free = CITY_SPACES - pv.city_spaces
+    if free <= 0:
+        return False
+    quarries = _occupied_quarries(pv)
+    base = 1 if seat == t.chooser else 0
+    money = pv.doubloons
+    city = pv.city
+    supply = t.building_supply
+    for i, b in enumerate(CATALOGUE):
+        if b.cost - base - min(quarries, b.column) <= money and supply[i] > 0 and b.spaces <= free and b.name not in city:
+            return True
+    return False
+
+
 def _sellable(t: Table, seat: int) -> list[Good]:
     if len(t.trading_house) >= TRADING_HOUSE_SPACES:
         return []
@@ -550,7 +568,7 @@ def _turn(t: Table, seat: int) -> Any:
     if stage is Stage.SETTLER:
         return _DECIDE if _settle_options(t, seat) or _hacienda_possible(t, seat) else _SKIP
     if stage is Stage.BUILDER:
-        return _DECIDE if _buildable(t, seat) else _SKIP
+        return _DECIDE if _can_build(t, seat) else _SKIP
     if stage is Stage.TRADER:
         return _DECIDE if _sellable(t, seat) else _SKIP
     if stage is Stage.CRAFTSMAN:
