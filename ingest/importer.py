@@ -24,9 +24,10 @@ from ingest.progress import Progress
 from ingest.rows import Batch, process
 from replay.logfile import LogRecord, expand_paths, read_records
 
-#: Games per task sent to a worker, and games per write transaction.
+#: Games per task sent to a worker, and games per write transaction (GOVERNOR_WRITE_BATCH overrides
+#: it: smaller batches hold the file for shorter times).
 CHUNK = 64
-WRITE_BATCH = 1024
+WRITE_BATCH = int(os.environ.get("GOVERNOR_WRITE_BATCH", "1024"))
 
 
 @dataclass
@@ -70,7 +71,7 @@ def _chunks(files: Sequence[Path]) -> Iterator[list[LogRecord]]:
     for file in files:
         for record in read_records(file):
             chunk.append(record)
-            if len(chunk) >= CHUNK:
+            if len(chunk) >= min(CHUNK, WRITE_BATCH):
                 yield chunk
                 chunk = []
     if chunk:
