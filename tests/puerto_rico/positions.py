@@ -132,4 +132,4 @@ def supply(state: PuertoRicoState, good: Good) -> int:
     return state.goods_supply[GOOD_INDEX[good]]
 
 
-C, I, S, T, K = Good.CORN, Good.INDIGO, Good.SUGAR, Good.TOBACCO, Good.COFFEE
+C, I, S, T, K = Good.CORN, Good.INDIGO, Good.SUGAR, Good.TOBACCO, Good.COFFEE  # noqa: E741
