@@ -151,8 +151,8 @@ VIEWS: dict[str, str] = {
         GROUP BY ALL ORDER BY b.game, b.building, built_in_round""",
     # Roles chosen, per round, with whether the chooser won.
     "roles_chosen": """
-        SELECT m.game_id, g.game, g.player_count, m.round, m.seat, json_extract_string(m.details, '$.role') AS role,
-               p.won
+        SELECT m.game_id, g.game, g.player_count, m.round, m.step, m.governor, m.seat,
+               json_extract_string(m.details, '$.role') AS role, p.won
         FROM moves m JOIN games g USING (game_id) JOIN players p ON p.game_id = m.game_id AND p.seat = m.seat
         WHERE m.kind = 'role'""",
     "win_rate_by_role": """
