@@ -1,0 +1,26 @@
+"""The Governor dashboard: the entry script ``streamlit run`` starts (``governor dashboard``).
+
+The database comes from ``--db FILE`` after ``--`` on the streamlit command line or from
+``$GOVERNOR_DB``; each page reads it through ``dashboards.data``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards.data import db_path
+
+st.set_page_config(page_title="Governor", page_icon="\U0001f3db", layout="wide")
+
+PAGES = [
+    st.Page("views/games.py", title="Games", icon=":material/table_view:", url_path="games", default=True),
+    st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
+    st.Page("views/statistics.py", title="Statistics", icon=":material/monitoring:", url_path="statistics"),
+    st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
+    st.Page("views/import_logs.py", title="Import", icon=":material/upload_file:", url_path="import"),
+]
+
+page = st.navigation(PAGES)
+with st.sidebar:
+    st.caption(f"Database: `{db_path()}`")
+page.run()

@@ -1,0 +1,124 @@
+"""Plotly figures of the dashboard: the scoring trend of a game, rates with intervals, distributions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
+
+
+def vp_trend(
+    player_states: pd.DataFrame,
+    names: Sequence[str],
+    step: int,
+    rounds: pd.Series | None = None,
+) -> go.Figure:
+    """VP of every seat after every step, with a marker at ``step``. With ``rounds`` (round number by
+    step) the x axis shows rounds and each round's last step."""
+    fig = go.Figure()
+    by_round = rounds is not None
+    for seat, rows in player_states.groupby("seat", sort=True):
+        seat = int(seat)
+        name = names[seat] if seat < len(names) else f"Seat {seat}"
+        colour = PALETTE[seat % len(PALETTE)]
+        if by_round:
+            frame = rows.assign(round=rows["step"].map(rounds)).groupby("round", as_index=False).last()
+            x, y = frame["round"], frame["vp"]
+        else:
+            x, y = rows["step"], rows["vp"]
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=name, line={"color": colour, "width": 2, "shape": "hv"}))
+        here = rows[rows["step"] == step]
+        if not here.empty:
+            mark_x = rounds.get(step) if by_round and rounds is not None else step
+            fig.add_trace(
+                go.Scatter(
+                    x=[mark_x], y=[int(here["vp"].iloc[0])], mode="markers", showlegend=False,
+                    marker={"color": colour, "size": 11, "line": {"color": "#222", "width": 1.5}},
+                    hovertemplate=f"{name}: %{{y}} VP<extra>now</extra>",
+                )
+            )
+    current = rounds.get(step) if by_round and rounds is not None else step
+    if current is not None:
+        fig.add_vline(x=current, line={"color": "#888", "dash": "dot", "width": 1})
+    fig.update_layout(
+        height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        title={"text": "Victory points so far", "font": {"size": 14}},
+        xaxis_title="round" if by_round else "move", yaxis_title="VP",
+        legend={"orientation": "h", "y": -0.25}, hovermode="x unified",
+    )
+    return fig
+
+
+def rate_bars(frame: pd.DataFrame, label: str, title: str, height: int | None = None) -> go.Figure:
+    """Horizontal bars of ``win_rate`` by ``label`` with 95 % Wilson intervals and the sample size;
+    rates from few games are drawn pale."""
+    frame = frame.sort_values("win_rate")
+    colours = ["#c9d6e8" if few else "#2f6fb0" for few in frame["few_games"]]
+    text = [f"{r:.0%}  n={n}" + (" (few)" if few else "") for r, n, few in zip(frame["win_rate"], frame["n"], frame["few_games"])]
+    fig = go.Figure(
+        go.Bar(
+            x=frame["win_rate"], y=frame[label].astype(str), orientation="h", marker_color=colours, text=text,
+            textposition="outside", cliponaxis=False,
+            error_x={
+                "type": "data", "symmetric": False,
+                "array": frame["ci_high"] - frame["win_rate"], "arrayminus": frame["win_rate"] - frame["ci_low"],
+                "color": "#444", "thickness": 1,
+            },
+            customdata=frame[["n", "ci_low", "ci_high"]].to_numpy(),
+            hovertemplate="%{y}: %{x:.1%} (95% CI %{customdata[1]:.1%}-%{customdata[2]:.1%}, n=%{customdata[0]})<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": title, "font": {"size": 14}}, height=height or max(220, 26 * len(frame) + 80),
+        margin={"l": 10, "r": 60, "t": 40, "b": 10}, xaxis={"tickformat": ".0%", "range": [0, 1.05]},
+    )
+    return fig
+
+
+def heatmap(frame: pd.DataFrame, x: str, y: str, value: str, title: str, text: str | None = None) -> go.Figure:
+    """A heat map of ``value`` over ``x`` and ``y`` (e.g. win rate by round and role)."""
+    table = frame.pivot(index=y, columns=x, values=value)
+    labels = frame.pivot(index=y, columns=x, values=text).to_numpy() if text else None
+    fig = go.Figure(
+        go.Heatmap(
+            z=table.to_numpy(), x=table.columns.astype(str), y=table.index.astype(str), colorscale="RdBu",
+            zmid=float(frame[value].mean()) if len(frame) else None, text=labels,
+            hovertemplate="%{y}, " + x + " %{x}: %{z:.1%}<br>%{text}<extra></extra>" if text else None,
+            colorbar={"tickformat": ".0%"},
+        )
+    )
+    fig.update_layout(title={"text": title, "font": {"size": 14}}, height=300, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return fig
+
+
+def histogram(frame: pd.DataFrame, x: str, colour: str | None, title: str, nbins: int | None = None) -> go.Figure:
+    """Overlaid histograms of ``x``, one per value of ``colour``."""
+    fig = go.Figure()
+    groups = frame.groupby(colour) if colour else [("all", frame)]
+    for i, (key, rows) in enumerate(groups):
+        fig.add_trace(
+            go.Histogram(x=rows[x], name=str(key), opacity=0.7, nbinsx=nbins, marker_color=PALETTE[i % len(PALETTE)])
+        )
+    fig.update_layout(
+        barmode="overlay", title={"text": title, "font": {"size": 14}}, height=300,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=x, yaxis_title="count",
+    )
+    return fig
+
+
+def curves(frame: pd.DataFrame, x: str, y: str, group: str, title: str, low: str | None = None, high: str | None = None) -> go.Figure:
+    """Lines of ``y`` over ``x``, one per ``group``, with an optional band from ``low`` to ``high``."""
+    fig = go.Figure()
+    for i, (key, rows) in enumerate(frame.groupby(group, sort=True)):
+        colour = PALETTE[i % len(PALETTE)]
+        if low and high:
+            fig.add_trace(go.Scatter(x=list(rows[x]) + list(rows[x])[::-1], y=list(rows[high]) + list(rows[low])[::-1],
+                                     fill="toself", fillcolor=colour, opacity=0.15, line={"width": 0},
+                                     showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=rows[x], y=rows[y], mode="lines+markers", name=str(key), line={"color": colour}))
+    fig.update_layout(title={"text": title, "font": {"size": 14}}, height=320,
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=x, yaxis_title=y)
+    return fig

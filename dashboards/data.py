@@ -1,0 +1,155 @@
+"""Every database read of the dashboard: short read-only connections, results cached by query.
+
+No connection stays open (an importer must be able to take the file between two queries). A
+query's result is cached under the database file's stamp (modification time and size of the file
+and its write-ahead log), so an import makes the next run read fresh data, and under a time to live.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboards.sql_sandbox import READ_CONFIG
+from ingest.db import reader
+
+DEFAULT_DB = "governor.duckdb"
+CACHE_TTL = 600
+#: Games whose states the Replay page can show, by the name of their state tables.
+STATE_TABLES = ("states", "player_states")
+
+
+def db_path() -> str:
+    """The database the dashboard reads: ``--db FILE`` after ``--`` on the streamlit command line,
+    else ``$GOVERNOR_DB``, else ``governor.duckdb`` in the current folder."""
+    argv = sys.argv
+    if argv and argv[0].endswith("app.py"):
+        for i, arg in enumerate(argv[1:], start=1):
+            if arg == "--db" and i + 1 < len(argv):
+                return argv[i + 1]
+            if arg.startswith("--db="):
+                return arg.split("=", 1)[1]
+    return os.environ.get("GOVERNOR_DB") or DEFAULT_DB
+
+
+def db_stamp(path: str) -> tuple[int, int, int, int]:
+    """What changes when the database is written: size and modification time of the file and of its
+    write-ahead log (zeros when missing)."""
+    out: list[int] = []
+    for name in (path, path + ".wal"):
+        try:
+            info = os.stat(name)
+            out += [info.st_mtime_ns, info.st_size]
+        except OSError:
+            out += [0, 0]
+    return out[0], out[1], out[2], out[3]
+
+
+def db_exists() -> bool:
+    """Whether the database file exists."""
+    return Path(db_path()).exists()
+
+
+@st.cache_data(ttl=CACHE_TTL, show_spinner=False, max_entries=512)
+def _cached_frame(path: str, stamp: tuple[int, ...], sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
+    with reader(path, config=READ_CONFIG) as con:
+        return con.execute(sql, list(params) or None).df()
+
+
+def frame(sql: str, params: tuple[Any, ...] | list[Any] = ()) -> pd.DataFrame:
+    """The result of one read query as a DataFrame (cached until the database changes).
+
+    Raises ``ingest.db.DatabaseError`` when the database is missing or locked too long."""
+    path = db_path()
+    return _cached_frame(path, db_stamp(path), sql, tuple(params))
+
+
+def tables() -> set[str]:
+    """Names of the tables and views in the database (empty when there is no database)."""
+    if not db_exists():
+        return set()
+    names = frame("SELECT table_name FROM information_schema.tables")
+    return set(names["table_name"])
+
+
+def games_with_states() -> list[str]:
+    """The games (``san_juan``, ``puerto_rico``) whose state tables exist."""
+    present = tables()
+    found = {name[: -len("_player_states")] for name in present if name.endswith("_player_states")}
+    return sorted(g for g in found if f"{g}_states" in present)
+
+
+def _state_table(game: str, kind: str) -> str:
+    """The name of a game's state table, checked against the database (it goes into SQL text)."""
+    if game not in games_with_states():
+        raise KeyError(f"no state tables for the game '{game}' in {db_path()}")
+    return f'"{game}_{kind}"'
+
+
+# -- games -------------------------------------------------------------------------------------
+
+
+def games_list() -> pd.DataFrame:
+    """One row per game for the Games page, newest first."""
+    return frame(
+        """
+        SELECT game_id, game, player_count, array_to_string(players, ', ') AS players,
+               played_at, array_to_string(winner_names, ', ') AS winner, rounds, moves,
+               coalesce(source_id, regexp_extract(file, '[^/]+$')) AS source, imported_at
+        FROM games
+        ORDER BY played_at DESC NULLS LAST, imported_at DESC, file, file_index"""
+    )
+
+
+def game_row(game_id: str) -> dict[str, Any] | None:
+    """The games row of one game (without the log text), or None when it is not stored."""
+    rows = frame("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", (game_id,))
+    return rows.iloc[0].to_dict() if len(rows) else None
+
+
+def game_players(game_id: str) -> pd.DataFrame:
+    """Final result of each seat of one game."""
+    return frame(
+        "SELECT seat, name, score, rank, won, tiebreak FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
+    )
+
+
+def game_moves(game_id: str) -> pd.DataFrame:
+    """Every move of one game, in order."""
+    return frame(
+        "SELECT step, round, governor, role, seat, player, kind, text, words FROM moves "
+        "WHERE game_id = ? ORDER BY step",
+        (game_id,),
+    )
+
+
+def game_states(game: str, game_id: str) -> pd.DataFrame:
+    """The stored global state after every step of one game (step 0 is the start)."""
+    return frame(f"SELECT * FROM {_state_table(game, 'states')} WHERE game_id = ? ORDER BY step", (game_id,))
+
+
+def game_player_states(game: str, game_id: str) -> pd.DataFrame:
+    """The stored state of every seat after every step of one game."""
+    return frame(
+        f"SELECT * FROM {_state_table(game, 'player_states')} WHERE game_id = ? ORDER BY step, seat", (game_id,)
+    )
+
+
+# -- schema ------------------------------------------------------------------------------------
+
+
+def schema_columns() -> pd.DataFrame:
+    """Every column of every table and view, for the SQL page."""
+    return frame(
+        """
+        SELECT c.table_name, t.table_type, c.column_name, c.data_type, c.ordinal_position
+        FROM information_schema.columns c
+        JOIN information_schema.tables t USING (table_schema, table_name)
+        WHERE c.table_schema = 'main'
+        ORDER BY t.table_type, c.table_name, c.ordinal_position"""
+    )

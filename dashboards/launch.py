@@ -1,0 +1,47 @@
+"""Starting the dashboard: ``governor dashboard [--db FILE] [--port N] [--headless]``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+APP = HERE / "app.py"
+#: Upload limit of the Import page in MB (also in .streamlit/config.toml, which streamlit reads from
+#: the folder it starts in).
+MAX_UPLOAD_MB = 50
+
+
+def streamlit_command(db: str, port: int, headless: bool) -> list[str]:
+    """The ``streamlit run`` command line of the dashboard on ``db``."""
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP),
+        "--server.port", str(port),
+        "--server.headless", "true" if headless else "false",
+        "--server.maxUploadSize", str(MAX_UPLOAD_MB),
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+        "--", "--db", db,
+    ]
+
+
+def launch(db: str, port: int = 8501, headless: bool = False) -> int:
+    """Run the dashboard on ``db`` until it is stopped; returns streamlit's exit status.
+
+    A missing database is not an error: the Import page can create it."""
+    db = str(Path(db).expanduser().resolve())
+    if not Path(db).exists():
+        print(f"governor dashboard: {db} does not exist yet; import logs on the Import page", file=sys.stderr)
+    env = dict(os.environ, GOVERNOR_DB=db)
+    command = streamlit_command(db, port, headless)
+    print(f"governor dashboard: http://localhost:{port} on {db}", file=sys.stderr, flush=True)
+    if hasattr(os, "execve"):
+        # Become streamlit, so stopping this process stops the server (no orphan left behind).
+        os.chdir(HERE)
+        os.execve(sys.executable, command, env)
+    try:
+        return subprocess.call(command, cwd=HERE, env=env)
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,54 @@
+"""Import: upload log files and import them into the database.
+
+Uploaded bytes are written under generated names in a fresh temporary folder (an uploaded name never
+becomes a path) and imported by ``ingest.importer.import_paths`` in a separate process, so the
+importer's write connection never meets the dashboard's read-only ones in one process."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import data
+from dashboards.uploads import MAX_FILE_BYTES, import_uploads
+
+st.title("Import")
+st.caption(
+    f"Upload San Juan or Puerto Rico logs: .json (one game), .jsonl (one game a line), either gzipped (.gz); "
+    f"at most {MAX_FILE_BYTES // 2**20} MB per file. Games already stored are skipped; bad games are listed "
+    f"with the reason and recorded in the rejections table. Database: `{data.db_path()}`."
+)
+
+files = st.file_uploader(
+    "Log files", type=["json", "jsonl", "gz"], accept_multiple_files=True, key="import_files",
+)
+if st.button("Import", type="primary", disabled=not files, key="import_run"):
+    with st.spinner("Importing..."):
+        report = import_uploads([(f.name, f.getvalue()) for f in files or []], data.db_path())
+    if report.game_ids:
+        report.games = data.frame(
+            "SELECT game, player_count, array_to_string(players, ', ') AS players, "
+            "array_to_string(winner_names, ', ') AS winner, rounds, moves, game_id FROM games "
+            "WHERE game_id IN (SELECT unnest(?))",
+            (list(report.game_ids),),
+        )
+    st.session_state["import_report"] = report
+
+report = st.session_state.get("import_report")
+if report is not None:
+    if report.error:
+        st.error(report.error)
+    cols = st.columns(4)
+    cols[0].metric("Imported", report.imported)
+    cols[1].metric("Duplicates skipped", report.duplicates)
+    cols[2].metric("Rejected", report.rejected)
+    cols[3].metric("Files refused", len(report.refused))
+    for name, reason in report.refused:
+        st.warning(f"**{name}**: {reason}")
+    if report.messages:
+        st.markdown("**Rejected games**")
+        for message in report.messages:
+            st.error(message)
+    if report.games is not None and len(report.games):
+        st.markdown("**Imported games**")
+        st.dataframe(report.games, hide_index=True, width="stretch")
+        st.page_link("views/games.py", label="See all games", icon=":material/table_view:")
