@@ -110,6 +110,36 @@ def seats_from(first: int, players: int) -> tuple[int, ...]:
     return tuple((first + i) % players for i in range(players))
 
 
+class SeatLists:
+    """One list per seat (a hand, a city, ...), thawed from the snapshot on first use: a move
+    touches one or two seats, so the others are never copied and their snapshots are reused."""
+
+    __slots__ = ("_players", "_field", "_lists")
+
+    def __init__(self, players: tuple[PlayerState, ...], field: str) -> None:
+        self._players = players
+        self._field = field
+        self._lists: list[list | None] = [None] * len(players)  # type: ignore[type-arg]
+
+    def __getitem__(self, seat: int) -> list:  # type: ignore[type-arg]
+        thawed = self._lists[seat]
+        if thawed is None:
+            thawed = self._lists[seat] = list(getattr(self._players[seat], self._field))
+        return thawed
+
+    def __setitem__(self, seat: int, value: list) -> None:  # type: ignore[type-arg]
+        self._lists[seat] = value
+
+    def __len__(self) -> int:
+        return len(self._lists)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return (self[i] for i in range(len(self._lists)))
+
+    def touched(self, seat: int) -> bool:
+        return self._lists[seat] is not None
+
+
 class Table:
     """A mutable working copy of a state, used inside one ``apply``."""
 
@@ -123,11 +153,11 @@ class Table:
     def __init__(self, s: SanJuanState) -> None:
         self.n = len(s.players)
         self.before = s.players
-        self.hands = [list(p.hand) for p in s.players]
-        self.buildings = [list(p.buildings) for p in s.players]
-        self.goods = [list(p.goods) for p in s.players]
-        self.chapel = [list(p.chapel) for p in s.players]
-        self.covered = [list(p.covered) for p in s.players]
+        self.hands = SeatLists(s.players, "hand")
+        self.buildings = SeatLists(s.players, "buildings")
+        self.goods = SeatLists(s.players, "goods")
+        self.chapel = SeatLists(s.players, "chapel")
+        self.covered = SeatLists(s.players, "covered")
         self.library_used = [p.library_used for p in s.players]
         self.draw_pile = list(s.draw_pile)
         self.discard = list(s.discard)
@@ -180,6 +210,15 @@ class Table:
         """The seat's snapshot; the old snapshot object itself when nothing of it changed, so
         unchanged seats are shared between states (cheap to store and to compare)."""
         old = self.before[i]
+        library_used = self.library_used[i]
+        if not (
+            self.hands.touched(i)
+            or self.buildings.touched(i)
+            or self.goods.touched(i)
+            or self.chapel.touched(i)
+            or self.covered.touched(i)
+        ) and library_used == old.library_used:
+            return old
         hand = tuple(self.hands[i])
         if hand != old.hand:
             hand = sort_cards(hand)
@@ -187,7 +226,6 @@ class Table:
         goods = tuple(self.goods[i])
         chapel = tuple(self.chapel[i])
         covered = tuple(self.covered[i])
-        library_used = self.library_used[i]
         if (
             hand == old.hand
             and buildings == old.buildings
