@@ -170,7 +170,11 @@ class PuertoRicoEngine:
         if isinstance(move, Settle):
             what = "a quarry" if move.tile == QUARRY else f"{_a(move.tile)} plantation"
             text = f"{who} takes {what}"
-            if seat is not None and state.players[seat].active(Power.HOSPICE):
+            if (
+                seat is not None
+                and state.players[seat].active(Power.HOSPICE)
+                and (state.colonist_supply or state.colonist_ship)
+            ):
                 text += " (hospice colonist)"
             return text
         if isinstance(move, Hacienda):

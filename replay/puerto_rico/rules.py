@@ -896,19 +896,20 @@ def _do_store(t: Table, seat: int, move: Store) -> None:
             mp.goods[i] = keep
 
 
+_ALLOWED: dict[Stage, tuple[type, ...]] = {
+    Stage.ROLE: (ChooseRole,),
+    Stage.SETTLER: (Settle, Hacienda, Pass),
+    Stage.MAYOR: (Mayor,),
+    Stage.BUILDER: (Build, Pass),
+    Stage.CRAFTSMAN: (ExtraGood, Pass),
+    Stage.TRADER: (Sell, Pass),
+    Stage.CAPTAIN: (Load, Pass),
+    Stage.STORAGE: (Store,),
+}
+
+
 def _check_kind(t: Table, move: PuertoRicoMove) -> None:
-    stage = t.stage
-    allowed: tuple[type, ...] = {
-        Stage.ROLE: (ChooseRole,),
-        Stage.SETTLER: (Settle, Hacienda, Pass),
-        Stage.MAYOR: (Mayor,),
-        Stage.BUILDER: (Build, Pass),
-        Stage.CRAFTSMAN: (ExtraGood, Pass),
-        Stage.TRADER: (Sell, Pass),
-        Stage.CAPTAIN: (Load, Pass),
-        Stage.STORAGE: (Store,),
-    }[stage]
-    if not isinstance(move, allowed):
+    if not isinstance(move, _ALLOWED[t.stage]):
         raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
 
 
