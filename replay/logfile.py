@@ -195,6 +195,8 @@ def _decode(data: bytes, file: str, index: int | None) -> str:
 
 
 def _loads(text: str, file: str, index: int) -> Any:
+    if not text.strip():
+        raise LogFormatError("empty: no JSON in the file", file=file, game_index=index)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
@@ -205,7 +207,7 @@ def _loads(text: str, file: str, index: int) -> Any:
         ) from None
     except RecursionError:
         raise LogFormatError(
-            f"nested deeper than {MAX_DEPTH} levels", file=file, game_index=index
+            f"nested too deeply to parse (at most {MAX_DEPTH} levels are allowed)", file=file, game_index=index
         ) from None
 
 
