@@ -68,6 +68,8 @@ def test_importing_the_corpus_stores_nothing_but_rejections(tmp_path: Path) -> N
     for file, kind, rule, message in rows:
         spec = EXPECTED[Path(file).name]
         assert kind == spec["kind"]
+        if spec["rule"] is not None:
+            assert rule == spec["rule"]
         assert spec["contains"] in message
 
 

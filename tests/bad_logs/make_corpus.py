@@ -1,3 +1,4 @@
+# ruff: noqa: E702  (one case a line: build the bad game, then say what its rejection says)
 """Writes the bad-input corpus: logs that must each be rejected with their own clear message.
 
 Run ``python tests/bad_logs/make_corpus.py`` to regenerate the files from the sample logs; each case
