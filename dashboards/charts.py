@@ -52,28 +52,29 @@ def vp_trend(
     return fig
 
 
-def rate_bars(frame: pd.DataFrame, label: str, title: str, height: int | None = None) -> go.Figure:
-    """Horizontal bars of ``win_rate`` by ``label`` with 95 % Wilson intervals and the sample size;
-    rates from few games are drawn pale."""
-    frame = frame.sort_values("win_rate")
+def rate_bars(frame: pd.DataFrame, label: str, title: str, height: int | None = None, sort: bool = True) -> go.Figure:
+    """Horizontal bars of ``win_rate`` by ``label`` with 95 % Wilson intervals; the sample size is in
+    each label, and rates from few games are drawn pale and marked."""
+    frame = frame.sort_values("win_rate") if sort else frame.iloc[::-1]
     colours = ["#c9d6e8" if few else "#2f6fb0" for few in frame["few_games"]]
-    text = [f"{r:.0%}  n={n}" + (" (few)" if few else "") for r, n, few in zip(frame["win_rate"], frame["n"], frame["few_games"])]
+    labels = [f"{name} (n={n}{', few' if few else ''})" for name, n, few in zip(frame[label], frame["n"], frame["few_games"])]
     fig = go.Figure(
         go.Bar(
-            x=frame["win_rate"], y=frame[label].astype(str), orientation="h", marker_color=colours, text=text,
-            textposition="outside", cliponaxis=False,
+            x=frame["win_rate"], y=labels, orientation="h", marker_color=colours,
+            text=[f"{r:.0%}" for r in frame["win_rate"]], textposition="inside", insidetextanchor="start",
+            textfont={"color": "#fff", "size": 11},
             error_x={
                 "type": "data", "symmetric": False,
                 "array": frame["ci_high"] - frame["win_rate"], "arrayminus": frame["win_rate"] - frame["ci_low"],
-                "color": "#444", "thickness": 1,
+                "color": "#333", "thickness": 1.2, "width": 3,
             },
             customdata=frame[["n", "ci_low", "ci_high"]].to_numpy(),
             hovertemplate="%{y}: %{x:.1%} (95% CI %{customdata[1]:.1%}-%{customdata[2]:.1%}, n=%{customdata[0]})<extra></extra>",
         )
     )
     fig.update_layout(
-        title={"text": title, "font": {"size": 14}}, height=height or max(220, 26 * len(frame) + 80),
-        margin={"l": 10, "r": 60, "t": 40, "b": 10}, xaxis={"tickformat": ".0%", "range": [0, 1.05]},
+        title={"text": title, "font": {"size": 14}}, height=height or max(220, 24 * len(frame) + 80),
+        margin={"l": 10, "r": 20, "t": 40, "b": 10}, xaxis={"tickformat": ".0%", "range": [0, 1]},
     )
     return fig
 

@@ -106,7 +106,7 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None) -> l
     written = []
     with running_dashboard(db) as url, sync_playwright() as pw:
         browser = launch_browser(pw)
-        page = browser.new_page(viewport={"width": 1500, "height": 1100})
+        page = browser.new_page(viewport={"width": 1500, "height": 1700})
         for name, path in PAGES.items():
             if name == "replay" and game_id:
                 path = f"/replay?game={game_id}&step=60"

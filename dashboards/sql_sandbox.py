@@ -80,7 +80,23 @@ def check_statement(sql: str) -> str:
             f"Refused: {kind} statement. Only read queries (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW) "
             "are allowed; the SQL page cannot change the database, its settings, files or extensions."
         )
-    return statement.query
+    return _strip_trailing_semicolons(statement.query)
+
+
+def _strip_trailing_semicolons(text: str) -> str:
+    """The statement without the ``;`` (and any comments after it) that ends it: the relational API,
+    which caps the rows, takes one statement without a terminator."""
+    cut = text.rfind(";")
+    while cut >= 0:
+        try:
+            rest = duckdb.extract_statements(text[cut + 1 :])
+        except duckdb.Error:
+            return text
+        if rest:
+            return text
+        text = text[:cut]
+        cut = text.rfind(";")
+    return text
 
 
 def run_sandboxed(

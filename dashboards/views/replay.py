@@ -17,7 +17,7 @@ from dashboards.move_list import move_list_html
 BOARDS = {"san_juan": board_san_juan.board_html, "puerto_rico": board_puerto_rico.board_html}
 
 #: Labels of the stepping buttons; the keyboard script finds them by their keys (``.st-key-replay_prev``).
-FIRST, PREVIOUS, NEXT, LAST = "\u23ee First", "\u25c0 Prev", "Next \u25b6", "Last \u23ed"
+FIRST, PREVIOUS, NEXT, LAST = "First", "Prev", "Next", "Last"
 
 KEYS_SCRIPT = """
 <script>
@@ -108,10 +108,10 @@ st.caption(" \u00b7 ".join(facts) + f" \u00b7 game id `{game_id}`")
 
 # -- controls ------------------------------------------------------------------------------------
 buttons = st.columns([1, 1, 1, 1, 6, 1, 1], vertical_alignment="bottom")
-buttons[0].button(FIRST, key="replay_first", on_click=_set_step, args=(0, total), disabled=step == 0, width="stretch")
-buttons[1].button(PREVIOUS, key="replay_prev", on_click=_set_step, args=(step - 1, total), disabled=step == 0, width="stretch")
-buttons[2].button(NEXT, key="replay_next", on_click=_set_step, args=(step + 1, total), disabled=step >= total, width="stretch")
-buttons[3].button(LAST, key="replay_last", on_click=_set_step, args=(total, total), disabled=step >= total, width="stretch")
+buttons[0].button(FIRST, key="replay_first", icon=":material/first_page:", on_click=_set_step, args=(0, total), disabled=step == 0, width="stretch")
+buttons[1].button(PREVIOUS, key="replay_prev", icon=":material/chevron_left:", on_click=_set_step, args=(step - 1, total), disabled=step == 0, width="stretch")
+buttons[2].button(NEXT, key="replay_next", icon=":material/chevron_right:", on_click=_set_step, args=(step + 1, total), disabled=step >= total, width="stretch")
+buttons[3].button(LAST, key="replay_last", icon=":material/last_page:", on_click=_set_step, args=(total, total), disabled=step >= total, width="stretch")
 if total > 0:
     buttons[4].slider("Step", 0, total, key="replay_step", on_change=_on_slider, args=(total,), label_visibility="collapsed")
 first_step_of_round = {int(r): int(s) for r, s in moves.groupby("round")["step"].min().items()} if len(moves) else {}

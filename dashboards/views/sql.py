@@ -35,16 +35,6 @@ st.caption(
 )
 
 query_col, schema_col = st.columns([2.2, 1], gap="large")
-with schema_col:
-    st.markdown("**Schema**")
-    columns = data.schema_columns()
-    for (table, kind), rows in columns.groupby(["table_name", "table_type"], sort=False):
-        label = f"{table}" + (" (view)" if kind == "VIEW" else "")
-        with st.expander(label):
-            st.dataframe(
-                rows[["column_name", "data_type"]].rename(columns={"column_name": "column", "data_type": "type"}),
-                hide_index=True, width="stretch",
-            )
 with query_col:
     if "sql_text" not in st.session_state:
         st.session_state["sql_text"] = EXAMPLES["Win rate by seat"]
@@ -64,3 +54,14 @@ with query_col:
                 note += f" (cut at {DEFAULT_MAX_ROWS:,} rows; add a LIMIT or aggregate)"
             st.caption(note)
             st.dataframe(result.table, hide_index=True, width="stretch")
+
+with schema_col:
+    st.markdown("**Schema**")
+    columns = data.schema_columns()
+    for (table, kind), rows in columns.groupby(["table_name", "table_type"], sort=False):
+        label = f"{table}" + (" (view)" if kind == "VIEW" else "")
+        with st.expander(label):
+            st.dataframe(
+                rows[["column_name", "data_type"]].rename(columns={"column_name": "column", "data_type": "type"}),
+                hide_index=True, width="stretch",
+            )

@@ -25,17 +25,20 @@ from dashboards.stats_queries import (
 RATE_COLUMNS = {
     "n": st.column_config.NumberColumn("n (players)"),
     "wins": st.column_config.NumberColumn("wins"),
-    "win_rate": st.column_config.NumberColumn("win rate", format="percent"),
-    "ci_low": st.column_config.NumberColumn("95% CI low", format="percent"),
-    "ci_high": st.column_config.NumberColumn("95% CI high", format="percent"),
-    "few_games": st.column_config.CheckboxColumn(f"n < {FEW_GAMES}"),
+    "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
+    "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f%%"),
+    "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f%%"),
+    "few_games": st.column_config.CheckboxColumn(f"few (n < {FEW_GAMES})"),
 }
 
 
 def rate_table(frame: pd.DataFrame, label: str) -> None:
-    """A rate table: label, n, wins, rate, interval and the few-games mark."""
-    st.dataframe(frame[[label, "n", "wins", "win_rate", "ci_low", "ci_high", "few_games"]], hide_index=True,
-                 column_config=RATE_COLUMNS, width="stretch", height=min(400, 36 + 35 * len(frame)))
+    """A rate table: label, n, wins, rate and interval in percent, and the few-games mark."""
+    shown = frame[[label, "n", "wins", "win_rate", "ci_low", "ci_high", "few_games"]].copy()
+    for column in ("win_rate", "ci_low", "ci_high"):
+        shown[column] = shown[column] * 100
+    st.dataframe(shown, hide_index=True, column_config=RATE_COLUMNS, width="stretch",
+                 height=min(400, 38 + 35 * len(frame)))
 
 
 st.title("Statistics")
@@ -85,7 +88,7 @@ if win_tab.open:
         left, right = st.columns(2)
         with left:
             seats = win_rate_by_seat(filters)
-            st.plotly_chart(charts.rate_bars(seats, "label", "Win rate by seat"), key="stats_seat_chart")
+            st.plotly_chart(charts.rate_bars(seats, "label", "Win rate by seat", sort=False), key="stats_seat_chart")
             rate_table(seats, "label")
         with right:
             owned = win_rate_by_building(filters)
