@@ -105,6 +105,10 @@ class PuertoRicoEngine:
         ]
     )
 
+    def __init__(self) -> None:
+        # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
+        self._row_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
+
     # -- protocol ------------------------------------------------------------------------------
 
     def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> PuertoRicoState:
@@ -137,6 +141,15 @@ class PuertoRicoEngine:
 
     def round_of(self, state: PuertoRicoState) -> int:
         return state.round
+
+    def end_reason(self, state: PuertoRicoState) -> str | None:
+        """Why the game ended: the triggers met in the last round, in the order they happened, joined by
+        "+" (``vp_chips``, ``colonists``, ``city``); None while the game goes on."""
+        return "+".join(state.end) if state.stage is Stage.OVER else None
+
+    def buildings_of(self, state: PuertoRicoState) -> list[list[str]]:
+        """Each seat's buildings, in the order built."""
+        return [list(p.city) for p in state.players]
 
     def pending(self, state: PuertoRicoState) -> str:
         """What the game waits for, in words."""
@@ -360,32 +373,44 @@ class PuertoRicoEngine:
         }
 
     def player_rows(self, state: PuertoRicoState) -> list[dict[str, Any]]:
+        """Typed per-seat columns. A seat whose snapshot object is unchanged since an earlier call gets
+        the very same row object back (moves leave untouched seats' ``PlayerState`` shared)."""
         rows = []
-        for p in state.players:
-            score = scoring.score_player(p)
-            rows.append(
-                {
-                    "vp": score.total,
-                    "vp_chips": score.parts["chips"],
-                    "vp_buildings": score.parts["buildings"],
-                    "vp_bonus": score.total - score.parts["chips"] - score.parts["buildings"],
-                    "doubloons": p.doubloons,
-                    "colonists_san_juan": p.san_juan,
-                    "colonists_placed": sum(p.island_workers) + sum(p.city_workers),
-                    "island": [k + ("*" if w else "") for k, w in zip(p.island, p.island_workers)],
-                    "city": list(p.city),
-                    "city_occupancy": list(p.city_workers),
-                    "city_spaces": p.city_spaces,
-                    "goods_corn": p.goods[0],
-                    "goods_indigo": p.goods[1],
-                    "goods_sugar": p.goods[2],
-                    "goods_tobacco": p.goods[3],
-                    "goods_coffee": p.goods[4],
-                    "goods_total": sum(p.goods),
-                    "buildings": len(p.city),
-                }
-            )
+        cache = self._row_cache
+        for player in state.players:
+            hit = cache.get(id(player))
+            if hit is not None and hit[0] is player:
+                rows.append(hit[1])
+                continue
+            row = self._player_row(player)
+            if len(cache) > 256:
+                cache.clear()
+            cache[id(player)] = (player, row)
+            rows.append(row)
         return rows
+
+    def _player_row(self, p: Any) -> dict[str, Any]:
+        score = scoring.score_player(p)
+        return {
+            "vp": score.total,
+            "vp_chips": score.parts["chips"],
+            "vp_buildings": score.parts["buildings"],
+            "vp_bonus": score.total - score.parts["chips"] - score.parts["buildings"],
+            "doubloons": p.doubloons,
+            "colonists_san_juan": p.san_juan,
+            "colonists_placed": sum(p.island_workers) + sum(p.city_workers),
+            "island": [k + ("*" if w else "") for k, w in zip(p.island, p.island_workers)],
+            "city": list(p.city),
+            "city_occupancy": list(p.city_workers),
+            "city_spaces": p.city_spaces,
+            "goods_corn": p.goods[0],
+            "goods_indigo": p.goods[1],
+            "goods_sugar": p.goods[2],
+            "goods_tobacco": p.goods[3],
+            "goods_coffee": p.goods[4],
+            "goods_total": sum(p.goods),
+            "buildings": len(p.city),
+        }
 
     # -- simulation ----------------------------------------------------------------------------
 

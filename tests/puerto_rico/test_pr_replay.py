@@ -106,3 +106,20 @@ def test_sample_logs_replay() -> None:
         final_state(record.log)
         counts.add(len(record.log.players))
     assert len(paths) >= 30 and counts == {3, 4, 5}
+
+
+def test_end_reason_buildings_and_cached_rows() -> None:
+    from replay.puerto_rico.engine import ENGINE
+
+    obj = sim()
+    game = replay(parse_game(obj))
+    assert ENGINE.end_reason(game.initial) is None
+    assert ENGINE.end_reason(game.final) == "+".join(game.final.end)
+    assert game.final.end
+    assert ENGINE.buildings_of(game.final) == [list(p.city) for p in game.final.players]
+    # A seat untouched by a move keeps its snapshot, and its row is the same object.
+    before, after = game.steps[0].state, game.steps[1].state
+    rows_before, rows_after = ENGINE.player_rows(before), ENGINE.player_rows(after)
+    for seat in range(3):
+        if before.players[seat] is after.players[seat]:
+            assert rows_before[seat] is rows_after[seat]
