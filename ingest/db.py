@@ -71,8 +71,9 @@ def writer(path: str | Path, timeout: float = LOCK_TIMEOUT) -> Iterator[duckdb.D
 
 def _first_line(err: Exception) -> str:
     text = str(err).strip()
-    if "No space left" in text or "disk is full" in text.lower():
-        return "the disk is full (" + text.splitlines()[0] + ")"
+    lowered = text.lower()
+    if "no space left" in lowered or "disk is full" in lowered or "file too large" in lowered:
+        return "cannot write: the disk is full or the file size limit is reached (" + text.splitlines()[0] + ")"
     return text.splitlines()[0] if text else type(err).__name__
 
 

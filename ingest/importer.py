@@ -138,7 +138,10 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                 con.unregister("incoming")
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # the failed write already ended the transaction; report the write's error
             raise
 
 

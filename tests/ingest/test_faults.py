@@ -1,0 +1,85 @@
+"""Faults: a full disk and a read-only database give clear errors and leave a usable database."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from ingest.cli import run_query
+from ingest.db import DatabaseError
+from ingest.importer import import_paths
+
+ROOT = Path(__file__).resolve().parents[2]
+SJ = ROOT / "sample_logs" / "san_juan"
+
+
+def _limit_file_size() -> None:
+    # Writes past 300 kB fail as on a full disk (EFBIG instead of ENOSPC).
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300_000, 300_000))
+
+
+def _games(db: Path) -> int:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return int(con.execute("SELECT count(*) FROM games").fetchall()[0][0])
+
+
+def test_full_disk_gives_a_clear_error_and_a_rerun_completes(tmp_path: Path) -> None:
+    db = tmp_path / "full.duckdb"
+    run = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(SJ), "--db", str(db), "--workers", "1"],
+        preexec_fn=_limit_file_size, capture_output=True, text=True, cwd=ROOT,
+    )
+    assert run.returncode == 2
+    assert run.stderr.startswith(
+        f"governor import: {db}: cannot write: the disk is full or the file size limit is reached ("
+    )
+    assert "Traceback" not in run.stderr
+    again = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(SJ), "--db", str(db), "--workers", "1"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert again.returncode == 0, again.stderr
+    assert _games(db) == 30
+
+
+def test_read_only_database_gives_a_clear_error(sample_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "ro.duckdb"
+    shutil.copy(sample_db, db)
+    db.chmod(0o444)
+    if os.geteuid() == 0:
+        # root may write any file: make the permission check see what any other user would.
+        real_access = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == db and mode == os.W_OK else real_access(p, mode))
+    with pytest.raises(DatabaseError) as err:
+        import_paths([SJ / "san_juan-2p-seed2026-0000.json"], db, workers=1)
+    assert str(err.value) == f"{db}: the database file is read-only"
+    assert run_query("SELECT count(*) AS n FROM games", str(db), "csv", str(tmp_path / "n.csv")) == 0
+    assert (tmp_path / "n.csv").read_text().splitlines() == ["n", "30"]
+
+
+def test_missing_folder_gives_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "nope" / "x.duckdb"
+    run = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(SJ / "san_juan-2p-seed2026-0000.json"), "--db", str(db)],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert run.returncode == 2
+    assert run.stderr == f"governor import: {db}: the folder {db.parent} does not exist\n"
+
+
+def test_missing_input_gives_a_clear_error(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "governor.cli", "import", str(tmp_path / "nothing.json"), "--db", str(tmp_path / "d.duckdb")],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert run.returncode == 2
+    assert run.stderr == f"governor import: no such file or folder: {tmp_path / 'nothing.json'}\n"
