@@ -219,9 +219,10 @@ class Table:
     def freeze(self) -> PuertoRicoState:
         players = self.frozen_players
         if self.thawed:
-            players = tuple(
-                self.thawed[i].freeze() if i in self.thawed else players[i] for i in range(self.n)
-            )
+            changed = list(players)
+            for i, mp in self.thawed.items():
+                changed[i] = mp.freeze()
+            players = tuple(changed)
         return PuertoRicoState(
             players, self.governor, self.round, self.step, self.stage, self.role, self.chooser,
             tuple(self.queue), self.role_cards, tuple(self.role_doubloons), tuple(self.roles_taken),
