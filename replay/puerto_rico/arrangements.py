@@ -39,7 +39,7 @@ class Arrangements(Sequence[Mayor]):
 
     def __init__(self, bins: list[tuple[str, int, bool]], count: int) -> None:
         self.bins = bins
-        self.count = count
+        self.to_place = count
         # ways[i][c]: ways to place c colonists on bins i.. (each up to its capacity).
         ways = [[0] * (count + 1) for _ in range(len(bins) + 1)]
         ways[len(bins)][0] = 1
@@ -51,12 +51,12 @@ class Arrangements(Sequence[Mayor]):
         self._ways = ways
 
     def __len__(self) -> int:
-        return self._ways[0][self.count]
+        return self._ways[0][self.to_place]
 
     def _unrank(self, index: int) -> Mayor:
         plantations: dict[str, int] = {}
         buildings: dict[str, int] = {}
-        left = self.count
+        left = self.to_place
         for i, (name, cap, is_tile) in enumerate(self.bins):
             nxt = self._ways[i + 1]
             for v in range(min(cap, left), -1, -1):
@@ -103,7 +103,7 @@ class Arrangements(Sequence[Mayor]):
             if name in tiles or name not in caps or n > caps[name]:
                 return False
             total += n
-        return total == self.count
+        return total == self.to_place
 
     def __repr__(self) -> str:
-        return f"Arrangements({len(self)} ways to place {self.count})"
+        return f"Arrangements({len(self)} ways to place {self.to_place})"

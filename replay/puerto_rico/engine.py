@@ -338,7 +338,7 @@ class PuertoRicoEngine:
         for p in view["players"]:
             goods = ", ".join(f"{n} {g}" for g, n in p["goods"].items() if n) or "no goods"
             lines.append(
-                f"{p['name']} (seat {p['seat']}): {p['vp']} VP ({p['vp_chips']} chips), {p['doubloons']} doubloons, "
+                f"{p['name']} (seat {p['seat']}): {p['vp']} VP ({p['vp_chips']} in chips), {p['doubloons']} doubloons, "
                 f"{goods}, {p['san_juan']} in San Juan"
             )
             island = ", ".join(t["tile"] + ("*" if t["occupied"] else "") for t in p["island"])
