@@ -35,6 +35,7 @@ from replay.puerto_rico.moves import (
     Hacienda,
     Load,
     Pass,
+    PuertoRicoMove,
     Sell,
     Settle,
     Store,
@@ -136,9 +137,10 @@ def play_game(players: int, seed: int, kind: str, deep: bool) -> tuple[dict, Pue
     check_invariants(state)
     while not ENGINE.is_over(state):
         seat = ENGINE.current_seat(state)
+        assert seat is not None
         if deep and state.step % 3 == 0:
             check_legal_iff_accepted(state)
-        move = bots[seat].choose(state)
+        move: PuertoRicoMove = bots[seat].choose(state)  # type: ignore[assignment]
         legal = rules.legal_moves(state)
         assert move in legal
         obj = move.to_json()

@@ -8,7 +8,7 @@ from replay.errors import FieldError
 from replay.logfile import GameLog
 from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOODS_SUPPLY, PLANTATION_TILES, PRICES, Good
 from replay.puerto_rico.engine import ENGINE
-from replay.puerto_rico.moves import WHARF, Build, ChooseRole, Load, Mayor, Settle, Store, parse_move
+from replay.puerto_rico.moves import WHARF, Build, ChooseRole, Load, Mayor, PuertoRicoMove, Settle, Store, parse_move
 from replay.puerto_rico.state import Stage
 
 # FACTS.md part 2: cost, VP, circles, quarry column, copies.
@@ -91,7 +91,7 @@ def test_bad_setups() -> None:
 
 
 def test_move_json_round_trip_and_errors() -> None:
-    moves = [
+    moves: list[PuertoRicoMove] = [
         ChooseRole("prospector_2"), Settle("quarry"), Build("Guild hall"), Load(Good.CORN, 2),
         Load(Good.COFFEE, WHARF), Store((Good.CORN,), Good.COFFEE), Store(),
         Mayor.of({"corn": 1, "quarry": 2}, {"Harbor": 1, "Indigo plant": 2}),
