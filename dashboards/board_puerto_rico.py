@@ -144,7 +144,7 @@ def player_panel(row: dict[str, Any], name: str, *, governor: bool, acting: bool
         f" &middot; {escape(parts)}</div>"
         f'<div class="gv-meta">Goods: {goods}</div>'
         f'<div class="gv-section">Island</div><div class="gv-island">{tiles}</div>'
-        f'<div class="gv-section">City</div><div class="gv-cards">{cards}</div>'
+        f'<div class="gv-section">City</div><div class="gv-cards gv-city">{cards}</div>'
         "</div>"
     )
 

@@ -118,8 +118,25 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None) -> l
             target = out / f"{name}.png"
             page.screenshot(path=str(target), full_page=True)
             written.append(target)
+        pr_game = _first_game(db, "puerto_rico")
+        if pr_game:
+            page.goto(url + f"/replay?game={pr_game}&step=60")
+            wait_for_app(page)
+            target = out / "replay_puerto_rico.png"
+            page.screenshot(path=str(target), full_page=True)
+            written.append(target)
         browser.close()
     return written
+
+
+def _first_game(db: str | Path, game: str) -> str | None:
+    from ingest.db import read_arrow
+
+    try:
+        rows = read_arrow(db, "SELECT min(game_id) AS g FROM games WHERE game = ?", [game])
+    except Exception:  # no database or no games table: no screenshot of that game
+        return None
+    return rows.column("g").to_pylist()[0]
 
 
 def main(argv: list[str] | None = None) -> int:

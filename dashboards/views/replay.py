@@ -43,7 +43,10 @@ KEYS_SCRIPT = """
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return frame.to_dict("records")
+    """Rows as dicts, with pandas' NaN for a missing value turned back into None."""
+    return [
+        {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()} for row in frame.to_dict("records")
+    ]
 
 
 def _set_step(step: int, total: int) -> None:
@@ -107,7 +110,7 @@ facts.append(f"source {game.get('source_id') or game.get('file')}")
 st.caption(" \u00b7 ".join(facts) + f" \u00b7 game id `{game_id}`")
 
 # -- controls ------------------------------------------------------------------------------------
-buttons = st.columns([1, 1, 1, 1, 6, 1, 1], vertical_alignment="bottom")
+buttons = st.columns([1.25, 1.25, 1.25, 1.25, 4.6, 1, 1], vertical_alignment="bottom")
 buttons[0].button(FIRST, key="replay_first", icon=":material/first_page:", on_click=_set_step, args=(0, total), disabled=step == 0, width="stretch")
 buttons[1].button(PREVIOUS, key="replay_prev", icon=":material/chevron_left:", on_click=_set_step, args=(step - 1, total), disabled=step == 0, width="stretch")
 buttons[2].button(NEXT, key="replay_next", icon=":material/chevron_right:", on_click=_set_step, args=(step + 1, total), disabled=step >= total, width="stretch")

@@ -37,7 +37,7 @@ def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("no Puerto Rico sample logs yet")
     db = tmp_path_factory.mktemp("mixed_db") / "mixed.duckdb"
     try:
-        summary = import_paths([SAMPLE_LOGS / "san_juan", pr_logs], db, workers=1)
+        import_paths([SAMPLE_LOGS / "san_juan", pr_logs], db, workers=1)
     except Exception as err:  # the Puerto Rico engine is not complete yet
         pytest.skip(f"Puerto Rico logs cannot be imported yet: {type(err).__name__}: {err}")
     if not query(db, "SELECT count(*) FROM games WHERE game = 'puerto_rico'")[0][0]:

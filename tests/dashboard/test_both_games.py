@@ -1,0 +1,41 @@
+"""The pages with San Juan and Puerto Rico games in one database."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+
+def test_every_page_runs_with_both_games(mixed_db: Path, open_page) -> None:
+    for page in ("views/games.py", "views/statistics.py", "views/sql.py", "views/import_logs.py"):
+        at = open_page(mixed_db, page)
+        assert not at.exception, page
+    at = open_page(mixed_db, "views/games.py")
+    assert set(at.dataframe[0].value["game"]) == {"San Juan", "Puerto Rico"}
+
+
+def test_statistics_for_puerto_rico(mixed_db: Path, open_page, sql) -> None:
+    at = open_page(mixed_db, "views/statistics.py")
+    at.selectbox(key="stats_game").set_value("puerto_rico").run()
+    assert not at.exception
+    (games,) = sql(mixed_db, "SELECT count(*) FROM games WHERE game = 'puerto_rico'")[0]
+    assert at.metric[0].value == f"{games:,}"
+    at.session_state["stats_tab"] = "VP curves"
+    at.run()
+    assert not at.exception
+
+
+def test_replay_of_a_puerto_rico_game(mixed_db: Path, open_page, sql) -> None:
+    game_id, names = sql(mixed_db, "SELECT game_id, players FROM games WHERE game = 'puerto_rico' ORDER BY game_id LIMIT 1")[0]
+    at = open_page(mixed_db, "views/replay.py", game=game_id, step="25")
+    assert not at.exception
+    board = next(h.value for h in at.html if 'class="gv-players"' in h.value)
+    for seat, vp, doubloons in sql(
+        mixed_db, "SELECT seat, vp, doubloons FROM puerto_rico_player_states WHERE game_id = ? AND step = 25 ORDER BY seat",
+        [game_id],
+    ):
+        found = re.search(rf'gv-name">{re.escape(names[seat])}<.*?class="gv-vp"[^>]*>(\d+) <small>.*?<b>(\d+)</b> doubloons', board)
+        assert found and int(found.group(1)) == vp and int(found.group(2)) == doubloons
+    assert "<b>Ships</b>" in board and "Colonist ship" in board
+    at.button(key="replay_next").click().run()
+    assert not at.exception and at.session_state["replay_step"] == 26

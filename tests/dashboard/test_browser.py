@@ -1,0 +1,102 @@
+"""The dashboard in a real browser: ``governor dashboard --headless`` driven by headless Chromium.
+
+Opens every page, steps through a game with the buttons and the arrow keys, and fails on any
+Streamlit exception, traceback or page error. Run with ``pytest -m browser``; set
+``GOVERNOR_SCREENSHOTS=DIR`` to also write a screenshot of each page there."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)"),
+]
+
+PAGES = ("games", "replay", "statistics", "sql", "import")
+
+
+@pytest.fixture(scope="module")
+def browser_db(tmp_path_factory: pytest.TempPathFactory, dash_db: Path) -> Path:
+    # A copy, so the server's process is the only one that opens this file.
+    target = tmp_path_factory.mktemp("browser") / "browser.duckdb"
+    shutil.copy(dash_db, target)
+    return target
+
+
+def assert_clean(page, errors: list[str], where: str) -> None:
+    assert not errors, f"{where}: page errors: {errors}"
+    assert page.locator('[data-testid="stException"]').count() == 0, f"{where}: a Streamlit exception is shown"
+    assert "Traceback" not in page.inner_text("body"), f"{where}: a traceback is shown"
+
+
+def current_step(page) -> int:
+    text = page.locator('[data-testid="stMarkdownContainer"]', has_text="Move ").filter(has_text=" of ").first.inner_text()
+    return int(text.split("Move ", 1)[1].split(" of", 1)[0])
+
+
+def test_every_page_and_stepping_in_a_browser(browser_db: Path, sql) -> None:
+    from playwright.sync_api import sync_playwright
+
+    (game_id,) = sql(browser_db, "SELECT min(game_id) FROM games WHERE game = 'san_juan'")[0]
+    shots = os.environ.get("GOVERNOR_SCREENSHOTS")
+    with running_dashboard(browser_db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        for name in PAGES:
+            page.goto(f"{url}/{name}")
+            wait_for_app(page)
+            assert_clean(page, errors, name)
+            if shots:
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=True)
+        # Games: the table is there.
+        page.goto(f"{url}/games")
+        wait_for_app(page)
+        assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+
+        # Replay: buttons, then arrow keys, then the URL keeps the position.
+        page.goto(f"{url}/replay?game={game_id}&step=0")
+        wait_for_app(page)
+        assert current_step(page) == 0
+        for expected in (1, 2, 3):
+            page.locator(".st-key-replay_next button").click()
+            wait_for_app(page)
+            assert current_step(page) == expected
+        page.locator(".st-key-replay_prev button").click()
+        wait_for_app(page)
+        assert current_step(page) == 2
+        page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the page
+        page.keyboard.press("ArrowRight")
+        wait_for_app(page)
+        page.keyboard.press("ArrowRight")
+        wait_for_app(page)
+        assert current_step(page) == 4
+        page.keyboard.press("ArrowLeft")
+        wait_for_app(page)
+        assert current_step(page) == 3
+        assert "step=3" in page.url and f"game={game_id}" in page.url
+        (words,) = sql(browser_db, "SELECT words FROM moves WHERE game_id = ? AND step = 3", [game_id])[0]
+        assert page.locator(".gv-moves .mv.current").inner_text().endswith(words)
+        page.locator(".st-key-replay_last button").click()
+        wait_for_app(page)
+        assert page.locator(".gv-badge.win").count() >= 1
+        assert_clean(page, errors, "replay")
+
+        # SQL: a refused statement shows a clear message, not an exception.
+        page.goto(f"{url}/sql")
+        wait_for_app(page)
+        page.locator("textarea").fill("COPY games TO '/tmp/x.csv'")
+        page.get_by_role("button", name="Run").click()
+        wait_for_app(page)
+        assert "Refused: COPY" in page.inner_text("body")
+        assert_clean(page, errors, "sql")
+        browser.close()
