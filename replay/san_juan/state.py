@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from replay.errors import FieldError
+from replay.frozen import fast_constructor
 from replay.san_juan.cards import CARDS, ORDER, Role, sort_cards
 
 
@@ -98,6 +99,10 @@ class SanJuanState:
         return cards
 
 
+_new_player = fast_constructor(PlayerState)
+_new_state = fast_constructor(SanJuanState)
+
+
 def role_order(governor: int, players: int) -> tuple[int, ...]:
     """Who chooses a role, in turn, in a round: everyone from the governor; with 2, A-B-A."""
     if players == 2:
@@ -182,28 +187,29 @@ class Table:
 
     def freeze(self) -> SanJuanState:
         players = tuple(self._freeze_player(i) for i in range(self.n))
-        return SanJuanState(
-            players=players,
-            draw_pile=tuple(self.draw_pile),
-            discard=tuple(self.discard),
-            tiles=self.tiles,
-            tile_index=self.tile_index,
-            tile=self.tile,
-            round=self.round,
-            governor=self.governor,
-            role_turn=self.role_turn,
-            roles_taken=tuple(self.roles_taken),
-            stage=self.stage,
-            role=self.role,
-            chooser=self.chooser,
-            library=self.library,
-            queue=tuple(self.queue),
-            looking=tuple(self.looking),
-            step=self.step,
-            reshuffles=tuple(self.reshuffles),
-            reshuffles_used=tuple(self.reshuffles_used),
-            shuffle_seed=self.shuffle_seed,
-            draft=self.draft,
+        # Positional, in the field order of SanJuanState.
+        return _new_state(
+            players,
+            tuple(self.draw_pile),
+            tuple(self.discard),
+            self.tiles,
+            self.tile_index,
+            self.tile,
+            self.round,
+            self.governor,
+            self.role_turn,
+            tuple(self.roles_taken),
+            self.stage,
+            self.role,
+            self.chooser,
+            self.library,
+            tuple(self.queue),
+            tuple(self.looking),
+            self.step,
+            tuple(self.reshuffles),
+            tuple(self.reshuffles_used),
+            self.shuffle_seed,
+            self.draft,
         )
 
     def _freeze_player(self, i: int) -> PlayerState:
@@ -235,7 +241,7 @@ class Table:
             and library_used == old.library_used
         ):
             return old
-        return PlayerState(hand, buildings, goods, chapel, covered, library_used)
+        return _new_player(hand, buildings, goods, chapel, covered, library_used)
 
     # -- cards -------------------------------------------------------------------------------
 
