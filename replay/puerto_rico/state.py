@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from replay.frozen import fast_constructor
 from replay.puerto_rico.catalogue import BUILDINGS, Good, Power, Role
 
 
@@ -118,6 +119,11 @@ class PuertoRicoState:
         return self.queue[0] if self.queue else None
 
 
+#: Positional constructors of the snapshots that skip the frozen ``__setattr__`` (see replay.frozen).
+_new_player = fast_constructor(PlayerState)
+_new_state = fast_constructor(PuertoRicoState)
+
+
 def seats_from(first: int, players: int) -> list[int]:
     """All seats clockwise starting with ``first``."""
     return [(first + i) % players for i in range(players)]
@@ -139,7 +145,7 @@ class MPlayer:
         self.goods = list(p.goods)
 
     def freeze(self) -> PlayerState:
-        return PlayerState(
+        return _new_player(
             self.doubloons, self.vp_chips, tuple(self.island), tuple(self.island_workers), tuple(self.city),
             tuple(self.city_workers), self.san_juan, tuple(self.goods),  # type: ignore[arg-type]
         )
@@ -223,7 +229,7 @@ class Table:
             for i, mp in self.thawed.items():
                 changed[i] = mp.freeze()
             players = tuple(changed)
-        return PuertoRicoState(
+        return _new_state(
             players, self.governor, self.round, self.step, self.stage, self.role, self.chooser,
             tuple(self.queue), self.role_cards, tuple(self.role_doubloons), tuple(self.roles_taken),
             self.plantation_stack, tuple(self.face_up), self.plantation_discard, self.quarries,

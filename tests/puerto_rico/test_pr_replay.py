@@ -123,3 +123,15 @@ def test_end_reason_buildings_and_cached_rows() -> None:
     for seat in range(3):
         if before.players[seat] is after.players[seat]:
             assert rows_before[seat] is rows_after[seat]
+
+
+def test_snapshots_stay_frozen() -> None:
+    import dataclasses
+
+    game = replay(parse_game(sim()))
+    state = game.steps[5].state
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.round = 3  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.players[0].doubloons = 99  # type: ignore[misc]
+    assert state == game.steps[5].state and hash(state.players[0]) == hash(game.steps[5].state.players[0])
