@@ -167,9 +167,10 @@ def test_invariant_after_every_move(check: str, bot: str, players: int, draft: b
 
 @pytest.mark.parametrize("bot,players,draft", [
     p if p.values[0] == "random" else pytest.param(*p.values, id=p.id, marks=pytest.mark.xfail(strict=True, reason=(
-        "engine bug: HeuristicPlayer produces several goods most valuable first, e.g. Produce((silver, coffee)), "
-        "which apply accepts (the order decides which card goes on which building) but legal_moves only lists "
-        "Produce((coffee, silver)) in Good order")))
+        "engine bug: HeuristicPlayer produces several goods most valuable first, e.g. 'produce silver, coffee', "
+        "which apply accepts (the order decides which drawn card goes on which building), but legal_moves lists "
+        "each set of goods once in Good order ('produce coffee, silver', docs/rules-notes.md), so the bot's move "
+        "is not among the legal moves")))
     for p in CONFIGS
 ])
 def test_legal_moves_hold_the_bots_choice(bot: str, players: int, draft: bool) -> None:
