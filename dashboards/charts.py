@@ -62,7 +62,7 @@ def rate_bars(frame: pd.DataFrame, label: str, title: str, height: int | None = 
         go.Bar(
             x=frame["win_rate"], y=labels, orientation="h", marker_color=colours,
             text=[f"{r:.0%}" for r in frame["win_rate"]], textposition="inside", insidetextanchor="start",
-            textfont={"color": "#fff", "size": 11},
+            textfont={"color": ["#234" if few else "#fff" for few in frame["few_games"]], "size": 11},
             error_x={
                 "type": "data", "symmetric": False,
                 "array": frame["ci_high"] - frame["win_rate"], "arrayminus": frame["win_rate"] - frame["ci_low"],
@@ -85,8 +85,8 @@ def heatmap(frame: pd.DataFrame, x: str, y: str, value: str, title: str, text: s
     labels = frame.pivot(index=y, columns=x, values=text).to_numpy() if text else None
     fig = go.Figure(
         go.Heatmap(
-            z=table.to_numpy(), x=table.columns.astype(str), y=table.index.astype(str), colorscale="RdBu",
-            zmid=float(frame[value].mean()) if len(frame) else None, text=labels,
+            z=table.to_numpy(), x=table.columns.astype(str), y=table.index.astype(str), colorscale="Blues",
+            zmin=0, zmax=1, text=labels,
             hovertemplate="%{y}, " + x + " %{x}: %{z:.1%}<br>%{text}<extra></extra>" if text else None,
             colorbar={"tickformat": ".0%"},
         )

@@ -83,12 +83,15 @@ def changes_html(changes: list[tuple[str, list[str]]]) -> str:
     for who, lines in changes:
         parts = []
         for line in lines:
-            text = escape(line)
-            text = " ".join(
-                f'<span class="plus">{w}</span>' if w.startswith("+") else
-                f'<span class="minus">{w}</span>' if w.startswith("\u2212") else w
-                for w in text.split(" ")
-            )
-            parts.append(text)
+            column, _, rest = line.partition(" ")
+            if rest[:1] in ("+", "\u2212"):
+                # A list change: colour each whole item (card names have spaces in them).
+                rest = ", ".join(
+                    f'<span class="{"plus" if item.startswith("+") else "minus"}">{escape(item)}</span>'
+                    for item in rest.split(", ")
+                )
+            else:
+                rest = escape(rest)
+            parts.append(f"{escape(column)} {rest}")
         items.append(f"<li><b>{escape(who)}</b>: {'; '.join(parts)}</li>")
     return f'<ul class="gv-diff">{"".join(items)}</ul>'

@@ -90,7 +90,7 @@ def wait_for_app(page: Any, timeout: float = 30_000) -> None:
 
 
 PAGES = {
-    "games": "/games",
+    "games": "/",
     "replay": "/replay?step=40",
     "statistics": "/statistics",
     "sql": "/sql",
@@ -104,6 +104,7 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None) -> l
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    game_id = game_id or _first_game(db, "san_juan")
     with running_dashboard(db) as url, sync_playwright() as pw:
         browser = launch_browser(pw)
         page = browser.new_page(viewport={"width": 1500, "height": 1700})

@@ -39,7 +39,7 @@ if dated.any():
     shown = shown[keep]
 
 st.caption(f"{len(shown):,} of {len(games):,} games. Select a row to replay the game.")
-view = shown.assign(game=shown["game"].map(ui.game_title)).reset_index(drop=True)
+view = shown.assign(game=shown["game"].map(ui.game_title), played_at=shown["played_at"].fillna("")).reset_index(drop=True)
 event = st.dataframe(
     view,
     key="games_table",

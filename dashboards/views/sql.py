@@ -8,8 +8,8 @@ from dashboards import data, ui
 from dashboards.sql_sandbox import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, SandboxError, run_sandboxed
 
 EXAMPLES = {
-    "Win rate by seat": "SELECT player_count, seat, games, wins, round(win_rate, 3) AS win_rate\n"
-    "FROM win_rate_by_seat\nORDER BY player_count, seat",
+    "Win rate by seat": "SELECT game, player_count, seat, games, wins, round(win_rate, 3) AS win_rate\n"
+    "FROM win_rate_by_seat\nORDER BY game, player_count, seat",
     "Highest scores": "SELECT g.game, p.name, p.score, g.player_count, g.game_id\nFROM players p JOIN games g USING (game_id)\n"
     "ORDER BY p.score DESC\nLIMIT 20",
     "Most built buildings": "SELECT building, count(*) AS times_built\nFROM buildings_built\nGROUP BY building\n"

@@ -44,8 +44,8 @@ def rate_table(frame: pd.DataFrame, label: str) -> None:
 st.title("Statistics")
 ui.require_games()
 
-kinds = data.frame("SELECT game, min(player_count) AS lo, max(player_count) AS hi, min(TRY_CAST(played_at AS DATE)) AS first, "
-                   "max(TRY_CAST(played_at AS DATE)) AS last FROM games GROUP BY game ORDER BY game")
+kinds = data.frame("SELECT game, count(*) AS games, min(player_count) AS lo, max(player_count) AS hi, min(TRY_CAST(played_at AS DATE)) AS first, "
+                   "max(TRY_CAST(played_at AS DATE)) AS last FROM games GROUP BY game ORDER BY games DESC, game")
 cols = st.columns([1.2, 1.5, 2, 2])
 game = cols[0].selectbox("Game", list(kinds["game"]), format_func=ui.game_title, key="stats_game")
 info = kinds[kinds["game"] == game].iloc[0]

@@ -19,7 +19,8 @@ pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)"),
 ]
 
-PAGES = ("games", "replay", "statistics", "sql", "import")
+#: URL paths of the pages (the Games page is the default page, at the root).
+PAGES = {"games": "", "replay": "replay", "statistics": "statistics", "sql": "sql", "import": "import"}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,9 @@ def browser_db(tmp_path_factory: pytest.TempPathFactory, dash_db: Path) -> Path:
 def assert_clean(page, errors: list[str], where: str) -> None:
     assert not errors, f"{where}: page errors: {errors}"
     assert page.locator('[data-testid="stException"]').count() == 0, f"{where}: a Streamlit exception is shown"
-    assert "Traceback" not in page.inner_text("body"), f"{where}: a traceback is shown"
+    body = page.inner_text("body")
+    assert "Traceback" not in body, f"{where}: a traceback is shown"
+    assert "Page not found" not in body, f"{where}: streamlit did not find the page"
 
 
 def current_step(page) -> int:
@@ -51,15 +54,15 @@ def test_every_page_and_stepping_in_a_browser(browser_db: Path, sql) -> None:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda err: errors.append(str(err)))
-        for name in PAGES:
-            page.goto(f"{url}/{name}")
+        for name, path in PAGES.items():
+            page.goto(f"{url}/{path}")
             wait_for_app(page)
             assert_clean(page, errors, name)
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=True)
         # Games: the table is there.
-        page.goto(f"{url}/games")
+        page.goto(f"{url}/")
         wait_for_app(page)
         assert page.locator('[data-testid="stDataFrame"]').count() >= 1
 
