@@ -232,10 +232,41 @@ def pr_cases() -> None:
     case("pr_wrong_result", "result", "result.scores", "the log records", game=bad)
     bad = g(); bad["version"] = 9
     case("pr_future_version", "format", "version", "format version 9 is not supported", game=bad)
-    bad = g(); bad["moves"][1] = copy.deepcopy(bad["moves"][0]); bad["moves"][1]["seat"] = base["moves"][1].get("seat")
-    if base["moves"][1].get("seat") is None:
-        del bad["moves"][1]["seat"]
-    case("pr_repeated_move", "illegal", None, "", game=bad)
+    bad = g(); j = [i for i, m in enumerate(bad["moves"]) if m["kind"] == "role"][1]
+    bad["moves"][j]["role"] = bad["moves"][0]["role"]
+    case("pr_role_taken", "illegal", "role.taken", "was already chosen this round", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "build"); bad["moves"][j]["building"] = "Residence"
+    case("pr_build_unaffordable", "illegal", "builder.cost", "Residence costs", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "build"); bad["moves"][j]["building"] = "Castle"
+    case("pr_unknown_building", "format", f"moves[{j}].building", "unknown building 'Castle'", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "sell"); bad["moves"][j]["good"] = "gold"
+    case("pr_unknown_good", "format", f"moves[{j}].good", "unknown good 'gold'", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "load" and m["ship"] != "wharf")
+    bad["moves"][j]["good"] = "coffee" if bad["moves"][j]["good"] != "coffee" else "tobacco"
+    case("pr_load_unowned_good", "illegal", "captain.goods", "to load", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "load" and m["ship"] != "wharf"); bad["moves"][j]["ship"] = "wharf"
+    case("pr_wharf_not_owned", "illegal", "wharf.owned", "loading on the wharf needs an occupied wharf", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "load" and m["ship"] != "wharf"); bad["moves"][j] = {"seat": bad["moves"][j]["seat"], "kind": "pass"}
+    case("pr_must_load", "illegal", "captain.must_load", "must load when a cargo ship can take goods", game=bad)
+    bad = g(); chooser = {}
+    for k, m in enumerate(bad["moves"]):
+        if m["kind"] == "role":
+            last = m["seat"]
+        chooser[k] = last
+    j = next(k for k, m in enumerate(bad["moves"]) if m["kind"] == "settle" and m["plantation"] != "quarry" and m["seat"] != chooser[k])
+    bad["moves"][j]["plantation"] = "quarry"
+    case("pr_quarry_not_allowed", "illegal", "settler.quarry", "construction hut", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "mayor"); bad["moves"][j]["buildings"] = {"Harbor": 1}
+    case("pr_mayor_unowned_building", "illegal", "mayor.building", "owns no Harbor", game=bad)
+    bad = g(); j = first(bad, lambda m: m["kind"] == "hacienda" or m["kind"] == "settle")
+    bad["moves"][j] = {"seat": bad["moves"][j]["seat"], "kind": "hacienda"}
+    case("pr_hacienda_not_owned", "illegal", "hacienda.owned", "drawing a face-down plantation needs an occupied hacienda", game=bad)
+    bad = g(); bad["setup"]["plantations"] = bad["setup"]["plantations"][:-1]
+    case("pr_stack_not_permutation", "format", "setup.plantations", "missing 1x indigo", game=bad)
+    bad = g(); bad["setup"]["plantations"][0] = "banana"
+    case("pr_unknown_plantation", "format", "setup.plantations[0]", "banana", game=bad)
+    bad = g(); bad["options"] = {"variant": "nobles"}
+    case("pr_unknown_option", "format", "options.variant", "unknown Puerto Rico option", game=bad)
 
 
 def write() -> None:
