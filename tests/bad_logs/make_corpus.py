@@ -232,7 +232,7 @@ def pr_cases() -> None:
     case("pr_wrong_result", "result", "result.scores", "the log records", game=bad)
     bad = g(); bad["version"] = 9
     case("pr_future_version", "format", "version", "format version 9 is not supported", game=bad)
-    bad = g(); j = [i for i, m in enumerate(bad["moves"]) if m["kind"] == "role"][1]
+    bad = g(); j = [i for i, m in enumerate(bad["moves"]) if m["kind"] == "role"][2]
     bad["moves"][j]["role"] = bad["moves"][0]["role"]
     case("pr_role_taken", "illegal", "role.taken", "was already chosen this round", game=bad)
     bad = g(); j = first(bad, lambda m: m["kind"] == "build"); bad["moves"][j]["building"] = "Residence"
