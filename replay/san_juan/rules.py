@@ -183,11 +183,11 @@ def random_setup(num_players: int, rng: random.Random, draft: bool = False) -> d
 
 
 def _powers(t: Table, seat: int, without: str | None = None) -> set[Power]:
-    return {CARDS[b].power for b in t.buildings[seat] if b != without and CARDS[b].power}  # type: ignore[misc]
+    return {CARDS[b].power for b in t.buildings.read(seat) if b != without and CARDS[b].power}  # type: ignore[misc]
 
 
 def _hand_limit(t: Table, seat: int) -> int:
-    return TOWER_HAND_LIMIT if "Tower" in t.buildings[seat] else HAND_LIMIT
+    return TOWER_HAND_LIMIT if "Tower" in t.buildings.read(seat) else HAND_LIMIT
 
 
 def _privilege(t: Table, seat: int) -> int:
@@ -198,16 +198,16 @@ def _privilege(t: Table, seat: int) -> int:
 
 
 def _max_produce(t: Table, seat: int) -> int:
-    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in t.buildings[seat] else 0)
+    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in t.buildings.read(seat) else 0)
 
 
 def _max_sell(t: Table, seat: int) -> int:
-    return 1 + _privilege(t, seat) + (1 if "Trading post" in t.buildings[seat] else 0)
+    return 1 + _privilege(t, seat) + (1 if "Trading post" in t.buildings.read(seat) else 0)
 
 
 def _empty_by_good(t: Table, seat: int) -> Counter[Good]:
     out: Counter[Good] = Counter()
-    for b, g in zip(t.buildings[seat], t.goods[seat]):
+    for b, g in zip(t.buildings.read(seat), t.goods[seat]):
         card = CARDS[b]
         if card.good is not None and g is None:
             out[card.good] += 1
@@ -216,7 +216,7 @@ def _empty_by_good(t: Table, seat: int) -> Counter[Good]:
 
 def _goods_by_kind(t: Table, seat: int, without_index: int | None = None) -> Counter[Good]:
     out: Counter[Good] = Counter()
-    for i, (b, g) in enumerate(zip(t.buildings[seat], t.goods[seat])):
+    for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])):
         if g is not None and i != without_index:
             out[CARDS[b].good] += 1  # type: ignore[index]
     return out
@@ -225,7 +225,7 @@ def _goods_by_kind(t: Table, seat: int, without_index: int | None = None) -> Cou
 def _replace_index(t: Table, seat: int, name: str) -> int:
     """Which building a crane covers when the player names a kind he has several of: the first one
     without a good, else the first one (a good on it is lost)."""
-    candidates = [i for i, b in enumerate(t.buildings[seat]) if b == name]
+    candidates = [i for i, b in enumerate(t.buildings.read(seat)) if b == name]
     for i in candidates:
         if t.goods[seat][i] is None:
             return i
@@ -257,7 +257,7 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
     if t.stage is Stage.DRAFT:
         return True
     if t.stage is Stage.CHAPEL:
-        return "Chapel" in t.buildings[seat] and bool(t.hands[seat])
+        return "Chapel" in t.buildings.read(seat) and bool(t.hands[seat])
     if t.stage is Stage.HAND_LIMIT:
         return len(t.hands[seat]) > _hand_limit(t, seat)
     role = t.role
@@ -265,7 +265,7 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
         return _can_build(t, seat)
     if role is Role.PRODUCER:
         return min(_max_produce(t, seat), sum(_empty_by_good(t, seat).values())) >= 1 and bool(
-            t.draw_pile or t.discard
+            t.cards_left()
         )
     if role is Role.TRADER:
         return any(g is not None for g in t.goods[seat])
@@ -333,7 +333,7 @@ def _start_phase(t: Table, role: Role, seat: int) -> None:
         t.tile = t.tiles[t.tile_index]
     if role is Role.PROSPECTOR:
         t.hands[seat].extend(t.draw(_privilege(t, seat)))
-        t.queue = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings[s]]
+        t.queue = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings.read(s)]
     else:
         t.queue = list(seats_from(seat, t.n))
 
@@ -358,7 +358,7 @@ def _can_build(t: Table, seat: int) -> bool:
     hand = t.hands[seat]
     for building in set(hand):
         for replace in _replace_options(t, seat, building):
-            if replace is None and CARDS[building].is_violet and building in t.buildings[seat]:
+            if replace is None and CARDS[building].is_violet and building in t.buildings.read(seat):
                 continue
             cost = build_cost(t, seat, building, replace)
             goods = 0
@@ -372,11 +372,11 @@ def _can_build(t: Table, seat: int) -> bool:
 
 def _replace_options(t: Table, seat: int, building: str) -> list[str | None]:
     options: list[str | None] = [None]
-    if "Crane" in t.buildings[seat]:
-        for b in sorted(set(t.buildings[seat]), key=ORDER.__getitem__):
+    if "Crane" in t.buildings.read(seat):
+        for b in sorted(set(t.buildings.read(seat)), key=ORDER.__getitem__):
             if b == "Crane" or b == building:
                 continue
-            if CARDS[building].is_violet and building in t.buildings[seat]:
+            if CARDS[building].is_violet and building in t.buildings.read(seat):
                 continue
             options.append(b)
     return options
@@ -384,7 +384,7 @@ def _replace_options(t: Table, seat: int, building: str) -> list[str | None]:
 
 def _apply_build(t: Table, seat: int, move: Build) -> None:
     card = CARDS[move.building]
-    owned = t.buildings[seat]
+    owned = t.buildings.edit(seat)
     replace = move.replace
     if move.building not in t.hands[seat]:
         raise RuleViolation("builder.in_hand", f"{move.building} is not in the hand")
@@ -459,13 +459,13 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
                 f"has {empty[good]} empty {PRODUCER_OF[good]}{'s' if empty[good] != 1 else ''}, "
                 f"cannot produce {count} {good.value}",
             )
-    if len(move.goods) > len(t.draw_pile) + len(t.discard):
+    if len(move.goods) > t.cards_left():
         raise RuleViolation("producer.no_cards", "there are not enough cards left to produce that many goods")
     for good in move.goods:
         name = PRODUCER_OF[good]
-        index = next(i for i, (b, g) in enumerate(zip(t.buildings[seat], t.goods[seat])) if b == name and g is None)
+        index = next(i for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])) if b == name and g is None)
         t.goods[seat][index] = t.draw(1)[0]
-    if len(move.goods) >= 2 and "Well" in t.buildings[seat]:
+    if len(move.goods) >= 2 and "Well" in t.buildings.read(seat):
         t.hands[seat].extend(t.draw(1))
 
 
@@ -483,22 +483,22 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
     for good in move.goods:
         name = PRODUCER_OF[good]
         index = next(
-            i for i, (b, g) in enumerate(zip(t.buildings[seat], t.goods[seat])) if b == name and g is not None
+            i for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])) if b == name and g is not None
         )
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
         income += prices[good]
-    if len(move.goods) >= 2 and "Market stand" in t.buildings[seat]:
+    if len(move.goods) >= 2 and "Market stand" in t.buildings.read(seat):
         income += 1
-    if move.goods and "Market hall" in t.buildings[seat]:
+    if move.goods and "Market hall" in t.buildings.read(seat):
         income += 1
     t.hands[seat].extend(t.draw(income))
 
 
 def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
-    keep_limit = 2 if "Prefecture" in t.buildings[seat] else 1
+    keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
     drawn = t.looking
-    if "Archive" in t.buildings[seat]:
+    if "Archive" in t.buildings.read(seat):
         if move.discard is None:
             raise RuleViolation(
                 "councillor.archive",
@@ -526,23 +526,23 @@ def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
     t.looking = []
 
 
+_MOVES_BY_STAGE: dict[Stage, tuple[type, ...]] = {
+    Stage.DRAFT: (Draft,),
+    Stage.CHAPEL: (Chapel, Pass),
+    Stage.HAND_LIMIT: (HandLimit,),
+    Stage.ROLE: (ChooseRole,),
+}
+_MOVES_BY_ROLE: dict[Role, tuple[type, ...]] = {
+    Role.BUILDER: (Build, Pass),
+    Role.PRODUCER: (Produce, Pass),
+    Role.TRADER: (Sell, Pass),
+    Role.COUNCILLOR: (Councillor,),
+    Role.PROSPECTOR: (GoldMine, Pass),
+}
+
+
 def _check_seat_turn(t: Table, move: SanJuanMove) -> None:
-    expected = {
-        Stage.DRAFT: (Draft,),
-        Stage.CHAPEL: (Chapel, Pass),
-        Stage.HAND_LIMIT: (HandLimit,),
-        Stage.ROLE: (ChooseRole,),
-    }
-    if t.stage in expected:
-        allowed = expected[t.stage]
-    else:
-        allowed = {
-            Role.BUILDER: (Build, Pass),
-            Role.PRODUCER: (Produce, Pass),
-            Role.TRADER: (Sell, Pass),
-            Role.COUNCILLOR: (Councillor,),
-            Role.PROSPECTOR: (GoldMine, Pass),
-        }[t.role]  # type: ignore[index]
+    allowed = _MOVES_BY_STAGE.get(t.stage) or _MOVES_BY_ROLE[t.role]  # type: ignore[index]
     if not isinstance(move, allowed):
         raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
 
@@ -605,9 +605,9 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
         taken = {r for r, _ in t.roles_taken}
         if move.role in taken:
             raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
-        has_library = "Library" in t.buildings[seat] and not (t.n == 2 and t.library_used[seat])
+        has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
         if move.library and not has_library:
-            reason = "owns no library" if "Library" not in t.buildings[seat] else "already used the library this round (2 players)"
+            reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
             raise RuleViolation("library.use", reason)
         t.library = has_library and move.library is not False
         if t.library:
@@ -673,7 +673,7 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         return [HandLimit(d) for d in _multisets(hand, len(hand) - _hand_limit(t, seat))]
     if state.stage is Stage.ROLE:
         taken = {r for r, _ in state.roles_taken}
-        has_library = "Library" in t.buildings[seat] and not (t.n == 2 and t.library_used[seat])
+        has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
         moves: list[SanJuanMove] = []
         for role in Role:
             if role in taken:
@@ -688,7 +688,7 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         return _legal_builds(t, seat) + [Pass()]
     if role is Role.PRODUCER:
         empty = _empty_by_good(t, seat)
-        most = min(_max_produce(t, seat), len(t.draw_pile) + len(t.discard))
+        most = min(_max_produce(t, seat), t.cards_left())
         out: list[SanJuanMove] = []
         for size in range(1, most + 1):
             out += [Produce(g) for g in _good_multisets(empty, size)]
@@ -700,9 +700,9 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
             out += [Sell(g) for g in _good_multisets(have, size)]
         return out + [Pass()]
     if role is Role.COUNCILLOR:
-        keep_limit = 2 if "Prefecture" in t.buildings[seat] else 1
+        keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
         drawn = list(state.looking)
-        if "Archive" in t.buildings[seat]:
+        if "Archive" in t.buildings.read(seat):
             pool = hand + drawn
             out = []
             for size in range(len(drawn), max(0, len(drawn) - keep_limit) - 1, -1):
@@ -724,7 +724,7 @@ def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
         rest = list(hand)
         rest.remove(building)
         for replace in _replace_options(t, seat, building):
-            if replace is None and CARDS[building].is_violet and building in t.buildings[seat]:
+            if replace is None and CARDS[building].is_violet and building in t.buildings.read(seat):
                 continue
             cost = build_cost(t, seat, building, replace)
             replace_index = _replace_index(t, seat, replace) if replace is not None else None

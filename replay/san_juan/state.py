@@ -135,6 +135,13 @@ class SeatLists:
     def __setitem__(self, seat: int, value: list) -> None:  # type: ignore[type-arg]
         self._lists[seat] = value
 
+    def read(self, seat: int) -> list | tuple:  # type: ignore[type-arg]
+        """The seat's list for reading only: the snapshot's tuple when not thawed."""
+        thawed = self._lists[seat]
+        return getattr(self._players[seat], self._field) if thawed is None else thawed
+
+    edit = __getitem__
+
     def __len__(self) -> int:
         return len(self._lists)
 
@@ -149,7 +156,7 @@ class Table:
     """A mutable working copy of a state, used inside one ``apply``."""
 
     __slots__ = (
-        "hands", "buildings", "goods", "chapel", "covered", "library_used", "draw_pile", "discard",
+        "hands", "buildings", "goods", "chapel", "covered", "library_used", "_draw_pile", "_discard",
         "tiles", "tile_index", "tile", "round", "governor", "role_turn", "roles_taken", "stage",
         "role", "chooser", "library", "queue", "looking", "step", "reshuffles", "reshuffles_used",
         "shuffle_seed", "draft", "n", "before",
@@ -164,8 +171,9 @@ class Table:
         self.chapel = SeatLists(s.players, "chapel")
         self.covered = SeatLists(s.players, "covered")
         self.library_used = [p.library_used for p in s.players]
-        self.draw_pile = list(s.draw_pile)
-        self.discard = list(s.discard)
+        # The piles stay tuples until a move changes them (most moves do not).
+        self._draw_pile: list[str] | tuple[str, ...] = s.draw_pile
+        self._discard: list[str] | tuple[str, ...] = s.discard
         self.tiles = s.tiles
         self.tile_index = s.tile_index
         self.tile = s.tile
@@ -190,8 +198,8 @@ class Table:
         # Positional, in the field order of SanJuanState.
         return _new_state(
             players,
-            tuple(self.draw_pile),
-            tuple(self.discard),
+            self._draw_pile if self._draw_pile.__class__ is tuple else tuple(self._draw_pile),
+            self._discard if self._discard.__class__ is tuple else tuple(self._discard),
             self.tiles,
             self.tile_index,
             self.tile,
@@ -211,6 +219,32 @@ class Table:
             self.shuffle_seed,
             self.draft,
         )
+
+    @property
+    def draw_pile(self) -> list[str]:
+        pile = self._draw_pile
+        if pile.__class__ is tuple:
+            pile = self._draw_pile = list(pile)
+        return pile  # type: ignore[return-value]
+
+    @draw_pile.setter
+    def draw_pile(self, value: list[str]) -> None:
+        self._draw_pile = value
+
+    @property
+    def discard(self) -> list[str]:
+        pile = self._discard
+        if pile.__class__ is tuple:
+            pile = self._discard = list(pile)
+        return pile  # type: ignore[return-value]
+
+    @discard.setter
+    def discard(self, value: list[str]) -> None:
+        self._discard = value
+
+    def cards_left(self) -> int:
+        """Cards in the draw and discard piles (without thawing them)."""
+        return len(self._draw_pile) + len(self._discard)
 
     def _freeze_player(self, i: int) -> PlayerState:
         """The seat's snapshot; the old snapshot object itself when nothing of it changed, so
