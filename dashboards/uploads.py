@@ -61,8 +61,8 @@ def check_upload(name: str, content: bytes) -> str | None:
     return None
 
 
-def _run_import(folder: str, db: str) -> ImportSummary:
-    return import_paths([folder], db, workers=1, progress=False)
+def _run_import(folder: str, db: str, names: dict[str, str]) -> ImportSummary:
+    return import_paths([folder], db, workers=1, progress=False, display_names=names)
 
 
 def import_uploads(files: Sequence[tuple[str, bytes]], db: str, timeout: float = 600.0) -> ImportReport:
@@ -84,7 +84,7 @@ def import_uploads(files: Sequence[tuple[str, bytes]], db: str, timeout: float =
             return report
         try:
             with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-                summary = pool.submit(_run_import, str(folder), db).result(timeout=timeout)
+                summary = pool.submit(_run_import, str(folder), db, names).result(timeout=timeout)
         except DatabaseError as err:
             report.error = f"The import failed: {err}"
             return report

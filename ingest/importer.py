@@ -66,10 +66,10 @@ def existing_ids(db: str | Path) -> frozenset[str]:
         return frozenset()
 
 
-def _chunks(files: Sequence[Path]) -> Iterator[list[LogRecord]]:
+def _chunks(files: Sequence[Path], display_names: dict[str, str]) -> Iterator[list[LogRecord]]:
     chunk: list[LogRecord] = []
     for file in files:
-        for record in read_records(file):
+        for record in read_records(file, display_names.get(str(file))):
             chunk.append(record)
             if len(chunk) >= min(CHUNK, WRITE_BATCH):
                 yield chunk
@@ -171,9 +171,11 @@ def import_paths(
     *,
     workers: int | None = None,
     progress: bool = False,
+    display_names: dict[str, str] | None = None,
 ) -> ImportSummary:
-    """Import every game under ``paths`` into ``db``. Raises ``FileNotFoundError`` for a missing path
-    and ``DatabaseError`` when the database cannot be written."""
+    """Import every game under ``paths`` into ``db``. ``display_names`` maps a file's path to the name
+    stored and reported for it (uploads keep their original name). Raises ``FileNotFoundError`` for a
+    missing path and ``DatabaseError`` when the database cannot be written."""
     start = time.monotonic()
     files = expand_paths(paths)
     summary = ImportSummary(files=len(files))
@@ -206,12 +208,12 @@ def import_paths(
     try:
         if workers <= 1:
             _init_worker(known)
-            for chunk in _chunks(files):
+            for chunk in _chunks(files, display_names or {}):
                 consume(_work(chunk))
         else:
             ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
             with ctx.Pool(workers, initializer=_init_worker, initargs=(known,)) as pool:
-                for result in pool.imap(_work, _chunks(files)):
+                for result in pool.imap(_work, _chunks(files, display_names or {})):
                     consume(result)
         if pending:
             write_batch(db, pending, summary)

@@ -221,13 +221,14 @@ def _read_bytes(path: Path) -> bytes:
     return raw
 
 
-def read_records(path: str | Path) -> Iterator[LogRecord]:
+def read_records(path: str | Path, display: str | None = None) -> Iterator[LogRecord]:
     """Yield every game of one file; a bad game is a record with an error, never an exception.
 
-    A file that cannot be read at all (missing, not gzip, not UTF-8) yields one record with the error.
+    ``display`` names the file in records and messages instead of its path (an uploaded file's
+    original name). A file that cannot be read at all (missing, not gzip) yields one record with the error.
     """
     path = Path(path)
-    file = str(path)
+    file = display or str(path)
     try:
         data = _read_bytes(path)
     except LogFormatError as err:

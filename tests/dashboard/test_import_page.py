@@ -34,6 +34,9 @@ def test_import_uploads_counts_imports_duplicates_and_rejections(dash_db_copy: P
     assert len(report.messages) == 1 and "broken.json" in report.messages[0]
     assert not Path("/tmp/evil name.json").exists()
     assert sql(fresh, "SELECT count(*) FROM games")[0][0] == 2
+    # The database records the uploaded names, never the temporary paths.
+    assert sql(fresh, "SELECT file FROM rejections") == [("broken.json",)]
+    assert sorted(sql(fresh, "SELECT file FROM games")) == [("../../../tmp/evil name.json",), ("second.json.gz",)]
     again = import_uploads(files[:1], str(fresh))
     assert again.imported == 0 and again.duplicates == 1
 
