@@ -5,6 +5,7 @@ Every error carries the file, the game, the move number, the seat and player, an
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -48,12 +49,57 @@ def _format_error(log: GameLog, path: str, reason: str) -> LogFormatError:
     return LogFormatError(reason, file=log.file, game_index=log.index, path=path, game_id=log.game_id)
 
 
+#: Parsed moves by (game, JSON content): the same few hundred moves recur across games, and a move is a
+#: frozen value, so it can be shared. Only moves that parsed cleanly are kept (errors name their path).
+_PARSED: dict[tuple[Any, ...], Any] = {}
+_PARSED_LIMIT = 1 << 16
+_SCALARS = (str, int, bool, type(None))
+
+
+def _move_key(game: str, raw: Any) -> tuple[Any, ...] | None:
+    """A hashable key of a move's JSON, or None if it holds anything but scalars and lists of strings.
+    Types are part of the key so that ``true`` and ``1`` never share an entry."""
+    if type(raw) is not dict:
+        return None
+    parts: list[Any] = [game]
+    for key, value in raw.items():
+        kind = type(value)
+        if kind is list:
+            for item in value:
+                if type(item) is not str:
+                    return None
+            value = tuple(value)
+        elif kind not in _SCALARS:
+            return None
+        parts.append((key, kind, value))
+    return tuple(parts)
+
+
+def _parse_move(engine: Any, log: GameLog, index: int, raw: Any) -> Any:
+    key = _move_key(log.game, raw)
+    if key is not None:
+        move = _PARSED.get(key)
+        if move is not None:
+            return move
+    try:
+        move = engine.parse_move(raw, f"moves[{index}]")
+    except FieldError as err:
+        raise _format_error(log, err.path, err.reason) from None
+    params = getattr(type(move), "__dataclass_params__", None)
+    if key is not None and params is not None and params.frozen:
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.clear()
+        _PARSED[key] = move
+    return move
+
+
 def iter_replay(
-    log: GameLog, *, require_complete: bool = True, describe: bool = True
+    log: GameLog, *, require_complete: bool = True, describe: bool = True, steps: bool = True
 ) -> Iterator[tuple[Any, Step | None]]:
     """Yield ``(state, None)`` for the initial state, then ``(state, step)`` after every move.
 
-    With ``describe`` False, ``Step.words`` is left empty (validation does not need it).
+    With ``describe`` False, ``Step.words`` is left empty (validation does not need it); with ``steps``
+    False no ``Step`` is made and every item is ``(state, None)`` (only the states are wanted).
     Raises ``LogFormatError`` (malformed setup or move, missing chance outcome, a game that is not over
     at the end), ``IllegalMoveError`` (a rule broken, a move after the end) and ``ResultMismatchError``."""
     engine = engine_for(log.game)
@@ -67,29 +113,29 @@ def iter_replay(
     except FieldError as err:
         raise _format_error(log, err.path, err.reason) from None
     yield state, None
+    current_seat, is_over, apply = engine.current_seat, engine.is_over, engine.apply
     for index, raw in enumerate(log.moves):
         number = index + 1
-        path = f"moves[{index}]"
-        try:
-            move = engine.parse_move(raw, path)
-        except FieldError as err:
-            raise _format_error(log, err.path, err.reason) from None
-        seat = engine.current_seat(state)
-        if engine.is_over(state):
+        move = _parse_move(engine, log, index, raw)
+        seat = current_seat(state)
+        if is_over(state):
             raise _illegal(log, number, None, move, "game.over", f"the game is already over after move {index}; no further moves")
         claimed = raw.get("seat") if isinstance(raw, dict) else None
-        if claimed is not None and (not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(names)):
-            raise _format_error(log, f"{path}.seat", f"expected a seat number from 0 to {len(names) - 1}, got {claimed!r}")
-        if claimed is not None and claimed != seat:
-            raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
-        words = engine.describe_move(state, move, names) if describe else ""
+        if claimed is not None:
+            if not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(names):
+                raise _format_error(
+                    log, f"moves[{index}].seat", f"expected a seat number from 0 to {len(names) - 1}, got {claimed!r}"
+                )
+            if claimed != seat:
+                raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
+        words = engine.describe_move(state, move, names) if describe and steps else ""
         try:
-            state = engine.apply(state, move)
+            state = apply(state, move)
         except RuleViolation as err:
             raise _illegal(log, number, seat, move, err.rule, err.reason) from None
         except FieldError as err:
             raise _format_error(log, err.path, err.reason) from None
-        yield state, Step(number, seat, move, words, state)
+        yield state, (Step(number, seat, move, words, state) if steps else None)
     if require_complete and not engine.is_over(state):
         raise _format_error(
             log, "moves", f"the log ends after move {len(log.moves)} but the game is not over: {engine.pending(state)}"
@@ -147,7 +193,5 @@ def replay(log: GameLog) -> Replay:
 
 def final_state(log: GameLog) -> Any:
     """Replay a whole log, keeping only the last state. Raises as ``iter_replay``."""
-    state = None
-    for state, _ in iter_replay(log, describe=False):
-        pass
-    return state
+    # A one-item deque consumes the fold in C, keeping only the last (state, None).
+    return deque(iter_replay(log, describe=False, steps=False), maxlen=1)[0][0]
