@@ -89,15 +89,19 @@ class LogRecord:
 
 
 def _depth_ok(obj: Any, limit: int = MAX_DEPTH) -> bool:
-    stack = [(obj, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return False
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+    """Whether no value lies deeper than ``limit`` (the top object is at depth 0)."""
+    # Level by level over the containers only: scalars are the bulk of a game and need no visit.
+    containers = (dict, list)
+    level = [obj] if isinstance(obj, containers) else []
+    depth = 0
+    while level:
+        if depth >= limit:
+            return not any(level)  # a container at the limit may hold nothing
+        deeper: list[Any] = []
+        for node in level:
+            deeper += [v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, containers)]
+        level = deeper
+        depth += 1
     return True
 
 
