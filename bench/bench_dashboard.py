@@ -1,0 +1,96 @@
+"""Dashboard benchmark: the time each page's script takes (queries included) on a database, cold
+(caches cleared) and warm, and the time of one replay step (the Next button). Uses Streamlit's AppTest,
+so it measures the server side of a page, not the browser drawing it.
+
+    python bench/bench_dashboard.py --db FILE [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from ingest.db import read_arrow  # noqa: E402
+
+APP = ROOT / "dashboards" / "app.py"
+PAGES = {
+    "games": "views/games.py",
+    "replay": "views/replay.py",
+    "statistics": "views/statistics.py",
+    "sql": "views/sql.py",
+    "import": "views/import_logs.py",
+}
+
+
+def _open(page: str, params: dict[str, str], cold: bool = False) -> tuple[AppTest, float]:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.run()  # the default page (Games) first, as a browser would
+    if cold:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+    for key, value in params.items():
+        at.query_params[key] = value
+    start = time.perf_counter()
+    at.switch_page(page)
+    at.run()
+    seconds = time.perf_counter() - start
+    if at.exception:
+        raise SystemExit(f"{page}: {[e.value for e in at.exception]}")
+    return at, seconds
+
+
+def measure(db: Path, repeat: int) -> dict[str, Any]:
+    os.environ["GOVERNOR_DB"] = str(db)
+    game = read_arrow(db, "SELECT game_id, moves FROM games ORDER BY moves DESC LIMIT 1").to_pylist()[0]
+    params = {"replay": {"game": game["game_id"], "step": str(game["moves"] // 2)}}
+    pages: dict[str, Any] = {}
+    for name, page in PAGES.items():
+        cold, warm = [], []
+        for _ in range(repeat):
+            cold.append(_open(page, params.get(name, {}), cold=True)[1])
+            warm.append(_open(page, params.get(name, {}))[1])
+        pages[name] = {"cold_s": round(statistics.median(cold), 3), "warm_s": round(statistics.median(warm), 3)}
+    steps = []
+    at, _ = _open(PAGES["replay"], params["replay"], cold=True)
+    for _ in range(repeat * 3):
+        start = time.perf_counter()
+        at.button(key="replay_next").click().run()
+        steps.append(time.perf_counter() - start)
+    games = read_arrow(db, "SELECT count(*) AS n FROM games").column("n")[0].as_py()
+    return {
+        "db": str(db),
+        "games": games,
+        "db_bytes": db.stat().st_size,
+        "pages": pages,
+        "replay_next_step_s": round(statistics.median(steps), 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", required=True, type=Path)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=None, help="write the result as JSON here")
+    args = parser.parse_args(argv)
+    result = measure(args.db, args.repeat)
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main()
