@@ -106,7 +106,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from replay.registry import all_engines
-    from replay.simulate import write_simulated
+    from replay.simulate import SimulationError, write_simulated
 
     engines = all_engines()
     if args.game not in engines:
@@ -122,10 +122,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             )
             return 2
     options = {"draft_start": True} if args.draft else {}
-    paths = write_simulated(
-        Path(args.out), args.game, counts, args.games, args.seed, args.bot, jsonl=args.jsonl, gzip=args.gzip,
-        options=options,
-    )
+    try:
+        paths = write_simulated(
+            Path(args.out), args.game, counts, args.games, args.seed, args.bot, jsonl=args.jsonl, gzip=args.gzip,
+            options=options,
+        )
+    except SimulationError as err:
+        print(f"governor simulate: {err}", file=sys.stderr)
+        return 1
     print(f"wrote {args.games} game(s) to {len(paths)} file(s) in {args.out}", file=sys.stderr)
     return 0
 

@@ -32,11 +32,20 @@ def make_bot(game: str, kind: str, seed: int) -> Any:
     return PRHeuristic(seed)
 
 
-def simulate_game(game: str, players: int, seed: int, bot: str = "heuristic", options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One complete game as a log object, determined by its arguments alone."""
+class SimulationError(Exception):
+    """No attempt of a seed produced a game that ends."""
+
+
+#: Random players can reach a dead end the rules have no exit for (every card tucked under chapels or
+#: covered by cranes, both piles empty, nobody able to build): such an attempt is dropped and the
+#: game is played again from the next attempt seed, so simulation stays reproducible.
+MAX_ATTEMPTS = 20
+
+
+def _play(game: str, players: int, seed: int, bot: str, options: dict[str, Any]) -> dict[str, Any] | None:
     engine = engine_for(game)
     names = NAMES[:players]
-    log = engine.new_random_game(names, seed, options or {})
+    log = engine.new_random_game(names, seed, options)
     state = engine.simulation_state(log, seed)
     rng = random.Random(f"bots:{seed}")
     kinds = [bot] * players
@@ -50,13 +59,23 @@ def simulate_game(game: str, players: int, seed: int, bot: str = "heuristic", op
         state = engine.apply(state, move)
         moves.append({"seat": seat, **move.to_json()})
         if len(moves) > MAX_MOVES:
-            raise RuntimeError(f"{game} seed {seed}: no end after {MAX_MOVES} moves")
+            return None
     obj = engine.finish_log(log, state, moves)
-    obj.setdefault("meta", {})
-    obj["meta"] = {"generator": f"governor simulate ({bot})", "seed": seed, **obj["meta"]}
-    # Re-order keys so meta sits after game, as the format documents.
+    obj["meta"] = {"generator": f"governor simulate ({bot})", "seed": seed, **obj.get("meta", {})}
+    # Keys in the documented order.
     order = ["format", "version", "game", "source_id", "meta", "players", "options", "setup", "moves", "result"]
     return {k: obj[k] for k in order if k in obj}
+
+
+def simulate_game(game: str, players: int, seed: int, bot: str = "heuristic", options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One complete game as a log object, determined by its arguments alone.
+
+    Raises ``SimulationError`` when no attempt of the seed ends (never seen in practice)."""
+    for attempt in range(MAX_ATTEMPTS):
+        obj = _play(game, players, seed + attempt * 1_000_000_007, bot, options or {})
+        if obj is not None:
+            return obj
+    raise SimulationError(f"{game}, {players} players, seed {seed}: no attempt ended within {MAX_MOVES} moves")
 
 
 def simulate_many(game: str, players: Sequence[int], games: int, seed: int, bot: str = "heuristic",

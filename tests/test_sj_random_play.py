@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from governor.cli import main as governor_main
-from replay.logfile import read_records, write_games
+from replay.logfile import parse_game, read_records, write_games
 from replay.registry import engine_for
 from replay.replayer import final_state, iter_replay
 from replay.san_juan.bots import HeuristicPlayer, RandomPlayer
@@ -165,14 +165,7 @@ def test_invariant_after_every_move(check: str, bot: str, players: int, draft: b
     assert not _problems(games, check), "\n".join(_problems(games, check)[:10])
 
 
-@pytest.mark.parametrize("bot,players,draft", [
-    p if p.values[0] == "random" else pytest.param(*p.values, id=p.id, marks=pytest.mark.xfail(strict=True, reason=(
-        "engine bug: HeuristicPlayer produces several goods most valuable first, e.g. 'produce silver, coffee', "
-        "which apply accepts (the order decides which drawn card goes on which building), but legal_moves lists "
-        "each set of goods once in Good order ('produce coffee, silver', docs/rules-notes.md), so the bot's move "
-        "is not among the legal moves")))
-    for p in CONFIGS
-])
+@pytest.mark.parametrize("bot,players,draft", CONFIGS)
 def test_legal_moves_hold_the_bots_choice(bot: str, players: int, draft: bool) -> None:
     games = play_config(bot, players, draft)
     assert not _problems(games, "legal_has_bot_move"), "\n".join(_problems(games, "legal_has_bot_move")[:10])
@@ -263,7 +256,7 @@ def test_sample_log_validates_and_matches_its_result(path: Path) -> None:
 def test_random_play_can_stall_with_both_piles_empty(tmp_path: Path) -> None:
     """A known dead end (not a rule the log format breaks): random players tuck and cover so many cards
     that the draw and discard piles are both empty and nobody can build again, so the game never ends.
-    ``governor simulate --bot random`` gives up on such a seed after ``simulate.MAX_MOVES`` moves."""
+    ``governor simulate`` replays such a seed with the next attempt seed (see ``replay.simulate``)."""
     game = play_game("random", 2, True, 9, [90, 91])
     assert game.stalled
     assert not game.problems, game.problems
@@ -275,3 +268,13 @@ def test_random_play_can_stall_with_both_piles_empty(tmp_path: Path) -> None:
     assert record.log is not None
     *_, (state, _) = iter_replay(record.log, require_complete=False)
     assert _comparable(state) == _comparable(final)
+
+
+def test_simulate_replays_a_stalled_seed_with_the_next_attempt() -> None:
+    from replay.simulate import _play, simulate_game
+
+    assert _play("san_juan", 4, 3_000_529, "random", {}) is None  # this seed's first attempt stalls
+    obj = simulate_game("san_juan", 4, 3_000_529, "random")
+    assert obj["meta"]["seed"] == 3_000_529 + 1_000_000_007
+    record = parse_game(obj)
+    assert ENGINE.is_over(final_state(record))

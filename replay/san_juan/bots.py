@@ -76,8 +76,9 @@ class HeuristicPlayer:
         if role is Role.PRODUCER:
             empty = rules._empty_by_good(t, seat)
             most = min(rules._max_produce(t, seat), len(t.draw_pile) + len(t.discard))
-            goods = sorted((g for g in Good for _ in range(empty[g])), key=lambda g: -list(Good).index(g))[:most]
-            return Produce(tuple(goods)) if goods else Pass()
+            best = sorted((g for g in Good for _ in range(empty[g])), key=lambda g: -list(Good).index(g))[:most]
+            # Listed in Good order, the form legal_moves lists.
+            return Produce(tuple(sorted(best, key=list(Good).index))) if best else Pass()
         if role is Role.TRADER:
             have = rules._goods_by_kind(t, seat)
             prices = TILES[state.tile or 1]
