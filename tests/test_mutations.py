@@ -52,9 +52,7 @@ def check(obj: dict[str, Any]) -> None:
     log = parse_game(obj, file="mutated.json", index=0)
     engine = engine_for(log.game)
     try:
-        state = None
-        for state, _ in iter_replay(log):
-            pass
+        *_, (state, _) = iter_replay(log)
     except LogFormatError as err:
         assert err.message.startswith("mutated.json, game 1: ")
         assert err.reason
