@@ -12,6 +12,7 @@ demo: setup
 # Set up (with the test tools and Chromium) and run every test, the browser test included.
 test: setup-test
 	.venv/bin/ruff check governor replay ingest dashboards tests bench
+	.venv/bin/mypy governor replay ingest dashboards
 	.venv/bin/python -m pytest -n 2 -q
 
 setup:
@@ -22,6 +23,7 @@ setup-test:
 
 lint:
 	.venv/bin/ruff check governor replay ingest dashboards tests bench
+	.venv/bin/mypy governor replay ingest dashboards
 
 bench: setup
 	.venv/bin/python bench/run_all.py

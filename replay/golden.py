@@ -53,9 +53,9 @@ def render_golden(log: GameLog, source: str | None = None) -> str:
         lines.append(f"{step.number:4d} {seat:>4} | {step.move.text()} | {step.words} | {_scores(totals)}")
     lines.append("")
     lines.append("final scores:")
-    for seat, score in enumerate(engine.scores(game.final)):
+    for index, score in enumerate(engine.scores(game.final)):
         parts = ", ".join(f"{k} {v}" for k, v in score.parts.items() if v)
-        lines.append(f"  {seat} {names[seat]}: {score.total} ({parts or 'nothing'}; tie-break {score.tiebreak})")
+        lines.append(f"  {index} {names[index]}: {score.total} ({parts or 'nothing'}; tie-break {score.tiebreak})")
     winners = engine.winners(game.final)
     lines.append("winners: " + ", ".join(f"{seat} {names[seat]}" for seat in winners))
     return "\n".join(lines) + "\n"

@@ -33,8 +33,9 @@ if st.button("Import", type="primary", disabled=not files, key="import_run"):
         )
     st.session_state["import_report"] = report
 
-report = st.session_state.get("import_report")
-if report is not None:
+last_report = st.session_state.get("import_report")
+if last_report is not None:
+    report = last_report
     if report.error:
         st.error(report.error)
     cols = st.columns(4)

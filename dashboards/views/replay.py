@@ -71,7 +71,7 @@ def _on_round(first_step_of_round: dict[int, int], total: int) -> None:
 ui.inject_css()
 ui.require_games()
 
-game_id = st.query_params.get("game")
+game_id: str = st.query_params.get("game") or ""
 game = data.game_row(game_id) if game_id else None
 if game is None:
     if game_id:

@@ -41,6 +41,10 @@ def _and(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _good_name(good: Good | None) -> str | None:
+    return good.value if good is not None else None
+
+
 class SanJuanEngine:
     """San Juan for 2 to 4 players."""
 
@@ -178,13 +182,14 @@ class SanJuanEngine:
         if isinstance(move, Draft):
             return f"{who} keeps {_and(list(move.keep))} (draft)"
         if isinstance(move, Pass):
-            verb = {
+            verbs: dict[str | None, str] = {
                 Stage.CHAPEL: "tucks nothing under the chapel",
                 Role.BUILDER: "does not build",
                 Role.PRODUCER: "does not produce",
                 Role.TRADER: "does not sell",
                 Role.PROSPECTOR: "keeps nothing from the gold mine",
-            }.get(state.stage if state.stage is Stage.CHAPEL else state.role, "passes")  # type: ignore[call-overload]
+            }
+            verb = verbs.get(state.stage if state.stage is Stage.CHAPEL else state.role, "passes")
             return f"{who} {verb}"
         return f"{who}: {move.text()}"
 
@@ -205,7 +210,7 @@ class SanJuanEngine:
                             "cost": CARDS[b].cost,
                             "vp": CARDS[b].vp,
                             "kind": CARDS[b].kind.value,
-                            "good": CARDS[b].good.value if g is not None and CARDS[b].good else None,
+                            "good": _good_name(CARDS[b].good) if g is not None else None,
                         }
                         for b, g in zip(player.buildings, player.goods)
                     ],

@@ -254,7 +254,7 @@ def parse_move(obj: Any, path: str) -> SanJuanMove:
         raise FieldError(f"{path}.{sorted(extra)[0]}", f"unknown field for a '{kind}' move")
     if kind == "role":
         try:
-            role = Role(obj.get("role"))
+            role = Role(str(obj.get("role")))
         except ValueError:
             raise FieldError(
                 f"{path}.role", f"unknown role {obj.get('role')!r} (roles: {', '.join(r.value for r in Role)})"

@@ -668,7 +668,8 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     if state.stage is Stage.DRAFT:
         return [Draft(k) for k in _multisets(hand, STARTING_HAND)]
     if state.stage is Stage.CHAPEL:
-        return [Chapel(c) for c in sort_cards(list(set(hand)))] + [Pass()]
+        chapel: list[SanJuanMove] = [Chapel(c) for c in sort_cards(list(set(hand)))]
+        return chapel + [Pass()]
     if state.stage is Stage.HAND_LIMIT:
         return [HandLimit(d) for d in _multisets(hand, len(hand) - _hand_limit(t, seat))]
     if state.stage is Stage.ROLE:
@@ -683,23 +684,23 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
             else:
                 moves.append(ChooseRole(role))
         return moves
-    role = state.role
-    if role is Role.BUILDER:
+    phase = state.role
+    if phase is Role.BUILDER:
         return _legal_builds(t, seat) + [Pass()]
-    if role is Role.PRODUCER:
+    if phase is Role.PRODUCER:
         empty = _empty_by_good(t, seat)
         most = min(_max_produce(t, seat), t.cards_left())
         out: list[SanJuanMove] = []
         for size in range(1, most + 1):
             out += [Produce(g) for g in _good_multisets(empty, size)]
         return out + [Pass()]
-    if role is Role.TRADER:
+    if phase is Role.TRADER:
         have = _goods_by_kind(t, seat)
         out = []
         for size in range(1, _max_sell(t, seat) + 1):
             out += [Sell(g) for g in _good_multisets(have, size)]
         return out + [Pass()]
-    if role is Role.COUNCILLOR:
+    if phase is Role.COUNCILLOR:
         keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
         drawn = list(state.looking)
         if "Archive" in t.buildings.read(seat):
@@ -712,8 +713,9 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         for size in range(min(keep_limit, len(drawn)), -1, -1):
             out += [Councillor(keep=k) for k in _multisets(drawn, size)]
         return out
-    if role is Role.PROSPECTOR:
-        return [GoldMine(c) for c in sort_cards(list(set(state.looking)))] + [Pass()]
+    if phase is Role.PROSPECTOR:
+        keeps: list[SanJuanMove] = [GoldMine(c) for c in sort_cards(list(set(state.looking)))]
+        return keeps + [Pass()]
     return []
 
 
