@@ -355,6 +355,30 @@ def _take(cards: list[str], wanted: Sequence[str], rule: str, what: str) -> None
 
 def _can_build(t: Table, seat: int) -> bool:
     """Whether any build is affordable (exactly when ``_legal_builds`` is not empty, but cheaper)."""
+    hand = t.hands.read(seat)
+    if not hand:
+        return False
+    owned = t.buildings.read(seat)
+    powers = _powers(t, seat)
+    if Power.CRANE in powers:
+        return _can_build_with_crane(t, seat)
+    discount = _privilege(t, seat)
+    smithy = Power.SMITHY in powers
+    quarry = Power.QUARRY in powers
+    goods = sum(1 for g in t.goods.read(seat) if g is not None) if Power.BLACK_MARKET in powers else 0
+    cards = len(hand) - 1
+    for name in set(hand):
+        card = CARDS[name]
+        if card.is_violet and name in owned:
+            continue
+        cost = card.cost - discount - (smithy and card.is_production) - (quarry and card.is_violet)
+        if cost - min(2, max(cost, 0), goods) <= cards:
+            return True
+    return False
+
+
+def _can_build_with_crane(t: Table, seat: int) -> bool:
+    """``_can_build`` for an owner of a crane: every building may also go over another one."""
     hand = t.hands[seat]
     for building in set(hand):
         for replace in _replace_options(t, seat, building):
