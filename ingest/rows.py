@@ -25,6 +25,29 @@ def _columns(schema: pa.Schema) -> dict[str, list[Any]]:
     return {name: [] for name in schema.names}
 
 
+#: Move -> (kind, text, JSON): parsed moves are shared frozen values (see replay.replayer), so the
+#: same few hundred moves are serialised once per worker instead of once per occurrence.
+_MOVE_FORMS: dict[Any, tuple[str, str, str]] = {}
+
+
+def move_forms(move: Any) -> tuple[str, str, str]:
+    """The move's kind, text form and JSON text."""
+    try:
+        forms = _MOVE_FORMS.get(move)
+    except TypeError:  # an unhashable move: no cache
+        forms = None
+    if forms is None:
+        details = move.to_json()
+        forms = (details.get("kind"), move.text(), json.dumps(details, ensure_ascii=False))
+        try:
+            if len(_MOVE_FORMS) > 1 << 16:
+                _MOVE_FORMS.clear()
+            _MOVE_FORMS[move] = forms
+        except TypeError:
+            pass
+    return forms
+
+
 def rejection_id(file: str, index: int, text: str) -> str:
     """Key of a rejection: the same bad game in the same file is one rejection, however often imported."""
     return hashlib.sha256(f"{file}\0{index}\0{text}".encode()).hexdigest()[:20]
@@ -112,11 +135,10 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
                     last_rows[seat] = prow
                     run_start[seat] = number
             if step is not None:
-                details = step.move.to_json()
+                kind, text, details = move_forms(step.move)
                 move_rows.append((
                     number, info_before["round"], info_before["governor"], info_before["role"], step.seat,
-                    names[step.seat] if step.seat is not None else None, details.get("kind"), step.move.text(),
-                    step.words, json.dumps(details, ensure_ascii=False),
+                    names[step.seat] if step.seat is not None else None, kind, text, step.words, details,
                 ))
             info_before = engine.step_info(state)
     except GovernorError as err:

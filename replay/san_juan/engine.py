@@ -270,14 +270,15 @@ class SanJuanEngine:
         return "\n".join(lines)
 
     def global_row(self, state: SanJuanState) -> dict[str, Any]:
+        # Stage and Role are StrEnums: they are the strings stored, without a ``.value`` lookup.
         return {
             "round": state.round,
             "governor": state.governor,
-            "stage": state.stage.value,
-            "role": state.role.value if state.role else None,
+            "stage": state.stage,
+            "role": state.role,
             "chooser": state.chooser,
             "to_act": state.current_seat,
-            "roles_taken": [r.value for r, _ in state.roles_taken],
+            "roles_taken": [r for r, _ in state.roles_taken],
             "draw_pile": len(state.draw_pile),
             "discard_pile": len(state.discard),
             "tile": state.tile,
@@ -303,7 +304,7 @@ class SanJuanEngine:
 
     def _player_row(self, player: Any) -> dict[str, Any]:
         score = scoring.score_player(player)
-        goods = [CARDS[b].good.value for b, g in zip(player.buildings, player.goods) if g is not None]  # type: ignore[union-attr]
+        goods = [CARDS[b].good for b, g in zip(player.buildings, player.goods) if g is not None]
         return {
             "vp": score.total,
             "vp_buildings": score.parts["buildings"],
