@@ -165,7 +165,7 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300, help="simulated San Juan games per player count (default 300)")
+    parser.add_argument("--games", type=int, default=300, help="simulated games per game and player count (default 300)")
     parser.add_argument("--seed", type=int, default=7, help="simulation seed (default 7)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing, best kept (default 3)")
     parser.add_argument("--workers", type=int, default=None, help="processes for the all-cores run (default: usable cores)")
@@ -187,18 +187,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 files = expand_paths([folder])
                 rows += measure("sample_logs", game, "all", files, args.repeat, pool, workers)
         sim_seconds = {}
-        for count in range(engines["san_juan"].min_players, engines["san_juan"].max_players + 1):
-            start = time.perf_counter()
-            # One .jsonl file per worker share, so the all-cores run has files to deal out.
-            files = []
-            per_file = -(-args.games // workers)
-            for k in range(workers):
-                n = min(per_file, args.games - k * per_file)
-                if n > 0:
-                    out = Path(tmp) / f"{count}p-{k}"
-                    files += write_simulated(out, "san_juan", [count], n, args.seed * 100 + count * 10 + k, jsonl=True)
-            sim_seconds[count] = round(time.perf_counter() - start, 2)
-            rows += measure("simulated", "san_juan", str(count), files, args.repeat, pool, workers)
+        for game in sorted(engines):
+            engine = engines[game]
+            for count in range(engine.min_players, engine.max_players + 1):
+                start = time.perf_counter()
+                # One .jsonl file per worker share, so the all-cores run has files to deal out.
+                files = []
+                per_file = -(-args.games // workers)
+                for k in range(workers):
+                    n = min(per_file, args.games - k * per_file)
+                    if n > 0:
+                        out = Path(tmp) / f"{game}-{count}p-{k}"
+                        files += write_simulated(out, game, [count], n, args.seed * 100 + count * 10 + k, jsonl=True)
+                sim_seconds[f"{game}-{count}p"] = round(time.perf_counter() - start, 2)
+                rows += measure("simulated", game, str(count), files, args.repeat, pool, workers)
     result = {
         "machine": info,
         "params": {"games_per_player_count": args.games, "seed": args.seed, "repeat": args.repeat, "workers": workers},

@@ -1,0 +1,186 @@
+"""Runs every benchmark and writes ``bench/results.json`` and ``docs/benchmarks.md``.
+
+    python bench/run_all.py [--replay-games 300] [--import-games 10000 100000] [--quick]
+
+Replay throughput per game and player count (one core and all cores), import throughput of simulated
+San Juan games against its floors (parsing alone, replay alone, writing prepared Arrow tables), and the
+dashboard's page times and replay step on each imported database. Simulated corpora are cached in
+bench/out/. ``--quick`` runs small sizes (a check that the scripts work, not numbers to publish).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import bench_dashboard, bench_import, bench_replay  # noqa: E402
+from bench.common import OUT, machine  # noqa: E402
+
+DOC = ROOT / "docs" / "benchmarks.md"
+
+
+def run(replay_games: int, import_games: list[int], repeat: int) -> dict[str, Any]:
+    started = time.time()
+    replay_out = HERE / "results_replay.json"
+    bench_replay.main(["--games", str(replay_games), "--repeat", str(repeat), "--out", str(replay_out)])
+    replay = json.loads(replay_out.read_text())
+    imports = bench_import.main(["--games", *map(str, import_games)])
+    dashboards = []
+    for games in import_games:
+        dashboards.append(bench_dashboard.main(["--db", str(OUT / f"import-{games}.duckdb"), "--repeat", str(repeat)]))
+    return {
+        "machine": machine(),
+        "minutes": round((time.time() - started) / 60, 1),
+        "replay": replay,
+        "import": imports,
+        "dashboard": dashboards,
+    }
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _n(value: float, digits: int = 0) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def markdown(results: dict[str, Any]) -> str:
+    m = results["machine"]
+    replay_rows = results["replay"]["rows"]
+    out = [
+        "# Benchmarks",
+        "",
+        "Written by `python bench/run_all.py` (also `make bench`); the raw numbers are in `bench/results.json`.",
+        "Benchmarks are scripts, not tests: nothing in the test suite depends on timing.",
+        "",
+        "## Machine",
+        "",
+        _table(["", ""], [
+            ["CPU", f"{m['cpu']}, {m['cores']} cores"],
+            ["memory", f"{m['memory_mib']:,} MiB"],
+            ["Python", m["python"]],
+            ["platform", m["platform"]],
+            ["date", m["date"]],
+            ["whole run", f"{results['minutes']} minutes"],
+        ]),
+        "",
+        "## Replay",
+        "",
+        "`bench/bench_replay.py`: parse = read, JSON-decode and check the envelope; replay+check = every move "
+        "parsed, checked and applied and the recorded result compared (what `governor validate` does); "
+        "replay, all snapshots+words = every state kept and every move described (what import needs). "
+        "Best of several runs; simulated games are played by the heuristic bots.",
+        "",
+        _table(
+            ["data", "game", "players", "phase", "cores", "games", "moves", "games/s", "games/s/core", "moves/s"],
+            [[r["dataset"], r["game"], r["players"], r["phase"], r["workers"], r["games"], r["moves"],
+              _n(r["games_per_s"]), _n(r["games_per_s_per_core"]), _n(r["moves_per_s"])] for r in replay_rows],
+        ),
+        "",
+    ]
+    per_core = {(r["game"], r["players"]): r["games_per_s_per_core"] for r in replay_rows
+                if r["dataset"] == "simulated" and r["phase"] == "replay+check" and r["workers"] == 1}
+    sj = [f"{p} players {per_core[('san_juan', p)]:,.0f}/s" for p in ("2", "3", "4") if ("san_juan", p) in per_core]
+    pr = [f"{p} players {per_core[('puerto_rico', p)]:,.0f}/s" for p in ("3", "4", "5") if ("puerto_rico", p) in per_core]
+    out += [
+        "Against the aims (games replayed and checked per second per core): San Juan, aim 500: " + ", ".join(sj)
+        + "; Puerto Rico, aim 200: " + ", ".join(pr) + ". Replay runs at a steady rate of moves per second, so "
+        "games per second follow the game length; the aim is met for 2-player San Juan and for every Puerto Rico "
+        "count, not for 3- and 4-player San Juan (see the profile below).",
+        "",
+        "## Import",
+        "",
+        "`bench/bench_import.py`: `governor import` of simulated San Juan games (2, 3 and 4 players in turn) into a "
+        "new database with every core, compared with the floors: reading and parsing the same files without "
+        "replaying them, replaying them without storing (same cores), and writing the same rows to DuckDB from "
+        "prepared Arrow tables.",
+        "",
+    ]
+    rows = []
+    for r in results["import"]["runs"]:
+        rows.append([
+            _n(r["games"]), r["workers"], _n(r["import_seconds"], 1), _n(r["import_games_per_s"]), _n(r["import_rows_per_s"]),
+            _n(r["rows"]), _n(r["peak_rss_mib_largest_process"]), _n(r["db_bytes_per_game"]),
+            _n(r["replay_only_games_per_s"]), f"{r['storing_overhead_pct']}%", _n(r["parse_only_games_per_s"]),
+            _n(r["duckdb_write_floor"]["games_per_s"]),
+        ])
+    out += [
+        _table(["games", "cores", "import s", "games/s", "rows/s", "rows", "peak MiB (one process)", "DB bytes/game",
+                "floor: replay only games/s", "storing adds", "floor: parse only games/s", "floor: DuckDB write games/s"], rows),
+        "",
+        "Storing adds to replay: the worker builds every state's typed row (about 40 values a move) and its Arrow "
+        "columns, and the writer expands per-seat runs into one row per step inside DuckDB. The aim was at most 30%; "
+        "see the profile below for where the rest goes.",
+        "",
+        "## Dashboard",
+        "",
+        "`bench/bench_dashboard.py`: each page's script run through Streamlit's AppTest on the imported database "
+        "(queries included, browser drawing excluded), with the caches cleared (cold) and again (warm), and one "
+        "step of the Replay page (the Next button). Median of several runs, seconds.",
+        "",
+    ]
+    for d in results["dashboard"]:
+        out += [
+            f"### {d['games']:,} games ({d['db_bytes'] / 2**20:,.0f} MiB)",
+            "",
+            _table(["page", "cold s", "warm s"], [[name, p["cold_s"], p["warm_s"]] for name, p in d["pages"].items()]
+                   + [["replay: one step (Next)", "", d["replay_next_step_s"]]]),
+            "",
+        ]
+    out += [PROFILE, ""]
+    return "\n".join(out)
+
+
+PROFILE = """## Profile and what was changed
+
+Hot spots were found with cProfile and timed per move kind; the engine's `apply` and the importer were
+changed in these steps (San Juan sample logs and 200 simulated games, one core):
+
+| change | before | after |
+|---|---|---|
+| replay fold: parsed moves shared across games, no `Step` objects in `final_state`, cheaper nesting check | 19.3 µs/move | 17.4 µs/move |
+| San Juan state: seats thawed only when touched, unchanged seat snapshots reused | 17.6 µs/apply | 16.0 µs/apply |
+| frozen snapshots built through an unfrozen twin (`replay/frozen.py`) instead of 21 `object.__setattr__` | 16.0 µs/apply | 15.2 µs/apply |
+| piles thawed only when a move draws or discards, read-only views of cities, constant move tables | 15.2 µs/apply | 14.6 µs/apply |
+| import (one worker, in process): per-seat state sent as runs (expanded to one row per step by DuckDB), rows reused for unchanged seats | +220% over replay | +110% |
+| import (one worker, in process): each distinct move serialised once, enum strings stored directly, fewer cycle collections in workers | +110% | +77% |
+
+What is left, per San Juan move: about 4 µs of copying the table in and out of the immutable snapshot,
+3 µs of the replay fold (parsing, seat check), and the rule itself (10 to 20 µs by kind: a build checks
+the payment and discounts, the builder phase decides who can afford anything). Reaching 500 four-player
+games a second (221 moves, 9 µs a move) would take a validation path that does not build a snapshot
+per move; import would need its rows built without Python objects per state. Both are left for later.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--replay-games", type=int, default=300)
+    parser.add_argument("--import-games", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check the scripts")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.replay_games, args.import_games, args.repeat = 20, [200], 1
+    results = run(args.replay_games, args.import_games, args.repeat)
+    (HERE / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    if not args.quick:
+        DOC.write_text(markdown(results) + "\n")
+    else:
+        print(markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
