@@ -12,9 +12,11 @@ import gc
 import multiprocessing as mp
 import os
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -23,7 +25,7 @@ import pyarrow.compute as pc
 from ingest.db import DatabaseError, reader, writer
 from ingest.progress import Progress
 from ingest.rows import Batch, process
-from replay.logfile import LogRecord, expand_paths, read_records
+from replay.logfile import LogRecord, RawGame, expand_paths, read_raw
 
 #: Games per task sent to a worker, and games per write transaction (GOVERNOR_WRITE_BATCH overrides
 #: it: smaller batches hold the file for shorter times).
@@ -67,12 +69,14 @@ def existing_ids(db: str | Path) -> frozenset[str]:
         return frozenset()
 
 
-def _chunks(files: Sequence[Path], display_names: dict[str, str]) -> Iterator[list[LogRecord]]:
-    chunk: list[LogRecord] = []
+def _chunks(files: Sequence[Path], display_names: dict[str, str]) -> Iterator[list[RawGame | LogRecord]]:
+    """Games in chunks, unparsed: the workers parse them (parsing costs about as much as writing)."""
+    chunk: list[RawGame | LogRecord] = []
+    size = min(CHUNK, WRITE_BATCH)
     for file in files:
-        for record in read_records(file, display_names.get(str(file))):
-            chunk.append(record)
-            if len(chunk) >= min(CHUNK, WRITE_BATCH):
+        for item in read_raw(file, display_names.get(str(file))):
+            chunk.append(item)
+            if len(chunk) >= size:
                 yield chunk
                 chunk = []
     if chunk:
@@ -90,9 +94,22 @@ def _init_worker(known: frozenset[str]) -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def _work(records: list[LogRecord]) -> tuple[dict[str, pa.Table], list[str], int, int]:
+def _work(items: list[RawGame | LogRecord]) -> tuple[dict[str, pa.Table], list[str], int, int]:
+    records = [item.parse() if isinstance(item, RawGame) else item for item in items]
     batch = process(records, _KNOWN)
     return batch.to_arrow(), batch.game_ids, batch.skipped, len(records)
+
+
+def _in_order(pool: Any, chunks: Iterator[Any], depth: int) -> Iterator[Any]:
+    """Results of ``_work`` over ``chunks`` in order, with at most ``depth`` chunks in flight, so that
+    neither the files read ahead nor the results waiting to be written pile up in memory."""
+    pending: deque[Any] = deque()
+    for chunk in chunks:
+        pending.append(pool.apply_async(_work, (chunk,)))
+        if len(pending) >= depth:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
 
 
 def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: ImportSummary) -> None:
@@ -217,7 +234,7 @@ def import_paths(
         else:
             ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
             with ctx.Pool(workers, initializer=_init_worker, initargs=(known,)) as pool:
-                for result in pool.imap(_work, _chunks(files, display_names or {})):
+                for result in _in_order(pool, _chunks(files, display_names or {}), depth=3 * workers):
                     consume(result)
         if pending:
             write_batch(db, pending, summary)

@@ -221,8 +221,45 @@ def _read_bytes(path: Path) -> bytes:
         try:
             return gzip.decompress(raw)
         except (OSError, EOFError) as err:
-            raise LogFormatError(f"not a readable gzip file ({err})", file=str(path)) from None
+            raise LogFormatError(f"not a readable gzip file ({err})") from None
     return raw
+
+
+@dataclass(frozen=True)
+class RawGame:
+    """One game's bytes, not parsed yet (cheap to send to a worker process)."""
+
+    file: str
+    index: int
+    data: bytes
+
+    def parse(self) -> LogRecord:
+        """The game as a record: a ``GameLog`` or the error that stopped it."""
+        return _record(self.file, self.index, self.data)
+
+
+def read_raw(path: str | Path, display: str | None = None) -> Iterator[RawGame | LogRecord]:
+    """Yield every game of one file unparsed, or a record with the error when the file cannot be read
+    at all (missing, not gzip). ``display`` names the file instead of its path."""
+    path = Path(path)
+    file = display or str(path)
+    try:
+        data = _read_bytes(path)
+    except LogFormatError as err:
+        yield LogRecord(file, 0, "", None, err.with_context(file=file))
+        return
+    except OSError as err:
+        yield LogRecord(file, 0, "", None, LogFormatError(f"cannot read file: {err.strerror}", file=file))
+        return
+    if not path.name.endswith((".jsonl", ".jsonl.gz")):
+        yield RawGame(file, 0, data)
+        return
+    index = 0
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        yield RawGame(file, index, line)
+        index += 1
 
 
 def read_records(path: str | Path, display: str | None = None) -> Iterator[LogRecord]:
@@ -231,26 +268,8 @@ def read_records(path: str | Path, display: str | None = None) -> Iterator[LogRe
     ``display`` names the file in records and messages instead of its path (an uploaded file's
     original name). A file that cannot be read at all (missing, not gzip) yields one record with the error.
     """
-    path = Path(path)
-    file = display or str(path)
-    try:
-        data = _read_bytes(path)
-    except LogFormatError as err:
-        yield LogRecord(file, 0, "", None, err)
-        return
-    except OSError as err:
-        yield LogRecord(file, 0, "", None, LogFormatError(f"cannot read file: {err.strerror}", file=file))
-        return
-    is_lines = path.name.endswith((".jsonl", ".jsonl.gz"))
-    if not is_lines:
-        yield _record(file, 0, data)
-        return
-    index = 0
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        yield _record(file, index, line)
-        index += 1
+    for item in read_raw(path, display):
+        yield item.parse() if isinstance(item, RawGame) else item
 
 
 def _record(file: str, index: int, data: bytes) -> LogRecord:
