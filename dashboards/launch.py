@@ -20,6 +20,8 @@ def streamlit_command(db: str, port: int, headless: bool) -> list[str]:
         sys.executable, "-m", "streamlit", "run", str(APP),
         "--server.port", str(port),
         "--server.headless", "true" if headless else "false",
+        # A first run would otherwise stop at streamlit's e-mail prompt (and fail without a terminal).
+        "--server.showEmailPrompt", "false",
         "--server.maxUploadSize", str(MAX_UPLOAD_MB),
         "--server.fileWatcherType", "none",
         "--browser.gatherUsageStats", "false",

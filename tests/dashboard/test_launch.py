@@ -1,0 +1,44 @@
+"""`governor dashboard` starts on a fresh machine: no streamlit credentials, no terminal, not headless
+(the README's main command), and serves the app."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_dashboard_starts_without_prompting(dash_db: Path, tmp_path: Path) -> None:
+    port = _free_port()
+    env = dict(os.environ, HOME=str(tmp_path), BROWSER="true")  # BROWSER: opening a browser does nothing
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "governor.cli", "dashboard", "--db", str(dash_db), "--port", str(port)],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        health = ""
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                    health = response.read().decode()
+                    break
+            except OSError:
+                time.sleep(0.5)
+        assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+        assert health == "ok"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
