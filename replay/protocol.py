@@ -118,14 +118,14 @@ class Engine(Protocol):
         """Typed per-seat columns of a state (matching ``player_schema``, without the keys)."""
         ...
 
-    def random_state_seed(self, state: Any, seed: int) -> Any:
-        """The same state, set to draw any chance outcome it lacks from ``seed`` (for simulation)."""
-        ...
-
     def new_random_game(self, players: Sequence[str], seed: int, options: dict[str, Any]) -> GameLog:
         """A log with a random setup and no moves (simulation)."""
         ...
 
-    def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> GameLog:
+    def simulation_state(self, log: GameLog, seed: int) -> Any:
+        """The initial state, drawing chance outcomes the log lacks from ``seed`` (simulation)."""
+        ...
+
+    def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
         """The complete log of a simulated game: chance outcomes drawn during play and the result."""
         ...

@@ -8,8 +8,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
-from replay.protocol import Score
+from replay.engine_base import RulesEngine
+from replay.logfile import GameLog
 from replay.puerto_rico import rules, scoring
 from replay.puerto_rico.arrangements import colonists_to_place
 from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOOD_INDEX, GOODS, QUARRY, Power, role_of
@@ -50,8 +50,13 @@ def _a(word: str) -> str:
     return ("an " if word[0] in "aeiouAEIOU" else "a ") + word
 
 
-class PuertoRicoEngine:
+class PuertoRicoEngine(RulesEngine):
     """Puerto Rico for 3 to 5 players."""
+
+    rules = rules
+    scoring = scoring
+    parse = staticmethod(parse_move)
+    over = Stage.OVER
 
     game = "puerto_rico"
     version = "1.0"
@@ -106,43 +111,6 @@ class PuertoRicoEngine:
         ]
     )
 
-    def __init__(self) -> None:
-        # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
-        self._row_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
-
-    # -- protocol ------------------------------------------------------------------------------
-
-    def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> PuertoRicoState:
-        """The state before the first move. Raises ``FieldError`` for a bad setup."""
-        return rules.new_game(len(log.players), log.options, log.setup, shuffle_seed)
-
-    def parse_move(self, obj: Any, path: str) -> PuertoRicoMove:
-        """A typed move from JSON. Raises ``FieldError``."""
-        return parse_move(obj, path)
-
-    def legal_moves(self, state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
-        """Every legal decision in a fixed order (for the mayor, a lazy sequence)."""
-        return rules.legal_moves(state)
-
-    def apply(self, state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
-        """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
-        return rules.apply(state, move)
-
-    def current_seat(self, state: PuertoRicoState) -> int | None:
-        return state.current_seat
-
-    def is_over(self, state: PuertoRicoState) -> bool:
-        return state.stage is Stage.OVER
-
-    def scores(self, state: PuertoRicoState) -> list[Score]:
-        return scoring.scores(state)
-
-    def winners(self, state: PuertoRicoState) -> list[int]:
-        return scoring.winners(state)
-
-    def round_of(self, state: PuertoRicoState) -> int:
-        return state.round
-
     def end_reason(self, state: PuertoRicoState) -> str | None:
         """Why the game ended: the triggers met in the last round, in the order they happened, joined by
         "+" (``vp_chips``, ``colonists``, ``city``); None while the game goes on."""
@@ -151,10 +119,6 @@ class PuertoRicoEngine:
     def buildings_of(self, state: PuertoRicoState) -> list[list[str]]:
         """Each seat's buildings, in the order built."""
         return [list(p.city) for p in state.players]
-
-    def pending(self, state: PuertoRicoState) -> str:
-        """What the game waits for, in words."""
-        return rules.describe_pending(state)
 
     def step_info(self, state: PuertoRicoState) -> dict[str, Any]:
         return {
@@ -374,23 +338,6 @@ class PuertoRicoEngine:
             "end_triggers": list(state.end),
         }
 
-    def player_rows(self, state: PuertoRicoState) -> list[dict[str, Any]]:
-        """Typed per-seat columns. A seat whose snapshot object is unchanged since an earlier call gets
-        the very same row object back (moves leave untouched seats' ``PlayerState`` shared)."""
-        rows = []
-        cache = self._row_cache
-        for player in state.players:
-            hit = cache.get(id(player))
-            if hit is not None and hit[0] is player:
-                rows.append(hit[1])
-                continue
-            row = self._player_row(player)
-            if len(cache) > 256:
-                cache.clear()
-            cache[id(player)] = (player, row)
-            rows.append(row)
-        return rows
-
     def _player_row(self, p: Any) -> dict[str, Any]:
         score = scoring.score_player(p)
         return {
@@ -422,36 +369,11 @@ class PuertoRicoEngine:
         setup = rules.random_setup(len(players), rng)
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
 
-    def simulation_state(self, log: GameLog, seed: int) -> PuertoRicoState:
-        """The initial state, drawing reshuffle orders from ``seed`` as the game needs them."""
-        return self.new_game(log, shuffle_seed=seed)
-
     def random_state_seed(self, state: PuertoRicoState, seed: int) -> PuertoRicoState:
         """The same state, drawing any reshuffle the log lacks from ``seed``."""
         from dataclasses import replace
 
         return replace(state, shuffle_seed=seed)
-
-    def finish_log(self, log: GameLog, state: PuertoRicoState, moves: list[dict[str, Any]]) -> dict[str, Any]:
-        """The complete log of a simulated game as JSON: reshuffles recorded, result attached."""
-        setup = dict(log.setup)
-        setup["reshuffles"] = [list(order) for order in state.reshuffles_used]
-        lines = self.scores(state)
-        obj: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "game": self.game}
-        if log.source_id:
-            obj["source_id"] = log.source_id
-        if log.meta:
-            obj["meta"] = log.meta
-        obj.update(
-            {
-                "players": [{"name": n} for n in log.players],
-                "options": log.options,
-                "setup": setup,
-                "moves": moves,
-                "result": {"scores": [s.total for s in lines], "winners": self.winners(state)},
-            }
-        )
-        return obj
 
 
 ENGINE = PuertoRicoEngine()

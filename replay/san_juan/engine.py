@@ -8,9 +8,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from replay.engine_base import RulesEngine
 from replay.errors import FieldError
-from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
-from replay.protocol import Score
+from replay.logfile import GameLog
 from replay.san_juan import rules, scoring
 from replay.san_juan.cards import CARDS, TILES, Good, Role
 from replay.san_juan.moves import (
@@ -45,8 +45,13 @@ def _good_name(good: Good | None) -> str | None:
     return good.value if good is not None else None
 
 
-class SanJuanEngine:
+class SanJuanEngine(RulesEngine):
     """San Juan for 2 to 4 players."""
+
+    rules = rules
+    scoring = scoring
+    parse = staticmethod(parse_move)
+    over = Stage.OVER
 
     game = "san_juan"
     version = "1.0"
@@ -84,43 +89,6 @@ class SanJuanEngine:
         ]
     )
 
-    def __init__(self) -> None:
-        # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
-        self._row_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
-
-    # -- protocol ------------------------------------------------------------------------------
-
-    def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> SanJuanState:
-        """The state before the first move. Raises ``FieldError`` for a bad setup."""
-        return rules.new_game(len(log.players), log.options, log.setup, shuffle_seed)
-
-    def parse_move(self, obj: Any, path: str) -> SanJuanMove:
-        """A typed move from JSON. Raises ``FieldError``."""
-        return parse_move(obj, path)
-
-    def legal_moves(self, state: SanJuanState) -> list[SanJuanMove]:
-        """Every legal decision in a fixed order."""
-        return rules.legal_moves(state)
-
-    def apply(self, state: SanJuanState, move: SanJuanMove) -> SanJuanState:
-        """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
-        return rules.apply(state, move)
-
-    def current_seat(self, state: SanJuanState) -> int | None:
-        return state.current_seat
-
-    def is_over(self, state: SanJuanState) -> bool:
-        return state.stage is Stage.OVER
-
-    def scores(self, state: SanJuanState) -> list[Score]:
-        return scoring.scores(state)
-
-    def winners(self, state: SanJuanState) -> list[int]:
-        return scoring.winners(state)
-
-    def round_of(self, state: SanJuanState) -> int:
-        return state.round
-
     def end_reason(self, state: SanJuanState) -> str | None:
         """Why the game ended: ``twelve_buildings`` (the only way San Juan ends), or None."""
         return "twelve_buildings" if state.stage is Stage.OVER else None
@@ -128,10 +96,6 @@ class SanJuanEngine:
     def buildings_of(self, state: SanJuanState) -> list[list[str]]:
         """Each seat's buildings in play (crane-covered ones excluded)."""
         return [list(p.buildings) for p in state.players]
-
-    def pending(self, state: SanJuanState) -> str:
-        """What the game waits for, in words."""
-        return rules.describe_pending(state)
 
     def step_info(self, state: SanJuanState) -> dict[str, Any]:
         return {
@@ -285,23 +249,6 @@ class SanJuanEngine:
             "next_tile": state.tiles[state.tile_index],
         }
 
-    def player_rows(self, state: SanJuanState) -> list[dict[str, Any]]:
-        """Typed per-seat columns. Seats whose snapshot object is unchanged since the previous call
-        reuse that row: consecutive states share unchanged ``PlayerState`` objects."""
-        rows = []
-        cache = self._row_cache
-        for player in state.players:
-            hit = cache.get(id(player))
-            if hit is not None and hit[0] is player:
-                rows.append(hit[1])
-                continue
-            row = self._player_row(player)
-            if len(cache) > 256:
-                cache.clear()
-            cache[id(player)] = (player, row)
-            rows.append(row)
-        return rows
-
     def _player_row(self, player: Any) -> dict[str, Any]:
         score = scoring.score_player(player)
         goods = [CARDS[b].good for b, g in zip(player.buildings, player.goods) if g is not None]
@@ -327,35 +274,6 @@ class SanJuanEngine:
         rng = random.Random(f"san_juan:{seed}")
         setup = rules.random_setup(len(players), rng, draft=bool(options.get("draft_start")))
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
-
-    def simulation_state(self, log: GameLog, seed: int) -> SanJuanState:
-        """The initial state, drawing reshuffle orders from ``seed`` as the game needs them."""
-        return self.new_game(log, shuffle_seed=seed)
-
-    def finish_log(self, log: GameLog, state: SanJuanState, moves: list[dict[str, Any]]) -> dict[str, Any]:
-        """The complete log of a simulated game as JSON: reshuffles recorded, result attached."""
-        setup = dict(log.setup)
-        setup["reshuffles"] = [list(order) for order in state.reshuffles_used]
-        lines = self.scores(state)
-        obj: dict[str, Any] = {
-            "format": FORMAT_NAME,
-            "version": FORMAT_VERSION,
-            "game": self.game,
-        }
-        if log.source_id:
-            obj["source_id"] = log.source_id
-        if log.meta:
-            obj["meta"] = log.meta
-        obj.update(
-            {
-                "players": [{"name": n} for n in log.players],
-                "options": log.options,
-                "setup": setup,
-                "moves": moves,
-                "result": {"scores": [s.total for s in lines], "winners": self.winners(state)},
-            }
-        )
-        return obj
 
 
 ENGINE = SanJuanEngine()

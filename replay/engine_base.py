@@ -1,0 +1,110 @@
+"""What every engine does the same way over its own rules and scoring modules: the protocol's
+plumbing, the per-seat row cache that ingestion relies on, and writing a simulated game's log.
+
+An engine subclasses ``RulesEngine`` and sets ``rules`` (a module with ``new_game``, ``legal_moves``,
+``apply`` and ``describe_pending``), ``scoring`` (``scores``, ``winners``), ``parse`` (JSON to move)
+and ``over`` (the stage of a finished game); it adds the game's own views and rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
+from replay.protocol import Score
+
+
+class RulesEngine:
+    """The protocol methods shared by the engines (see ``replay.protocol.Engine``)."""
+
+    game: str
+    rules: ModuleType
+    scoring: ModuleType
+    parse: Callable[[Any, str], Any]
+    over: Any
+
+    def __init__(self) -> None:
+        # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
+        self._row_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+    def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> Any:
+        """The state before the first move. Raises ``FieldError`` for a bad setup."""
+        return self.rules.new_game(len(log.players), log.options, log.setup, shuffle_seed)
+
+    def parse_move(self, obj: Any, path: str) -> Any:
+        """A typed move from JSON. Raises ``FieldError``."""
+        return type(self).parse(obj, path)
+
+    def legal_moves(self, state: Any) -> Any:
+        """Every legal decision in a fixed order."""
+        return self.rules.legal_moves(state)
+
+    def apply(self, state: Any, move: Any) -> Any:
+        """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
+        return self.rules.apply(state, move)
+
+    def current_seat(self, state: Any) -> int | None:
+        return state.current_seat  # type: ignore[no-any-return]
+
+    def is_over(self, state: Any) -> bool:
+        return state.stage is self.over
+
+    def scores(self, state: Any) -> list[Score]:
+        return self.scoring.scores(state)  # type: ignore[no-any-return]
+
+    def winners(self, state: Any) -> list[int]:
+        return self.scoring.winners(state)  # type: ignore[no-any-return]
+
+    def round_of(self, state: Any) -> int:
+        return state.round  # type: ignore[no-any-return]
+
+    def pending(self, state: Any) -> str:
+        """What the game waits for, in words."""
+        return self.rules.describe_pending(state)  # type: ignore[no-any-return]
+
+    def player_rows(self, state: Any) -> list[dict[str, Any]]:
+        """Typed per-seat columns. A seat whose snapshot object is unchanged since an earlier call gets
+        the very same row object back (moves leave untouched seats' snapshots shared), which the
+        importer uses to store runs of unchanged rows."""
+        rows = []
+        cache = self._row_cache
+        for player in state.players:
+            hit = cache.get(id(player))
+            if hit is not None and hit[0] is player:
+                rows.append(hit[1])
+                continue
+            row = self._player_row(player)
+            if len(cache) > 256:
+                cache.clear()
+            cache[id(player)] = (player, row)
+            rows.append(row)
+        return rows
+
+    def _player_row(self, player: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def simulation_state(self, log: GameLog, seed: int) -> Any:
+        """The initial state, drawing reshuffle orders from ``seed`` as the game needs them."""
+        return self.new_game(log, shuffle_seed=seed)
+
+    def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
+        """The complete log of a simulated game as JSON: reshuffles recorded, result attached."""
+        setup = dict(log.setup)
+        setup["reshuffles"] = [list(order) for order in state.reshuffles_used]
+        obj: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "game": self.game}
+        if log.source_id:
+            obj["source_id"] = log.source_id
+        if log.meta:
+            obj["meta"] = log.meta
+        obj.update(
+            {
+                "players": [{"name": n} for n in log.players],
+                "options": log.options,
+                "setup": setup,
+                "moves": moves,
+                "result": {"scores": [s.total for s in self.scores(state)], "winners": self.winners(state)},
+            }
+        )
+        return obj
