@@ -124,8 +124,10 @@ def markdown(results: dict[str, Any]) -> str:
         "changed seat, the move in three forms) and its Arrow columns, and the main process reads the files, "
         "writes each batch in one transaction and has DuckDB expand per-seat runs to one row per step, on the "
         "same 2 cores as the workers. The aim was at most 30%; it is not met (see the profile below). Peak memory "
-        "is that of the largest process (at 100,000 games mostly DuckDB's buffer cache of a 1.5 GB file); the files "
-        "read ahead and the results waiting to be written are bounded (3 chunks of 64 games per worker).",
+        "is that of the largest process, the importer's main process (it reads the files and holds the batch being "
+        "written); it grows with the size of the import (0.8 GB at 10,000 games, 2 GB at 100,000), which is not yet "
+        "explained: not DuckDB's cache (a 512 MB memory limit on the writer changed nothing) and not the files "
+read ahead and the results waiting to be written are bounded (3 chunks of 64 games per worker).",
         "",
         "## Dashboard",
         "",
