@@ -127,7 +127,7 @@ def markdown(results: dict[str, Any]) -> str:
         "is that of the largest process, the importer's main process (it reads the files and holds the batch being "
         "written); it grows with the size of the import (0.8 GB at 10,000 games, 2 GB at 100,000), which is not yet "
         "explained: not DuckDB's cache (a 512 MB memory limit on the writer changed nothing) and not the files "
-read ahead and the results waiting to be written are bounded (3 chunks of 64 games per worker).",
+        "read ahead or the results waiting to be written, which are bounded (3 chunks of 64 games per worker).",
         "",
         "## Dashboard",
         "",
