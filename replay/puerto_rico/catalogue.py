@@ -6,9 +6,10 @@ code; the rules read the codes, never building names.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from enum import StrEnum
+
+from replay.names import lower_index, resolve_name
 
 
 class Good(StrEnum):
@@ -142,7 +143,7 @@ CATALOGUE: tuple[Building, ...] = (
 
 BUILDINGS: dict[str, Building] = {b.name: b for b in CATALOGUE}
 BUILDING_ORDER: dict[str, int] = {b.name: i for i, b in enumerate(CATALOGUE)}
-_BY_LOWER: dict[str, str] = {name.lower(): name for name in BUILDINGS}
+_BY_LOWER: dict[str, str] = lower_index(list(BUILDINGS))
 
 #: Trading-house prices.
 PRICES: dict[Good, int] = {Good.CORN: 0, Good.INDIGO: 1, Good.SUGAR: 2, Good.TOBACCO: 3, Good.COFFEE: 4}
@@ -204,14 +205,7 @@ def resolve_building(name: object) -> str:
     """The catalogue name of a building, matched without regard to case.
 
     Raises ``ValueError`` for an unknown name, suggesting the closest ones."""
-    if not isinstance(name, str):
-        raise ValueError(f"expected a building name, got {type(name).__name__}")
-    found = _BY_LOWER.get(name.strip().lower())
-    if found is None:
-        close = difflib.get_close_matches(name, list(BUILDINGS), n=2)
-        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-        raise ValueError(f"unknown building '{name}'{hint}")
-    return found
+    return resolve_name(name, _BY_LOWER, "building")
 
 
 def resolve_good(name: object) -> Good:

@@ -5,9 +5,10 @@ Powers are codes on the record, not ``if name == ...`` chains scattered through 
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from enum import StrEnum
+
+from replay.names import lower_index, resolve_name
 
 
 class Good(StrEnum):
@@ -130,7 +131,7 @@ STARTING_BUILDING = "Indigo plant"
 CARDS: dict[str, Card] = {card.name: card for card in CATALOGUE}
 #: Position of each card kind in the catalogue: hands and lists sort by it.
 ORDER: dict[str, int] = {card.name: i for i, card in enumerate(CATALOGUE)}
-_BY_LOWER: dict[str, str] = {name.lower(): name for name in CARDS}
+_BY_LOWER: dict[str, str] = lower_index(list(CARDS))
 #: The production building of each good.
 PRODUCER_OF: dict[Good, str] = {card.good: card.name for card in CATALOGUE if card.good}
 #: Trading-house tiles: prices in cards per good.
@@ -161,14 +162,7 @@ def resolve_card(name: object) -> str:
     """The catalogue name of a card, matched without regard to case.
 
     Raises ``ValueError`` for an unknown name, suggesting the closest ones."""
-    if not isinstance(name, str):
-        raise ValueError(f"expected a card name, got {type(name).__name__}")
-    found = _BY_LOWER.get(name.strip().lower())
-    if found is None:
-        close = difflib.get_close_matches(name, list(CARDS), n=2)
-        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-        raise ValueError(f"unknown card '{name}'{hint}")
-    return found
+    return resolve_name(name, _BY_LOWER, "card")
 
 
 def resolve_good(name: object) -> Good:
