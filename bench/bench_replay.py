@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import os
-import platform
 import sys
 import tempfile
 import time
@@ -30,34 +28,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import machine  # noqa: E402
 from replay.logfile import GameLog, expand_paths, read_records  # noqa: E402
 from replay.registry import all_engines  # noqa: E402
 from replay.replayer import final_state, replay  # noqa: E402
 from replay.simulate import write_simulated  # noqa: E402
 
 TARGET_PER_CORE = 500  # San Juan games per second per core, replayed and checked
-
-
-def machine() -> dict[str, Any]:
-    """The machine the numbers were measured on."""
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {
-        "cores": usable,
-        "cpu_count": os.cpu_count(),
-        "cpu_model": model,
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "platform": platform.platform(),
-        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
-    }
 
 
 def best_of(repeat: int, run: Callable[[], Any]) -> tuple[float, Any]:
@@ -209,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rows": rows,
     }
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"{info['cpu_model']}, {info['cores']} usable core(s), Python {info['python']}, "
+    print(f"{info['cpu']}, {info['cores']} usable core(s), Python {info['python']}, "
           f"load average {info['load_average']}")
     print()
     print(markdown(rows))

@@ -34,12 +34,15 @@ def machine() -> dict[str, Any]:
                 mem = int(line.split()[1]) // 1024
     except OSError:
         pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {
         "cpu": model,
-        "cores": os.cpu_count(),
+        "cores": usable,
+        "cpu_count": os.cpu_count(),
         "memory_mib": mem,
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
         "date": time.strftime("%Y-%m-%d"),
     }
 

@@ -45,18 +45,7 @@ def writer(path: str | Path, timeout: float = LOCK_TIMEOUT) -> Iterator[duckdb.D
         raise DatabaseError(f"{path}: the database file is read-only")
     if not os.access(parent, os.W_OK):
         raise DatabaseError(f"{path}: cannot write in the folder {parent}")
-    deadline = time.monotonic() + timeout
-    delay = 0.02
-    while True:
-        try:
-            con = duckdb.connect(path)
-            break
-        except duckdb.Error as err:
-            if _is_lock_error(err) and time.monotonic() < deadline:
-                time.sleep(delay + random.random() * delay)
-                delay = min(delay * 2, 0.5)
-                continue
-            raise DatabaseError(f"{path}: cannot open for writing: {_first_line(err)}") from None
+    con = _connect(path, timeout, max_delay=0.5, what="writing")
     try:
         try:
             ensure_schema(con, path)
@@ -67,6 +56,23 @@ def writer(path: str | Path, timeout: float = LOCK_TIMEOUT) -> Iterator[duckdb.D
         raise DatabaseError(f"{path}: {_first_line(err)}") from None
     finally:
         con.close()
+
+
+def _connect(path: str, timeout: float, max_delay: float, what: str, **options: Any) -> duckdb.DuckDBPyConnection:
+    """Open ``path``, retrying with growing, jittered pauses while another process holds its lock.
+
+    Raises ``DatabaseError`` for any other failure, or when the lock is still held after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    while True:
+        try:
+            return duckdb.connect(path, **options)
+        except duckdb.Error as err:
+            if _is_lock_error(err) and time.monotonic() < deadline:
+                time.sleep(delay + random.random() * delay)
+                delay = min(delay * 2, max_delay)
+                continue
+            raise DatabaseError(f"{path}: cannot open for {what}: {_first_line(err)}") from None
 
 
 def _first_line(err: Exception) -> str:
@@ -85,18 +91,7 @@ def reader(path: str | Path, timeout: float = 30.0, config: dict[str, Any] | Non
     path = str(path)
     if not Path(path).exists():
         raise DatabaseError(f"{path}: no such database (import some logs first: governor import PATH)")
-    deadline = time.monotonic() + timeout
-    delay = 0.02
-    while True:
-        try:
-            con = duckdb.connect(path, read_only=True, config=config or {})
-            break
-        except duckdb.Error as err:
-            if _is_lock_error(err) and time.monotonic() < deadline:
-                time.sleep(delay + random.random() * delay)
-                delay = min(delay * 2, 0.25)
-                continue
-            raise DatabaseError(f"{path}: cannot open for reading: {_first_line(err)}") from None
+    con = _connect(path, timeout, max_delay=0.25, what="reading", read_only=True, config=config or {})
     try:
         yield con
     finally:
