@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from dashboards.board_san_juan import _as_list, _int
+from dashboards.board_parts import as_int as _int
+from dashboards.board_parts import as_list as _as_list
+from dashboards.board_parts import panel_open
 
 GOODS = ("corn", "indigo", "sugar", "tobacco", "coffee")
 
@@ -113,13 +115,6 @@ def player_panel(row: dict[str, Any], name: str, *, governor: bool, acting: bool
     occupancy = [int(x) for x in _as_list(row.get("city_occupancy"))]
     occupancy += [0] * (len(city) - len(occupancy))
     island = [str(k) for k in _as_list(row.get("island"))]
-    badges = ""
-    if governor:
-        badges += '<span class="gv-badge gov">governor</span>'
-    if acting:
-        badges += '<span class="gv-badge act">to act</span>'
-    if winner:
-        badges += '<span class="gv-badge win">winner</span>'
     goods = " &middot; ".join(
         f'<span class="good-{g}" style="display:inline-block;width:10px;height:10px;border:1px solid #555;'
         f'border-radius:2px"></span> {g} {_int(row.get("goods_" + g)) or 0}'
@@ -134,12 +129,9 @@ def player_panel(row: dict[str, Any], name: str, *, governor: bool, acting: bool
     cards = "".join(city_card(b, w, catalogue) for b, w in zip(city, occupancy))
     free = max(0, 12 - (_int(row.get("city_spaces")) or 0))
     cards += "".join('<div class="gv-card empty">empty</div>' for _ in range(free))
-    classes = "gv-player" + (" acting" if acting else "") + (" winner" if winner else "")
     return (
-        f'<div class="{classes}">'
-        f'<div class="gv-phead"><span class="gv-name">{escape(name)}{badges}</span>'
-        f'<span class="gv-vp" title="{escape(parts)}">{_int(row.get("vp"))} <small>VP</small></span></div>'
-        f'<div class="gv-meta"><b>{_int(row.get("doubloons"))}</b> doubloons &middot; colonists: '
+        panel_open(name, _int(row.get("vp")), parts, governor=governor, acting=acting, winner=winner)
+        + f'<div class="gv-meta"><b>{_int(row.get("doubloons"))}</b> doubloons &middot; colonists: '
         f'{_int(row.get("colonists_placed"))} placed, {_int(row.get("colonists_san_juan"))} in San Juan'
         f" &middot; {escape(parts)}</div>"
         f'<div class="gv-meta">Goods: {goods}</div>'

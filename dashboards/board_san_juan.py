@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from dashboards.board_parts import as_int as _int
+from dashboards.board_parts import as_list as _as_list
+from dashboards.board_parts import panel_open
 from replay.san_juan.cards import CARDS, TILES, Card
 
 ROLES = ("builder", "producer", "trader", "councillor", "prospector")
@@ -61,24 +64,6 @@ def mini_card(name: str) -> str:
     return f'<span class="gv-mini {card_class(card)}" title="{escape(tip)}">{escape(name)}</span>'
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    try:
-        return list(value)
-    except TypeError:
-        return []
-
-
-def _int(value: Any) -> int | None:
-    try:
-        if value is None or value != value:  # NaN from pandas
-            return None
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def status_bar(state: dict[str, Any], names: Sequence[str]) -> str:
     """Round, governor, the role being played, roles taken, piles and the trading-house tile."""
     governor = _int(state.get("governor"))
@@ -127,14 +112,6 @@ def player_panel(row: dict[str, Any], name: str, *, governor: bool, acting: bool
     hand = [str(c) for c in _as_list(row.get("hand"))]
     covered = [str(c) for c in _as_list(row.get("covered"))]
     placed = goods_on_buildings(buildings, goods)
-    badges = ""
-    if governor:
-        badges += '<span class="gv-badge gov">governor</span>'
-    if acting:
-        badges += '<span class="gv-badge act">to act</span>'
-    if winner:
-        badges += '<span class="gv-badge win">winner</span>'
-    vp = _int(row.get("vp"))
     parts = (
         f"buildings {_int(row.get('vp_buildings'))} + chapel {_int(row.get('vp_chapel'))}"
         f" + bonus {_int(row.get('vp_bonus'))}"
@@ -144,12 +121,9 @@ def player_panel(row: dict[str, Any], name: str, *, governor: bool, acting: bool
     covered_html = (
         f'<div class="gv-meta">Under cranes: {escape(", ".join(covered))}</div>' if covered else ""
     )
-    classes = "gv-player" + (" acting" if acting else "") + (" winner" if winner else "")
     return (
-        f'<div class="{classes}">'
-        f'<div class="gv-phead"><span class="gv-name">{escape(name)}{badges}</span>'
-        f'<span class="gv-vp" title="{escape(parts)}">{vp} <small>VP</small></span></div>'
-        f'<div class="gv-meta">Hand {_int(row.get("hand_size"))} &middot; Goods {len(goods)}'
+        panel_open(name, _int(row.get("vp")), parts, governor=governor, acting=acting, winner=winner)
+        + f'<div class="gv-meta">Hand {_int(row.get("hand_size"))} &middot; Goods {len(goods)}'
         f'{" (" + escape(", ".join(goods)) + ")" if goods else ""} &middot; Chapel {_int(row.get("chapel_cards"))}'
         f" &middot; {len(buildings)}/12 buildings &middot; {escape(parts)}</div>"
         f'<div class="gv-cards">{cards}</div>{covered_html}'
