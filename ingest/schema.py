@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class SchemaError(Exception):
@@ -69,6 +69,8 @@ MOVES = pa.schema(
         ("text", pa.string()),
         ("words", pa.string()),
         ("details", pa.string()),
+        # What the rules did by themselves after the move, in words (NULL: imported before schema 2).
+        ("events", pa.list_(pa.string())),
     ]
 )
 
@@ -211,10 +213,20 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
     con.execute("COMMIT")
 
 
-def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
-    """Bring an older schema up to ``SCHEMA_VERSION``, one version at a time.
+#: The statements that take a database from version ``v`` to ``v + 1``, by ``v``. Tables for a newly
+#: registered game are created by ``ensure_schema`` itself.
+MIGRATIONS: dict[int, list[str]] = {
+    # 2: the automatic events of each move. Games imported before keep NULL there (not replayed again).
+    1: ["ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]"],
+}
 
-    Version 1 is the first; later versions add their steps here (tables for a newly registered game
-    are created by ``ensure_schema`` itself)."""
-    for _step in range(version, SCHEMA_VERSION):
-        pass
+
+def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    """Bring an older schema up to ``SCHEMA_VERSION``, one version at a time, in one transaction."""
+    if version >= SCHEMA_VERSION:
+        return
+    con.execute("BEGIN")
+    for step in range(version, SCHEMA_VERSION):
+        for sql in MIGRATIONS.get(step, []):
+            con.execute(sql)
+    con.execute("COMMIT")

@@ -98,6 +98,12 @@ class Engine(Protocol):
         """The move in words, from the state it was made in ("Ana builds Smithy, paying ...")."""
         ...
 
+    def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
+        """What the rules did by themselves after ``move`` took ``before`` to ``after`` (cards drawn by
+        powers, forced loads, goods returned, seats skipped and why...), as sentences with player
+        names, in the order it happened; empty when nothing happened beyond the move itself."""
+        ...
+
     def step_info(self, state: Any) -> dict[str, Any]:
         """Phase information for the moves table: round, governor seat, current role."""
         ...
