@@ -43,6 +43,9 @@ class Engine(Protocol):
     #: Schema of the per-step global state row and of the per-step, per-seat row.
     global_schema: pa.Schema
     player_schema: pa.Schema
+    #: How "What changed" speaks of the stored columns: ``{"global": {column: (kind, label)},
+    #: "player": {...}, "secret": {columns left out of a public view}}`` (see ``dashboards.diff``).
+    change_words: dict[str, Any]
 
     def new_game(self, log: GameLog) -> Any:
         """The state before the first move, from the log's players, options and setup.
