@@ -79,14 +79,14 @@ def node_summary(node: Node) -> dict[str, Any]:
 
 def continuations(node: Node) -> pd.DataFrame:
     """The decisions made next from the node, most common first: ``decision``, ``seats`` (who made
-    it, 1 = the first governor; several when player counts differ), ``games``, ``share`` of the node's
+    it, 0 = the first governor as in SQL; several when player counts differ), ``games``, ``share`` of the node's
     games that went on, ``wins`` of the seat making it, ``baseline``, rate and Wilson interval, and
     ``lift`` (win rate minus baseline)."""
     where, params = _where(node)
     k = node.depth + 1
     rows = data.frame(
         f"""SELECT decisions[{k}] AS decision,
-                   array_to_string(list_sort(list_distinct(list(seats[{k}] + 1))), ', ') AS seats,
+                   array_to_string(list_sort(list_distinct(list(seats[{k}]))), ', ') AS seats,
                    count(*) AS games, sum(list_contains(winners, seats[{k}])::INT) AS wins,
                    avg(1.0 / player_count) AS baseline, min(steps[{k}]) AS first_step
             FROM openings WHERE {where} AND len(decisions) >= {k}
@@ -116,13 +116,13 @@ def example_games(node: Node, limit: int = EXAMPLES) -> pd.DataFrame:
 
 
 def path_seats(node: Node) -> list[str]:
-    """Who made each decision of the path (1 = the first governor), as text: one seat, or several
+    """Who made each decision of the path (0 = the first governor, as in SQL), as text: one seat, or several
     when the selected player counts disagree."""
     if not node.depth:
         return []
     where, params = _where(node)
     parts = ", ".join(
-        f"array_to_string(list_sort(list_distinct(list(seats[{i}] + 1))), ', ')" for i in range(1, node.depth + 1)
+        f"array_to_string(list_sort(list_distinct(list(seats[{i}]))), ', ')" for i in range(1, node.depth + 1)
     )
     row = data.frame(f"SELECT {parts} FROM openings WHERE {where}", tuple(params))
     if not len(row):

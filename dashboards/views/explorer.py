@@ -133,7 +133,7 @@ else:
         width="stretch", height=min(420, 38 + 35 * len(shown)),
         column_config={
             "decision": st.column_config.TextColumn("decision"),
-            "seats": st.column_config.TextColumn("seat", help="Who makes it: 1 = the first governor (seat 0 in SQL)"),
+            "seats": st.column_config.TextColumn("seat", help="Who makes it: numbered from 0 (the first governor), as in SQL"),
             "games": st.column_config.NumberColumn("games", help="Games in which this was the next decision"),
             "share": st.column_config.NumberColumn("share", format="%.1f%%", help="Of the games going on from here"),
             "wins": st.column_config.NumberColumn("wins", help="Games the seat making the decision won"),

@@ -174,13 +174,12 @@ with left:
 with right:
     st.markdown("**Win rate by seat**")
     seats = by_seat(game, name)
-    seats["seat"] = seats["seat"] + 1
     st.dataframe(
         _percent(seats, ["win_rate", "ci_low", "ci_high", "baseline"])[
             ["player_count", "seat", "n", "wins", "win_rate", "ci_low", "ci_high", "baseline", "few_games"]],
         key="players_seats", hide_index=True, width="stretch",
         column_config={"player_count": st.column_config.NumberColumn("players"),
-                       "seat": st.column_config.NumberColumn("seat", help="1 = the first governor (seat 0 in SQL)"),
+                       "seat": st.column_config.NumberColumn("seat", help="Numbered from 0 (the first governor), as in SQL"),
                        **_rate_columns("Games in this seat")},
     )
 
@@ -217,7 +216,6 @@ if len(history):
 st.markdown("**Games**")
 mine = games(game, name)
 mine["open"] = [f"replay?game={g}&step=0" for g in mine["game_id"]]
-mine["seat"] = mine["seat"] + 1
 st.dataframe(
     mine[["open", "played_at", "player_count", "seat", "score", "rank", "won", "rounds", "players", "winner", "game_id"]],
     key="players_games", hide_index=True, width="stretch",
@@ -225,7 +223,7 @@ st.dataframe(
         "open": st.column_config.LinkColumn("replay", display_text="open"),
         "played_at": st.column_config.TextColumn("date"),
         "player_count": st.column_config.NumberColumn("players"),
-        "seat": st.column_config.NumberColumn("seat", help="1 = the first governor"),
+        "seat": st.column_config.NumberColumn("seat", help="Numbered from 0 (the first governor), as in SQL"),
         "won": st.column_config.CheckboxColumn("won"),
         "players": st.column_config.TextColumn("names"),
         "winner": st.column_config.TextColumn("winner"),

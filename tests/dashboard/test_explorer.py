@@ -39,7 +39,7 @@ def test_root_node_counts_and_wins_match_the_logs(dash_db: Path, open_page) -> N
     assert at.metric[1].label == "Baseline (chance)" and at.metric[1].value == "33.3%"
     table = records(at)
     assert [(r["decision"], r["seats"], r["games"], r["wins"]) for r in table] == [
-        (t, "1", n, wins[t]) for t, n in firsts.most_common()
+        (t, "0", n, wins[t]) for t, n in firsts.most_common()
     ]
     # The sample's heuristic bots always open with the builder; the governor won 3 of the 10.
     assert [(r["decision"], r["games"], r["wins"]) for r in table] == [("Builder", 10, 3)]
@@ -65,7 +65,7 @@ def test_selecting_a_row_goes_deeper_and_back(dash_db: Path, open_page) -> None:
         (t, n, wins[t]) for t, n in seconds.items()
     )
     assert table[0]["decision"] == "build Tobacco storage" and (table[0]["games"], table[0]["wins"]) == (3, 1)
-    assert {r["seats"] for r in table} == {"1"}  # the builder builds first
+    assert {r["seats"] for r in table} == {"0"}  # the builder builds first
     assert at.metric[1].value == "30.0% (10.8%-60.3%, n=10) - few games"
     assert "1. Builder" in at.get("html")[0].proto.body
     at.button(key="explorer_back").click().run()
