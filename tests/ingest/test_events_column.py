@@ -1,5 +1,5 @@
 """The ``events`` column of ``moves``: what the rules did by themselves after each move, filled at
-import (exact rows), and added by the migration from schema version 1."""
+import (exact rows), and added by the migration from schema version 2."""
 
 from __future__ import annotations
 
@@ -44,13 +44,13 @@ def test_a_captain_step_stores_its_forced_loads_storage_and_emptied_ship(tmp_pat
                      "FROM moves")[0][0] == 0
 
 
-def test_migration_from_version_1_adds_the_column_and_new_imports_fill_it(tmp_path: Path) -> None:
+def test_migration_from_version_2_adds_the_column_and_new_imports_fill_it(tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
     import_paths([SJ_GAME], db, workers=1)
-    # Make it the version-1 file an older governor wrote: no events column.
+    # Make it the version-2 file an older governor wrote: no events column.
     with duckdb.connect(str(db)) as con:
         con.execute("ALTER TABLE moves DROP COLUMN events")
-        con.execute("UPDATE governor_meta SET value = '1' WHERE key = 'schema_version'")
+        con.execute("UPDATE governor_meta SET value = '2' WHERE key = 'schema_version'")
     assert import_paths([PR_GAME], db, workers=1).imported == 1
     assert _rows(db, "SELECT value FROM governor_meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
     counts = _rows(db, """
