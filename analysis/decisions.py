@@ -157,7 +157,7 @@ def decision_points(log: GameLog, steps: tuple[int, int] | None = None) -> Itera
     engine = engine_for(log.game)
     before = None
     for state, step in iter_replay(log, describe=False):
-        if step is not None:
+        if step is not None and step.seat is not None:
             if before is not None and (steps is None or steps[0] <= step.number <= steps[1]):
                 legal = engine.legal_moves(before)
                 if len(legal) > 1:
@@ -201,9 +201,8 @@ def _tasks(engine: Any, point: _Point, candidates: Sequence[Any], options: Optio
     return tasks
 
 
-def _decision(engine: Any, log: GameLog, point: _Point, legal: int, candidates: Sequence[Any],
+def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, candidates: Sequence[Any],
               results: Sequence[RolloutResult]) -> Decision:
-    names = log.players
     made = []
     for index, move in enumerate(candidates):
         wins = sum(r.wins[index] for r in results)
@@ -212,6 +211,20 @@ def _decision(engine: Any, log: GameLog, point: _Point, legal: int, candidates: 
                               _same(move, point.played), wins, n))
     made.sort(key=lambda c: (-c.estimate, not c.played, c.text))
     return Decision(point.step, point.seat, names[point.seat], legal, tuple(made))
+
+
+def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, options: Options | None = None,
+                  step: int = 0) -> Decision:
+    """Analyse one position (inline, no worker processes): the candidates of the seat to act, one of
+    which is ``played``; ``step`` numbers the decision (and seeds its rollouts)."""
+    options = options or Options()
+    engine = engine_for(game)
+    seat = engine.current_seat(state)
+    point = _Point(step, seat, state, played)
+    legal = len(engine.legal_moves(state))
+    candidates = choose_candidates(engine, point, options, run_task)
+    results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
+    return _decision(engine, names, point, legal, candidates, results)
 
 
 def analyse(log: GameLog, options: Options | None = None,
@@ -228,7 +241,7 @@ def analyse(log: GameLog, options: Options | None = None,
                 return
             candidates = choose_candidates(engine, point, options, run_task)
             results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
-            yield _decision(engine, log, point, legal, candidates, results)
+            yield _decision(engine, log.players, point, legal, candidates, results)
         return
     with ProcessPoolExecutor(max_workers=options.workers) as pool:
         yield from _analyse_pool(pool, engine, log, points, options, cancelled)
@@ -258,7 +271,7 @@ def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[
                 if cancelled is not None and cancelled():
                     return
                 results.append(future.result())
-            yield _decision(engine, log, point, legal, candidates, results)
+            yield _decision(engine, log.players, point, legal, candidates, results)
     finally:
         for _, _, _, futures in pending:
             for future in futures:
