@@ -1,4 +1,4 @@
-"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden."""
+"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden, analyse."""
 
 from __future__ import annotations
 
@@ -256,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8501, help="port (default 8501)")
     p.add_argument("--headless", action="store_true", help="do not open a browser")
     p.set_defaults(func=cmd_dashboard)
+
+    from analysis.cli import add_parser as add_analyse
+
+    add_analyse(sub, default_db)
     return parser
 
 

@@ -90,6 +90,36 @@ REJECTIONS = pa.schema(
     ]
 )
 
+#: Stored analyses (``governor analyse --store``): one row per decision and candidate move, keyed by
+#: (game_id, step, candidate). Analyses are not imported data, so ``ensure_schema`` creates the table
+#: in any database and an import never touches it.
+ANALYSIS = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("step", pa.int32()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("candidate", pa.string()),
+        ("move", pa.string()),
+        ("words", pa.string()),
+        ("played", pa.bool_()),
+        ("rank", pa.int16()),
+        ("rollouts", pa.int32()),
+        ("wins", pa.float64()),
+        ("estimate", pa.float64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("loss", pa.float64()),
+        ("tag", pa.string()),
+        ("legal_moves", pa.int16()),
+        ("rollouts_asked", pa.int32()),
+        ("seed", pa.int64()),
+        ("top", pa.int16()),
+        ("engine_version", pa.string()),
+        ("analysed_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
 #: The first decisions of each game (``ingest.openings``), for the Explorer.
 OPENINGS = pa.schema(
     [
@@ -162,6 +192,7 @@ def table_schemas() -> dict[str, pa.Schema]:
         global_schema, player_schema = state_schemas(engine)
         tables[f"{game}_states"] = global_schema
         tables[f"{game}_player_states"] = player_schema
+    tables["analysis"] = ANALYSIS
     tables.update(DERIVED_TABLES)
     return tables
 

@@ -24,6 +24,8 @@ class RulesEngine:
     rules: ModuleType
     scoring: ModuleType
     event_words: ModuleType
+    #: A module with ``determinise(state, seat, rng)``: what the seat cannot see, dealt again at random.
+    hidden: ModuleType
     parse: Callable[[Any, str], Any]
     over: Any
 
@@ -75,6 +77,11 @@ class RulesEngine:
 
     def winners(self, state: Any) -> list[int]:
         return self.scoring.winners(state)  # type: ignore[no-any-return]
+
+    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+        """``state`` with everything ``seat`` cannot see dealt again from ``rng`` (analysis rollouts);
+        depends only on what the seat sees and on ``rng``."""
+        return self.hidden.determinise(state, seat, rng)
 
     def round_of(self, state: Any) -> int:
         return state.round  # type: ignore[no-any-return]

@@ -69,6 +69,12 @@ class Engine(Protocol):
         """The seat that must decide now, or None when the game is over."""
         ...
 
+    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+        """``state`` with everything ``seat`` cannot see (other hands, pile orders, face-down tiles,
+        future reshuffles) dealt again from the ``random.Random`` ``rng``; the result depends only on
+        what the seat sees and on ``rng`` (analysis rollouts must not cheat)."""
+        ...
+
     def is_over(self, state: Any) -> bool:
         """Whether the game has ended."""
         ...
