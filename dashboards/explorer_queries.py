@@ -130,6 +130,11 @@ def path_seats(node: Node) -> list[str]:
     return [str(v) if isinstance(v, str) and v else "?" for v in row.iloc[0].tolist()]
 
 
+def interval_text(frame: pd.DataFrame) -> list[str]:
+    """Each row's 95 % interval (``ci_low``, ``ci_high``) as short text, e.g. ``10.8-60.3%``."""
+    return [f"{low:.1%}-{high:.1%}".replace("%-", "-") for low, high in zip(frame["ci_low"], frame["ci_high"])]
+
+
 def game_types() -> pd.DataFrame:
     """Game types with their stored openings and player counts."""
     return data.frame(
