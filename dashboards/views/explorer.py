@@ -20,7 +20,6 @@ from dashboards.explorer_queries import (
     interval_text,
     node_summary,
     parse_path,
-    path_seats,
     path_text,
 )
 from dashboards.stats import FEW_GAMES, wilson
@@ -100,7 +99,7 @@ if summary["games"] == 0 and path:
     summary = node_summary(node)
 
 # -- where we are ----------------------------------------------------------------------------------
-seats = path_seats(node)
+seats = summary["seats"]
 crumbs = ["Start"] + [
     f"{i}. {html.escape(token)} <small style='opacity:.7'>(seat {html.escape(seat)})</small>"
     for i, (token, seat) in enumerate(zip(path, seats), start=1)
