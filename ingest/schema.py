@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class SchemaError(Exception):
@@ -112,11 +112,14 @@ def player_change_schema(engine: Any) -> pa.Schema:
 
 def table_schemas() -> dict[str, pa.Schema]:
     """Every table's Arrow schema by table name, in creation order."""
+    from ingest.summaries import SUMMARY_TABLES
+
     tables = {"games": GAMES, "players": PLAYERS, "moves": MOVES, "rejections": REJECTIONS}
     for game, engine in sorted(all_engines().items()):
         global_schema, player_schema = state_schemas(engine)
         tables[f"{game}_states"] = global_schema
         tables[f"{game}_player_states"] = player_schema
+    tables.update(SUMMARY_TABLES)
     return tables
 
 
@@ -215,6 +218,20 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
     """Bring an older schema up to ``SCHEMA_VERSION``, one version at a time.
 
     Version 1 is the first; later versions add their steps here (tables for a newly registered game
-    are created by ``ensure_schema`` itself)."""
-    for _step in range(version, SCHEMA_VERSION):
-        pass
+    are created by ``ensure_schema`` itself). Each step is one transaction."""
+    for step in range(version, SCHEMA_VERSION):
+        if step == 1:
+            _migrate_summaries(con, 2)
+
+
+def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
+    """Add the summary tables ``player_builds`` and ``player_roles`` (``ingest.summaries``), filled
+    from the moves already stored."""
+    from ingest import summaries
+
+    con.execute("BEGIN")
+    for name, schema in summaries.SUMMARY_TABLES.items():
+        _create_table(con, name, schema)
+    summaries.fill(con)
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(to_version)])
+    con.execute("COMMIT")
