@@ -125,7 +125,7 @@ def win_rate_by_building(filters: Filters, split: bool = False) -> pd.DataFrame:
 
 
 def _summary_source(table: str, fallback: str) -> str:
-    """The importer's summary table when the database has it (schema 2 on), else the same rows
+    """The importer's summary table when the database has it (schema 4 on), else the same rows
     computed from ``moves`` (a database not yet migrated is only read, never changed, here)."""
     return table if table in data.tables() else f"({fallback})"
 

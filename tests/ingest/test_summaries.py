@@ -42,10 +42,10 @@ def test_import_fills_the_summaries_batch_by_batch(tmp_path: Path) -> None:
 def test_an_older_database_gets_its_summaries_on_migration(tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
     import_paths([LOGS / "san_juan"], db, workers=1)
-    with duckdb.connect(str(db)) as con:  # make it a version-1 database: no summary tables
+    with duckdb.connect(str(db)) as con:  # make it a version-3 database: no summary tables
         for name in summaries.SUMMARY_TABLES:
             con.execute(f"DROP TABLE {name}")
-        con.execute("UPDATE governor_meta SET value = '1' WHERE key = 'schema_version'")
+        con.execute("UPDATE governor_meta SET value = '3' WHERE key = 'schema_version'")  # before the summaries
     with writer(db):  # what the next import does first
         pass
     with duckdb.connect(str(db), read_only=True) as con:
