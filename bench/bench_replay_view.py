@@ -82,8 +82,7 @@ def payload_bytes(db: Path, game_id: str) -> tuple[int, int]:
     try:
         row = con.execute("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", [game_id]).df().iloc[0].to_dict()
         game = row["game"]
-        moves = con.execute("SELECT step, round, governor, role, seat, player, kind, text, words, details FROM moves "
-                            "WHERE game_id = ? ORDER BY step", [game_id]).df()
+        moves = con.execute("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step", [game_id]).df()
         states = con.execute(f"SELECT * FROM {game}_states WHERE game_id = ? ORDER BY step", [game_id]).df()
         seats = con.execute(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat", [game_id]).df()
     finally:

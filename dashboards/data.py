@@ -166,9 +166,8 @@ def _cached_replay(path: str, stamp: tuple[int, ...], game: str, game_id: str) -
     # One connection for the four reads of a game: opening the file is a good part of their time.
     with reader(path, config=READ_CONFIG) as con:
         row = con.execute("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", [game_id]).df()
-        moves = con.execute(
-            "SELECT step, round, governor, role, seat, player, kind, text, words, details FROM moves "
-            "WHERE game_id = ? ORDER BY step", [game_id]).df()
+        # Every column: ``events`` is there from schema version 3 on.
+        moves = con.execute("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step", [game_id]).df()
         table = con.execute(f"SELECT * FROM {states} WHERE game_id = ? ORDER BY step", [game_id]).df()
         seats = con.execute(f"SELECT * FROM {player_states} WHERE game_id = ? ORDER BY step, seat", [game_id]).df()
     if row.empty:

@@ -198,35 +198,29 @@ def runs(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, li
     return out
 
 
-def _change_lines(before: dict[str, Any] | None, after: dict[str, Any], who: str) -> list[str]:
-    found = step_changes(None, {}, [before] if before else [], [after], [who] * (int(after["seat"]) + 1))
-    return found[0][1] if found else []
-
-
 def step_change_list(
     game: str,
     table: Sequence[dict[str, Any]],
     seats: Sequence[Sequence[dict[str, Any]]],
     names: Sequence[str],
 ) -> list[list[list[Any]]]:
-    """What changed at every step: per step a list of ``[who, lines, public_lines]``, ``who`` being
-    ``-1`` for the table or a seat; ``public_lines`` is None when the public view sees the same."""
+    """What changed at every step, in the game's words (``dashboards.diff.step_changes``): per step a
+    list of ``[who, phrases, public_phrases]``, ``who`` being ``-1`` for the table or a seat;
+    ``public_phrases`` is None when the public view sees the same."""
     out: list[list[list[Any]]] = [[]]
     for step in range(1, len(table)):
         items: list[list[Any]] = []
-        found = step_changes(table[step - 1], table[step], [], [], names)
+        found = step_changes(game, table[step - 1], table[step], [], [], names)
         if found:
             items.append([-1, found[0][1], None])
-        over = table[step].get("stage") == "over"
         for seat, rows in enumerate(seats):
-            full = _change_lines(rows[step - 1], rows[step], names[seat])
+            # One seat at a time (the table row unchanged), so two players of the same name stay apart.
+            full = step_changes(game, table[step], table[step], [rows[step - 1]], [rows[step]], names)
             if not full:
                 continue
-            seen = _change_lines(
-                public_row(game, rows[step - 1], table[step - 1].get("stage") == "over"),
-                public_row(game, rows[step], over), names[seat],
-            )
-            items.append([seat, full, None if seen == full else seen])
+            seen = step_changes(game, table[step], table[step], [rows[step - 1]], [rows[step]], names, public=True)
+            public = seen[0][1] if seen else []
+            items.append([seat, full[0][1], None if public == full[0][1] else public])
         out.append(items)
     return out
 
@@ -297,6 +291,9 @@ def game_payload(
             "words": [str(m["words"]) for m in move_records],
             "public": words_public,
             "text": [str(m["text"]) for m in move_records],
+            # What the rules did by themselves after each move (None for games imported before
+            # the database stored it).
+            "events": [list(m["events"]) if m.get("events") is not None else None for m in move_records],
         },
         "round_first": round_first,
         "table": runs(table, table_columns),

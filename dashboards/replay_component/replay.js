@@ -325,9 +325,9 @@ function changesHtml(game, view, step) {
     if (!lines.length) { return ""; }
     const name = who < 0 ? "Table" : game.names[who];
     const text = lines.map((line) => {
-      const cls = /^[^ ]+ [+]/.test(line) ? "plus" : /^[^ ]+ \u2212/.test(line) ? "minus" : "";
+      const cls = line.startsWith("+") ? "plus" : line.startsWith("\u2212") ? "minus" : "";
       return `<span class="${cls}">${esc(line)}</span>`;
-    }).join("; ");
+    }).join(", ");
     return `<li><b class="who" title="${esc(name)}">${esc(name)}</b>: ${text}</li>`;
   }).join("");
   return `<ul class="diff">${out}</ul>`;
