@@ -301,7 +301,7 @@ const BOARDS = { san_juan: sjBoard, puerto_rico: prBoard };
 function moveListHtml(game, view) {
   const m = game.data.moves;
   const events = m.events || null;
-  const rows = ['<div class="mv" data-step="0"><span class="n">0</span><span class="w">The start of the game</span></div>'];
+  const rows = ['<div class="mv" data-step="0"><span class="n">0</span><span class="body"><span class="w">The start of the game</span></span></div>'];
   let lastRound = null;
   m.step.forEach((step, i) => {
     if (m.round[i] !== lastRound) {
@@ -311,7 +311,7 @@ function moveListHtml(game, view) {
     const ev = events && events[i] && events[i].length
       ? events[i].map((e) => `<span class="ev">${esc(e)}</span>`).join("") : "";
     rows.push(`<div class="mv" data-step="${step}" title="${esc(m.text[i])}"><span class="n">${step}</span>`
-      + `<span class="w">${esc(moveWords(game, view, i))}${ev}</span></div>`);
+      + `<span class="body"><span class="w">${esc(moveWords(game, view, i))}</span>${ev}</span></div>`);
   });
   return rows.join("");
 }

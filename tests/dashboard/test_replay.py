@@ -154,3 +154,19 @@ def test_a_puerto_rico_game_hides_vp_chips_until_the_end(mixed_db: Path, open_pa
     assert expand(payload["seats"][1]["doubloons"], moves)[25] == sql(
         mixed_db, "SELECT doubloons FROM puerto_rico_player_states WHERE game_id = ? AND step = 25 AND seat = 1", [game_id])[0][0]
     assert payload["catalogue"]["cards"]["Coffee roaster"]["circles"] == 2
+
+
+def test_events_and_changes_in_words(dash_db: Path, game: dict, open_page, sql) -> None:
+    payload = viewer(open_page(dash_db, "views/replay.py", game=game["id"]))["game"]
+    events = sql(dash_db, "SELECT events FROM moves WHERE game_id = ? ORDER BY step", [game["id"]])
+    assert payload["moves"]["events"] == [list(e) for (e,) in events]
+    assert any(payload["moves"]["events"])
+    # A build: the builder's change names the building and the hand, never a column; the public
+    # view of it leaves the hand's cards out.
+    step, seat, building = next(
+        (s, seat, json.loads(d)["building"]) for s, seat, d in
+        sql(dash_db, "SELECT step, seat, details FROM moves WHERE game_id = ? AND kind = 'build' ORDER BY step", [game["id"]])
+    )
+    (item,) = [i for i in payload["changes"][step] if i[0] == seat]
+    assert f"+{building}" in item[1] and not any("hand_size" in p or "buildings" in p for p in item[1])
+    assert item[2] is not None and f"+{building}" in item[2] and not any(p.startswith("hand cards") for p in item[2])

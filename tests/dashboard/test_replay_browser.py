@@ -132,6 +132,10 @@ def test_move_list_and_chart_clicks(site, games, sql, hostile_db) -> None:
     wait_step(page, 25)
     (words,) = sql(hostile_db, "SELECT words FROM moves WHERE game_id = ? AND step = 25", [game["id"]])[0]
     assert page.locator(".moves .mv.current .w").inner_text() == words
+    # What the rules did by themselves shows greyed under its move.
+    step, events = sql(hostile_db, "SELECT step, events FROM moves WHERE game_id = ? AND len(events) > 0 ORDER BY step LIMIT 1",
+                       [game["id"]])[0]
+    assert page.locator(f".moves .mv[data-step='{step}'] .ev").all_inner_texts() == list(events)
     # Far moves are scrolled into the list's view when reached.
     page.keyboard.press("End")
     wait_step(page, game["moves"])
