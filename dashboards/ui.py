@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -42,3 +43,13 @@ GAME_TITLES = {"san_juan": "San Juan", "puerto_rico": "Puerto Rico"}
 def game_title(game: str) -> str:
     """The display name of a game type."""
     return GAME_TITLES.get(game, game.replace("_", " ").title())
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|:$~&=\"'])")
+
+
+def md_text(text: str) -> str:
+    """``text`` made safe to put in a Streamlit message or markdown: every character markdown,
+    Streamlit's directives (``:red[...]``, ``:material/...:``), math (``$``) or HTML could read is
+    escaped, and line breaks become spaces, so the text shows exactly as it is."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
