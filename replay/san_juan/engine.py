@@ -157,7 +157,8 @@ class SanJuanEngine(RulesEngine):
         if isinstance(move, Councillor):
             if move.discard is not None:
                 return f"{who} discards {_and(list(move.discard))} (archive)"
-            return f"{who} keeps {_and(list(move.keep or ()))} (councillor)"
+            archive = seat is not None and "Archive" in state.players[seat].buildings
+            return f"{who} keeps {_and(list(move.keep or ()))} (councillor" + ("; declines the archive)" if archive else ")")
         if isinstance(move, GoldMine):
             return f"{who} keeps {move.keep} from the gold mine"
         if isinstance(move, Chapel):

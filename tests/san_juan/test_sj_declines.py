@@ -8,9 +8,17 @@ Rules: "玩家也可以选择不使用建筑功能" (san_juan_rules_zh.txt, spec
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
-from replay.errors import FieldError, RuleViolation
+from replay.errors import FieldError, IllegalMoveError, RuleViolation
+from replay.golden import render_golden
+from replay.logfile import parse_game
+from replay.replayer import replay
 from replay.san_juan import rules
 from replay.san_juan.cards import Good, Role
 from replay.san_juan.engine import ENGINE
@@ -397,3 +405,86 @@ def test_schema_lists_what_each_move_can_decline():
     for kind, buildings in DECLINABLE.items():
         assert branches[kind]["properties"]["decline"]["items"]["enum"] == list(buildings)
     assert branches["role"]["properties"]["privilege"]["type"] == "boolean"
+
+
+# -- a whole game with every power declined ----------------------------------------------------
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _declines_log():
+    return parse_game(json.loads((DATA / "declines.json").read_text(encoding="utf-8")), file="declines.json")
+
+
+def test_declines_log_replays_to_its_golden_text():
+    """tests/san_juan/data/declines.json: every optional power declined at least once in a complete game
+    (regenerate with ``python tests/san_juan/data/make_declines_log.py`` and review the diff)."""
+    expected = (DATA / "declines.txt").read_text(encoding="utf-8")
+    assert render_golden(_declines_log(), source="tests/san_juan/data/declines.json") == expected
+
+
+def _hand_gain(used, declined, seat_index):
+    return Counter(used.players[seat_index].hand) - Counter(declined.players[seat_index].hand)
+
+
+def test_each_declined_power_in_the_declines_log_leaves_its_cards_on_the_draw_pile():
+    game = replay(_declines_log())
+    kinds: Counter[str] = Counter()
+    for step in game.steps:
+        before, declined, move, who = game.state_at(step.number - 1), step.state, step.move, step.seat
+        player = before.players[who]
+        if isinstance(move, (Build, Produce, Sell)) and move.decline:
+            used = rules.apply(before, replace(move, decline=()))
+            k = len(move.decline)
+            # One card per declined power: the used move draws exactly the cards the decline left on top.
+            assert _hand_gain(used, declined, who) == Counter(declined.draw_pile[:k]), step.number
+            assert used.draw_pile == declined.draw_pile[k:], step.number
+            kinds.update(move.decline)
+        elif isinstance(move, ChooseRole) and not move.privilege:
+            used = rules.apply(before, replace(move, privilege=True))
+            if move.role is Role.COUNCILLOR:
+                assert (declined.looking, used.looking) == (before.draw_pile[:2], before.draw_pile[:5]), step.number
+            else:
+                # Without the privilege card, a gold mine turns up from the card the prospector would have drawn.
+                assert _hand_gain(used, declined, who) == Counter(before.draw_pile[:1]), step.number
+                assert declined.players[who].hand == player.hand, step.number
+            kinds[f"privilege {move.role.value}"] += 1
+        elif isinstance(move, ChooseRole) and move.gold_mine_declined:
+            used = rules.apply(before, replace(move, gold_mine_declined=()))
+            shown = declined.draw_pile[:4]  # the decliner was the only owner: nobody turned these up
+            assert used.looking == shown or used.discard[-4:] == shown, step.number
+            assert declined.stage is Stage.ROLE, step.number
+            kinds["Gold mine"] += len(move.gold_mine_declined)
+        elif isinstance(move, Councillor) and move.keep is not None and before.stage is Stage.PHASE:
+            if "Archive" in player.buildings:
+                kinds["Archive"] += 1
+                assert "declines the archive" in step.words
+            elif "Prefecture" in player.buildings and len(move.keep) < min(2, len(before.looking)):
+                kinds["Prefecture"] += 1
+    assert set(kinds) == {
+        "Carpenter", "Poor house", "Well", "Market stand", "Market hall", "Gold mine", "privilege councillor",
+        "privilege prospector", "Archive", "Prefecture",
+    }, kinds
+    assert game.log.result is not None and [s.total for s in ENGINE.scores(game.final)] == game.log.result["scores"]
+
+
+def test_an_illegal_decline_in_a_log_names_file_move_player_and_rule():
+    obj = json.loads((DATA / "declines.json").read_text(encoding="utf-8"))
+    assert obj["moves"][25] == {"seat": 2, "kind": "produce", "goods": ["indigo"]}
+    obj["moves"][25]["decline"] = ["well"]
+    with pytest.raises(IllegalMoveError) as err:
+        replay(parse_game(obj, file="declines.json"))
+    assert str(err.value) == (
+        "declines.json: move 26, seat 2 (Carla), 'produce indigo decline [Well]': "
+        "seat 2 owns no well to decline [rule well.decline]"
+    )
+
+
+def test_declines_log_matches_the_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema_path = Path(rules.__file__).parents[1] / "schema" / "log.schema.json"
+    validator = jsonschema.Draft202012Validator(json.loads(schema_path.read_text(encoding="utf-8")))
+    game = json.loads((DATA / "declines.json").read_text(encoding="utf-8"))
+    assert not list(validator.iter_errors(game))
+    game["moves"][25]["decline"] = ["Carpenter"]  # a produce move can decline only the well
+    assert not validator.is_valid(game)
