@@ -181,7 +181,8 @@ def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> int:
                 "FROM incoming c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s"
             )
             return int(con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0] - before)
-        con.execute(f'INSERT INTO "{name}" SELECT * FROM incoming')
+        # By name: a column added by a migration sits last in an old file, wherever the schema lists it.
+        con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')
         return table.num_rows
     finally:
         con.unregister("incoming")

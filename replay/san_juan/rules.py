@@ -262,22 +262,35 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
         return len(t.hands[seat]) > _hand_limit(t, seat)
     role = t.role
     if role is Role.BUILDER:
-        return _can_build(t, seat)
+        if _can_build(t, seat):
+            return True
+        t.events.append(("skip", seat, "builder", "no_cards" if not t.hands.read(seat) else "cannot_afford"))
+        return False
     if role is Role.PRODUCER:
-        return min(_max_produce(t, seat), sum(_empty_by_good(t, seat).values())) >= 1 and bool(
-            t.cards_left()
-        )
+        if not t.cards_left():
+            t.events.append(("skip", seat, "producer", "no_cards_left"))
+            return False
+        if not sum(_empty_by_good(t, seat).values()):
+            t.events.append(("skip", seat, "producer", "no_empty_building"))
+            return False
+        return True
     if role is Role.TRADER:
-        return any(g is not None for g in t.goods[seat])
+        if any(g is not None for g in t.goods[seat]):
+            return True
+        t.events.append(("skip", seat, "trader", "no_goods"))
+        return False
     if role is Role.COUNCILLOR:
         # The chooser's turn starts within the role move, so ``privilege_declined`` is still set.
         count = 2 + 3 * (0 if t.privilege_declined else _privilege(t, seat))
         t.looking = t.draw(count)
+        t.events.append(("draw", seat, len(t.looking), "councillor"))
         return bool(t.looking)
     if role is Role.PROSPECTOR:
         # Only gold-mine owners are queued in this phase.
         shown = t.draw(4)
-        if len(shown) == 4 and len({CARDS[c].cost for c in shown}) == 4:
+        hit = len(shown) == 4 and len({CARDS[c].cost for c in shown}) == 4
+        t.events.append(("gold_mine", seat, tuple(shown), hit))
+        if hit:
             t.looking = shown
             return True
         t.discard.extend(shown)
@@ -311,6 +324,7 @@ def _end_phase(t: Table) -> None:
         t.tile = None
     if t.role is Role.BUILDER and any(len(b) >= CITY_SIZE_TO_END for b in t.buildings):
         t.stage, t.role, t.chooser, t.library = Stage.OVER, None, None, False
+        t.events.append(("over", tuple(s for s in range(t.n) if len(t.buildings.read(s)) >= CITY_SIZE_TO_END)))
         return
     t.role, t.chooser, t.library = None, None, False
     t.role_turn += 1
@@ -324,6 +338,7 @@ def _end_phase(t: Table) -> None:
     t.role_turn = 0
     t.library_used = [False] * t.n
     t.stage, t.queue = Stage.CHAPEL, list(seats_from(t.governor, t.n))
+    t.events.append(("round", t.round, t.governor))
 
 
 def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
@@ -334,7 +349,9 @@ def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
         t.tile = t.tiles[t.tile_index]
     if role is Role.PROSPECTOR:
         if move.privilege:
-            t.hands[seat].extend(t.draw(_privilege(t, seat)))
+            drawn = t.draw(_privilege(t, seat))
+            t.hands[seat].extend(drawn)
+            t.events.append(("draw", seat, len(drawn), "prospector"))
         t.queue = [
             s for s in seats_from(seat, t.n)
             if "Gold mine" in t.buildings.read(s) and s not in move.gold_mine_declined
@@ -502,13 +519,17 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         if not carpenter:
             raise RuleViolation("carpenter.decline", _no_carpenter_card(t, seat, move))
     elif carpenter:
-        hand.extend(t.draw(1))
+        drawn = t.draw(1)
+        hand.extend(drawn)
+        t.events.append(("draw", seat, len(drawn), "carpenter"))
     poor_house = Power.POOR_HOUSE in powers and len(hand) <= 1
     if "Poor house" in move.decline:
         if not poor_house:
             raise RuleViolation("poor_house.decline", _no_poor_house_card(t, seat, move, len(hand)))
     elif poor_house:
-        hand.extend(t.draw(1))
+        drawn = t.draw(1)
+        hand.extend(drawn)
+        t.events.append(("draw", seat, len(drawn), "poor_house"))
 
 
 def _not_owned(t: Table, seat: int, name: str, replace: str | None, built: str | None = None) -> str | None:
@@ -562,7 +583,9 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
                 or f"the well draws a card only when 2 or more goods are produced, not {len(move.goods)}",
             )
     elif well:
-        t.hands[seat].extend(t.draw(1))
+        drawn = t.draw(1)
+        t.hands[seat].extend(drawn)
+        t.events.append(("draw", seat, len(drawn), "well"))
 
 
 def _apply_sell(t: Table, seat: int, move: Sell) -> None:
@@ -584,6 +607,7 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
         income += prices[good]
+    bonuses = []
     stand = len(move.goods) >= 2 and "Market stand" in t.buildings.read(seat)
     if "Market stand" in move.decline:
         if not stand:
@@ -593,7 +617,7 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
                 or f"the market stand draws a card only when 2 or more goods are sold, not {len(move.goods)}",
             )
     elif stand:
-        income += 1
+        bonuses.append("market_stand")
     hall = "Market hall" in t.buildings.read(seat)
     if "Market hall" in move.decline:
         if not hall:
@@ -602,8 +626,15 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
                 _not_owned(t, seat, "Market hall", None) or "the market hall draws a card only when a good is sold",
             )
     elif hall:
-        income += 1
-    t.hands[seat].extend(t.draw(income))
+        bonuses.append("market_hall")
+    drawn = t.draw(income + len(bonuses))
+    t.hands[seat].extend(drawn)
+    # The sale's own cards are in the move's words; what the markets add (when the piles held it) is not.
+    extra = len(drawn) - income
+    for bonus in bonuses:
+        if extra > 0:
+            t.events.append(("draw", seat, 1, bonus))
+            extra -= 1
 
 
 def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
