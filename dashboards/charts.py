@@ -8,6 +8,8 @@ from html import escape
 import pandas as pd
 import plotly.graph_objects as go
 
+from dashboards.plain import cut
+
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
 
 
@@ -23,7 +25,8 @@ def vp_trend(
     by_round = rounds is not None
     for seat, rows in player_states.groupby("seat", sort=True):
         seat = int(seat)
-        name = names[seat] if seat < len(names) else f"Seat {seat}"
+        # Plotly reads HTML tags in trace names: a player's name is escaped (and cut, the legend is one line).
+        name = escape(cut(names[seat])) if seat < len(names) else f"Seat {seat}"
         colour = PALETTE[seat % len(PALETTE)]
         if by_round:
             frame = rows.assign(round=rows["step"].map(rounds)).groupby("round", as_index=False).last()
@@ -38,7 +41,7 @@ def vp_trend(
                 go.Scatter(
                     x=[mark_x], y=[int(here["vp"].iloc[0])], mode="markers", showlegend=False,
                     marker={"color": colour, "size": 11, "line": {"color": "#222", "width": 1.5}},
-                    hovertemplate=f"{name}: %{{y}} VP<extra>now</extra>",
+                    name=name, hovertemplate="%{fullData.name}: %{y} VP<extra>now</extra>",
                 )
             )
     current = rounds.get(step) if by_round and rounds is not None else step

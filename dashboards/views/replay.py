@@ -5,6 +5,7 @@ the state after each step from ``<game>_states`` and ``<game>_player_states``; i
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 import pandas as pd
@@ -75,7 +76,7 @@ game_id: str = st.query_params.get("game") or ""
 game = data.game_row(game_id) if game_id else None
 if game is None:
     if game_id:
-        st.warning(f"No game with id `{game_id}` in the database; showing the newest game instead.")
+        ui.alert("warning", f"No game with id {game_id} in the database; showing the newest game instead.")
     newest = data.games_list()
     game_id = str(newest.iloc[0]["game_id"])
     game = data.game_row(game_id)
@@ -96,18 +97,18 @@ step = max(0, min(step, total))
 st.query_params["step"] = str(step)
 st.session_state["replay_step"] = step
 
-title = f"{ui.game_title(game_type)}: {', '.join(names)}"
-st.markdown(f"### {title}")
+# Names, source ids and words come from the log: escaped HTML, never Markdown; long names cut (whole on hover).
+st.html(f'<h3 class="gv-title">{ui.game_title(game_type)}: {", ".join(ui.name_html(n) for n in names)}</h3>')
 facts = [
     f"{int(game['player_count'])} players",
     f"{int(game['rounds'])} rounds",
     f"{total} moves",
-    "winner " + ", ".join(names[w] for w in winners) if winners else "no winner",
+    "winner " + ", ".join(ui.cut(names[w]) for w in winners) if winners else "no winner",
 ]
 if isinstance(game.get("played_at"), str) and game["played_at"]:
     facts.insert(0, f"played {game['played_at']}")
 facts.append(f"source {game.get('source_id') or game.get('file')}")
-st.caption(" \u00b7 ".join(facts) + f" \u00b7 game id `{game_id}`")
+ui.caption(" \u00b7 ".join(facts) + f" \u00b7 game id {game_id}")
 
 # -- controls ------------------------------------------------------------------------------------
 buttons = st.columns([1.25, 1.25, 1.25, 1.25, 4.6, 1, 1], vertical_alignment="bottom")
@@ -132,10 +133,10 @@ st.html(KEYS_SCRIPT, unsafe_allow_javascript=True)
 
 current = moves[moves["step"] == step]
 if step == 0:
-    st.markdown(f"**Move 0 of {total}** \u00b7 the start of the game")
+    st.html(f'<div class="gv-move-line"><b>Move 0 of {total}</b> \u00b7 the start of the game</div>')
 else:
     words = str(current["words"].iloc[0])
-    st.markdown(f"**Move {step} of {total}** \u00b7 round {round_now} \u00b7 {words}")
+    st.html(f'<div class="gv-move-line gv-text"><b>Move {step} of {total}</b> \u00b7 round {round_now} \u00b7 {escape(words)}</div>')
 
 # -- board, moves, changes, chart ---------------------------------------------------------------
 if game_type not in data.games_with_states():

@@ -40,7 +40,7 @@ def assert_clean(page, errors: list[str], where: str) -> None:
 
 
 def current_step(page) -> int:
-    text = page.locator('[data-testid="stMarkdownContainer"]', has_text="Move ").filter(has_text=" of ").first.inner_text()
+    text = page.locator(".gv-move-line").first.inner_text()
     return int(text.split("Move ", 1)[1].split(" of", 1)[0])
 
 

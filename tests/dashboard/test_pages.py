@@ -32,7 +32,7 @@ def test_games_page_selection_opens_the_replay(dash_db: Path, open_page) -> None
     at.run()
     assert not at.exception
     assert at.query_params.get("game") in (first_id, [first_id])
-    assert any(m.value.startswith("**Move 0 of") for m in at.markdown)
+    assert any(h.value.startswith('<div class="gv-move-line"><b>Move 0 of') for h in at.html)
 
 
 def test_statistics_page_shows_rates_with_intervals(dash_db: Path, open_page, sql) -> None:

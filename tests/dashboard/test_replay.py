@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,8 @@ def expect_step(at, db: Path, game: dict, step: int, sql) -> None:
     if step:
         (words,) = sql(db, "SELECT words FROM moves WHERE game_id = ? AND step = ?", [game["id"], step])[0]
         assert current_move(at) == f"{step}: {words}".replace("&", "&amp;")
-        assert any(m.value.startswith(f"**Move {step} of {game['moves']}**") and words in m.value for m in at.markdown)
+        assert any(h.value.startswith(f'<div class="gv-move-line gv-text"><b>Move {step} of {game["moves"]}</b>')
+                   and escape(words) in h.value for h in at.html)
     else:
         assert current_move(at) == "0: The start of the game"
     for seat, vp in sql(db, "SELECT seat, vp FROM san_juan_player_states WHERE game_id = ? AND step = ? ORDER BY seat",
@@ -89,7 +91,8 @@ def test_the_url_picks_game_and_step(dash_db: Path, game: dict, open_page, sql) 
 
 def test_unknown_game_falls_back_to_the_newest(dash_db: Path, open_page) -> None:
     at = open_page(dash_db, "views/replay.py", game="no-such-game")
-    assert any("No game with id" in w.value for w in at.warning)
+    assert any("No game with id no-such-game in the database" in h.value and "gv-alert-warning" in h.value
+               for h in at.html)
     assert not at.exception
 
 
