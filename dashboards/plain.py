@@ -17,5 +17,9 @@ def cut(name: str, limit: int = NAME_CHARS) -> str:
 
 
 def name_html(name: str, limit: int = NAME_CHARS) -> str:
-    """A player name as escaped HTML, cut to ``limit`` characters with the whole name on hover."""
-    return f'<span class="gv-cut" title="{escape(str(name))}">{escape(cut(name, limit))}</span>'
+    """A player name as escaped HTML; one cut to ``limit`` characters (or put on one line) carries the
+    whole name on hover."""
+    short = cut(name, limit)
+    if short == str(name):
+        return escape(short)
+    return f'<span class="gv-cut" title="{escape(str(name))}">{escape(short)}</span>'
