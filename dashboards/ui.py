@@ -10,6 +10,7 @@ on hover.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 
@@ -72,3 +73,13 @@ GAME_TITLES = {"san_juan": "San Juan", "puerto_rico": "Puerto Rico"}
 def game_title(game: str) -> str:
     """The display name of a game type."""
     return GAME_TITLES.get(game, game.replace("_", " ").title())
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|:$~&=\"'])")
+
+
+def md_text(text: str) -> str:
+    """``text`` made safe to put in a Streamlit message or markdown: every character markdown,
+    Streamlit's directives (``:red[...]``, ``:material/...:``), math (``$``) or HTML could read is
+    escaped, and line breaks become spaces, so the text shows exactly as it is."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))

@@ -84,6 +84,7 @@ def test_hostile_names_are_plain_text_on_every_page(hostile: dict) -> None:
         "compare": f"?compare=1&ids={pr},{sj}",
         "replay": f"replay?game={pr}&step=53",
         "replay, the end": f"replay?game={sj}&step=9999",
+        "replay, unknown game": f"replay?game={quote(LINK)}",
         "statistics": f"statistics?game=puerto_rico&player={quote(STARS)}",
         "explorer": "explorer",
         "players": f"players?type=puerto_rico&name={quote(HTML)}",
@@ -126,8 +127,8 @@ def test_hostile_names_are_plain_text_on_every_page(hostile: dict) -> None:
                 for panel in page.locator(".gv-player").all():
                     outer, vp = panel.bounding_box(), panel.locator(".gv-vp").bounding_box()
                     assert vp["x"] + vp["width"] <= outer["x"] + outer["width"] + 1, where
-            if where == "replay":
-                assert "source [src](https://example.com) **s**" in body
+            if where == "replay, unknown game":
+                assert f"No game with id {LINK} in the database" in body
             if where == "statistics":
                 assert f"{STARS}: " in body
             if where == "players":

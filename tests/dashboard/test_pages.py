@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -34,7 +35,8 @@ def test_games_page_selection_opens_the_replay(dash_db: Path, open_page) -> None
     at.run()
     assert not at.exception
     assert at.query_params.get("game") in (first_id, [first_id])
-    assert any(h.value.startswith('<div class="gv-move-line"><b>Move 0 of') for h in at.html)
+    sent = json.loads(at.get("bidi_component")[0].proto.json)
+    assert sent["game"]["game_id"] == first_id and sent["step"] == 0
 
 
 def test_statistics_page_shows_rates_with_intervals(dash_db: Path, open_page, sql) -> None:
