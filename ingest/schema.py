@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 
 
 class SchemaError(Exception):
@@ -69,6 +69,8 @@ MOVES = pa.schema(
         ("text", pa.string()),
         ("words", pa.string()),
         ("details", pa.string()),
+        # What the rules did by themselves after the move, in words (NULL: imported before schema 3).
+        ("events", pa.list_(pa.string())),
     ]
 )
 
@@ -185,6 +187,8 @@ def player_change_schema(engine: Any) -> pa.Schema:
 
 def table_schemas() -> dict[str, pa.Schema]:
     """Every table's Arrow schema by table name, in creation order."""
+    from ingest.summaries import SUMMARY_TABLES
+
     tables = {"games": GAMES, "players": PLAYERS, "moves": MOVES, "rejections": REJECTIONS}
     for game, engine in sorted(all_engines().items()):
         global_schema, player_schema = state_schemas(engine)
@@ -192,6 +196,7 @@ def table_schemas() -> dict[str, pa.Schema]:
         tables[f"{game}_player_states"] = player_schema
     tables["analysis"] = ANALYSIS
     tables.update(DERIVED_TABLES)
+    tables.update(SUMMARY_TABLES)
     return tables
 
 
@@ -295,6 +300,10 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
     for step in range(version, SCHEMA_VERSION):
         if step == 1:
             _migrate_1_to_2(con)
+        elif step == 2:
+            _migrate_2_to_3(con)
+        elif step == 3:
+            _migrate_summaries(con, 4)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -309,4 +318,26 @@ def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
     fill_openings(con)
     recompute_ratings(con)
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '2')")
+    con.execute("COMMIT")
+
+
+def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 3 adds ``moves.events`` (what the rules did by themselves after each move). The games
+    already stored keep NULL there: they are not replayed again."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
+    con.execute("COMMIT")
+
+
+def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
+    """Add the summary tables ``player_builds`` and ``player_roles`` (``ingest.summaries``), filled
+    from the moves already stored."""
+    from ingest import summaries
+
+    con.execute("BEGIN")
+    for name, schema in summaries.SUMMARY_TABLES.items():
+        _create_table(con, name, schema)
+    summaries.fill(con)
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(to_version)])
     con.execute("COMMIT")

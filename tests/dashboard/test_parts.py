@@ -1,4 +1,4 @@
-"""The pure parts of the dashboard: intervals, boards, diffs, move list."""
+"""The pure parts of the dashboard: intervals, boards, diffs, the replay payload's runs, escaping."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 
 from dashboards import board_puerto_rico, board_san_juan
 from dashboards.diff import change, changes_html, step_changes
-from dashboards.move_list import move_list_html
+from dashboards.replay_data import runs
 from dashboards.stats import FEW_GAMES, rate_label, wilson, with_intervals
+from dashboards.ui import md_text
 
 
 def test_wilson_known_values() -> None:
@@ -77,22 +78,45 @@ def test_puerto_rico_board_shows_island_city_ships_and_goods() -> None:
     assert "<b>4</b> doubloons" in html and "coffee 1" in html
 
 
-def test_diff_of_rows_reports_changes_as_multisets() -> None:
-    assert change("hand", ["Well", "Well", "Hero"], ["Well", "Smithy"]) == "hand +Smithy, \u2212Well, \u2212Hero"
-    assert change("round", 1, 2) == "round 1 \u2192 2"
-    assert change("round", 2, 2) is None
+def test_diff_kinds_speak_words_and_never_column_names() -> None:
+    assert change("items", "hand cards", ["Well", "Well", "Hero"], ["Well", "Smithy"]) == [
+        "hand cards: +Smithy, \u2212Well, \u2212Hero"
+    ]
+    assert change("items", None, ["Well"], ["Well", "Smithy"]) == ["+Smithy"]
+    assert change("value", "round", 1, 2) == ["round 1 \u2192 2"]
+    assert change("value", "round", 2, 2) == []
+    assert change("value", "role", "builder", None) == ["role builder \u2192 \u2013"]
+    assert change("seat", "governor", 0, 1, ["Ana", "Bruno"]) == ["governor Ana \u2192 Bruno"]
+    assert change("count", "tobacco", 3, 1) == ["\u22122 tobacco"]
+    assert change("goods", None, ["indigo"], ["indigo", "sugar", "sugar"]) == ["+2 sugar"]
+    assert change("tagged", "supply of", ["corn:10", "sugar:3"], ["corn:8", "sugar:3"]) == ["supply of corn 10 \u2192 8"]
+    assert change("ships", None, ["empty 0/4", "corn 5/5"], ["indigo 2/4", "empty 0/5"]) == [
+        "the 4-ship: empty \u2192 2 indigo", "the 5-ship: 5 corn \u2192 empty"
+    ]
+    assert change("tiles", None, ["corn"], ["corn*", "quarry", "sugar"]) == ["+quarry", "+sugar plantation"]
+    with pytest.raises(ValueError, match="unknown kind of change 'colour'"):
+        change("colour", None, 1, 2)
+    # Columns the engine has no words for (keys, derived counts, seats of roles) are never shown.
     changes = step_changes(
-        {"game_id": "g", "step": 1, "round": 1}, {"game_id": "g", "step": 2, "round": 2},
-        [{"seat": 0, "vp": 1}, {"seat": 1, "vp": 1}], [{"seat": 0, "vp": 1}, {"seat": 1, "vp": 3}], ["Ana", "Bruno"],
+        "san_juan", {"game_id": "g", "step": 1, "round": 1, "to_act": 0, "stage": "role"},
+        {"game_id": "g", "step": 2, "round": 2, "to_act": 1, "stage": "chapel"},
+        [{"seat": 0, "vp": 1, "building_count": 1}, {"seat": 1, "vp": 1}],
+        [{"seat": 0, "vp": 1, "building_count": 2}, {"seat": 1, "vp": 3}], ["Ana", "Bruno"],
     )
-    assert changes == [("table", ["round 1 \u2192 2"]), ("Bruno", ["vp 1 \u2192 3"])]
-    assert 'class="plus"' in changes_html([("Ana", ["hand +Well"])])
+    assert changes == [("Table", ["round 1 \u2192 2"]), ("Bruno", ["VP 1 \u2192 3"])]
+    html = changes_html([("Ana", ["+Well", "hand cards: +Hero, \u2212Tower", "hand 3 \u2192 1"])])
+    assert html == (
+        '<ul class="gv-diff"><li><b>Ana</b>: <span class="plus">+Well</span>, hand cards: '
+        '<span class="plus">+Hero</span>, <span class="minus">\u2212Tower</span>, hand 3 \u2192 1</li></ul>'
+    )
 
 
-def test_move_list_highlights_the_current_move() -> None:
-    moves = pd.DataFrame({"step": range(1, 41), "round": [1 + i // 10 for i in range(40)],
-                          "text": ["t"] * 40, "words": [f"move {i}" for i in range(1, 41)]})
-    html = move_list_html(moves, 20)
-    assert '<div class="mv current" title="t"><span class="n">20</span>move 20</div>' in html
-    assert "move 40" not in html and "Round 2" in html
-    assert "The start of the game" in move_list_html(moves, 0)
+def test_runs_keep_only_the_changes() -> None:
+    rows = [{"step": 0, "a": 1, "b": ["x"]}, {"step": 1, "a": 1, "b": ["x"]}, {"step": 2, "a": 2, "b": ["x", "y"]},
+            {"step": 3, "a": 2, "b": ["x"]}]
+    assert runs(rows, ["a", "b"]) == {"a": [[0, 1], [2, 2]], "b": [[0, ["x"]], [2, ["x", "y"]], [3, ["x"]]]}
+
+
+def test_markdown_text_is_escaped() -> None:
+    assert md_text("[click me](https://example.com) :red[x]") == "\\[click me\\]\\(https\\://example\\.com\\) \\:red\\[x\\]"
+    assert md_text("<b>x</b> $1$\nnext") == "\\<b\\>x\\</b\\> \\$1\\$ next"
