@@ -271,20 +271,42 @@ def expand_player_changes(name: str, runs: pa.Table) -> tuple[str, pa.Table]:
     return target, expanded.cast(table_schemas()[target])
 
 
+def summary_tables(moves: pa.Table) -> dict[str, pa.Table]:
+    """The summary tables (``ingest.summaries``) of a batch's games, from its moves, by the same SQL the
+    DuckDB import runs."""
+    from ingest import summaries
+
+    con = duckdb.connect(":memory:")
+    try:
+        con.register("moves", moves)
+        for name, schema in summaries.SUMMARY_TABLES.items():
+            empty = schema.empty_table()
+            con.register(f"_empty_{name}", empty)
+            con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM "_empty_{name}"')
+        summaries.fill(con)
+        return {name: con.sql(f'SELECT * FROM "{name}"').to_arrow_table().cast(schema)
+                for name, schema in summaries.SUMMARY_TABLES.items()}
+    finally:
+        con.close()
+
+
 def _sort(name: str, table: pa.Table) -> pa.Table:
     keys = [(k, "ascending") for k in ("game_id", "step", "seat", "rejection_id") if k in table.column_names]
     return table.sort_by(keys) if keys else table
 
 
 def batch_files(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
-    """A batch's tables as the lake's files: relative path -> rows (player-state runs expanded, rows
-    of games, players and moves split by game, every file sorted by game id)."""
+    """A batch's tables as the lake's files: relative path -> rows (player-state runs expanded, the
+    summary tables added, rows of games, players and moves split by game, every file sorted by game
+    id)."""
     ready: dict[str, pa.Table] = {}
     for name, table in tables.items():
         if name.endswith("_player_changes"):
             name, table = expand_player_changes(name, table)
         if table.num_rows:
             ready[name] = table
+    if "moves" in ready:
+        ready.update({name: table for name, table in summary_tables(ready["moves"]).items() if table.num_rows})
     out: dict[str, pa.Table] = {}
     games = ready.get("games")
     game_of = dict(zip(games.column("game_id").to_pylist(), games.column("game").to_pylist())) if games else {}
