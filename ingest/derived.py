@@ -1,34 +1,59 @@
-"""Tables derived from the stored games, brought up to date at the end of every import: the
-Explorer's ``openings`` (``ingest.openings``) and the players' skill ratings (``ingest.ratings``).
+"""Tables derived from the stored games: the Explorer's ``openings`` (``ingest.openings``), written
+with each batch of an import, and the players' skill ratings (``ingest.ratings``), recomputed at the
+end of an import that added games.
 
-They are computed from what is stored, not from the batches being written, so a killed import leaves
-them for the next import to complete, and an import that adds nothing leaves them untouched.
+The ratings are computed from what is stored, so a killed import leaves them for the next import to
+complete and an import that adds nothing leaves them untouched. The file is held for writing only
+briefly: the games are read on a read-only connection, rated with no connection open, and the result
+written in one short transaction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
-from ingest.db import writer
+from ingest.db import reader, writer
 from ingest.openings import fill_openings
-from ingest.ratings import ratings_stale, recompute_ratings
+from ingest.ratings import rate_games, ratings_stale, stored_games, write_ratings
 
 
 def refresh_derived(db: str | Path) -> None:
-    """Add the openings of new games and recompute the ratings when games were added since, in one
-    transaction. Raises ``ingest.db.DatabaseError`` when the database cannot be written."""
+    """Fill the openings of games stored without one (games an older version stored: an import writes
+    a batch's openings in the batch's transaction) and recompute the ratings when games were added
+    since they were computed. Raises ``ingest.db.DatabaseError`` when the database cannot be read or
+    written."""
     with writer(db) as con:
-        con.execute("BEGIN TRANSACTION")
+        _in_transaction(con, lambda: fill_openings(con))
+    with reader(db) as con:
+        if not ratings_stale(con):
+            return
+        games, basis = stored_games(con)
+    ratings, history = rate_games(games)
+    with writer(db) as con:
+
+        def write() -> None:
+            # Another import may have added games meanwhile: its own refresh rates them, so only the
+            # ratings of the games stored now may be written.
+            current = con.execute("SELECT count(*) FROM games").fetchall()[0][0]
+            if basis.startswith(f"{current} games;"):
+                write_ratings(con, ratings, history, basis)
+
+        _in_transaction(con, write)
+
+
+def _in_transaction(con: duckdb.DuckDBPyConnection, work: Callable[[], Any]) -> None:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        work()
+        con.execute("COMMIT")
+    except BaseException:
         try:
-            fill_openings(con)
-            if ratings_stale(con):
-                recompute_ratings(con)
-            con.execute("COMMIT")
-        except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass  # the failed statement already ended the transaction; report its error
-            raise
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # the failed statement already ended the transaction; report its error
+        raise
+

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from ingest import summaries
 from ingest.db import DatabaseError, reader, writer
 from ingest.derived import refresh_derived
+from ingest.openings import fill_openings
 from ingest.progress import Progress
 from ingest.rows import Batch, process
 from replay.logfile import LogRecord, RawGame, expand_paths, read_raw
@@ -153,6 +154,7 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                 summary.game_ids.extend(fresh.to_pylist())
                 if len(fresh):
                     summaries.fill(con, fresh.to_pylist())
+                    fill_openings(con, fresh.to_pylist())
             rejections = merged.get("rejections")
             if rejections is not None and rejections.num_rows:
                 con.register("incoming", rejections)

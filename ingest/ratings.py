@@ -96,12 +96,14 @@ GAMES_IN_ORDER = """
     ORDER BY g.played_at NULLS FIRST, g.game_id"""
 
 
-def _stored_games(con: duckdb.DuckDBPyConnection) -> list[RatedGame]:
+def stored_games(con: duckdb.DuckDBPyConnection) -> tuple[list[RatedGame], str]:
+    """Every stored finished game in rating order, and the basis they make (see ``ratings_stale``)."""
     rows = con.execute(GAMES_IN_ORDER).fetchall()
-    return [
+    games = [
         RatedGame(game, game_id, tuple(Seat(int(s), str(n), int(r), bool(w)) for s, n, r, w in zip(*seats)))
         for game, game_id, *seats in rows
     ]
+    return games, _basis(con)
 
 
 def _basis(con: duckdb.DuckDBPyConnection) -> str:
@@ -119,7 +121,19 @@ def ratings_stale(con: duckdb.DuckDBPyConnection) -> bool:
 def recompute_ratings(con: duckdb.DuckDBPyConnection) -> int:
     """Rate every stored game again and replace ``player_ratings`` and ``player_rating_history``
     (inside the caller's transaction). Returns the number of ratings stored."""
-    ratings, history = rate_games(_stored_games(con))
+    games, basis = stored_games(con)
+    ratings, history = rate_games(games)
+    return write_ratings(con, ratings, history, basis)
+
+
+def write_ratings(
+    con: duckdb.DuckDBPyConnection,
+    ratings: dict[tuple[str, str], Rating],
+    history: list[dict[str, Any]],
+    basis: str,
+) -> int:
+    """Replace ``player_ratings`` and ``player_rating_history`` with ``rate_games``'s result and record
+    the ``basis`` it was computed from (inside the caller's transaction). Returns the ratings stored."""
     keys: Sequence[tuple[str, str]] = sorted(ratings)
     table = pa.table(
         {
@@ -145,6 +159,5 @@ def recompute_ratings(con: duckdb.DuckDBPyConnection) -> int:
     finally:
         con.unregister("incoming_ratings")
         con.unregister("incoming_history")
-    con.execute("INSERT OR REPLACE INTO governor_meta VALUES (?, ?)", [BASIS_KEY, _basis(con)])
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES (?, ?)", [BASIS_KEY, basis])
     return table.num_rows
-
