@@ -101,15 +101,12 @@ def by_player_count(game: str, name: str) -> pd.DataFrame:
 
 def roles(game: str, name: str) -> pd.DataFrame:
     """The roles the player chose, most often first: ``choices``, ``share`` of their role choices,
-    and the win rate of the games in which they chose it (``n`` games, ``wins``)."""
+    and the win rate of the games in which they chose it (``n`` games, ``wins``). Read from the
+    importer's summary table ``player_roles``."""
     rows = data.frame(
-        _SEATS + """
-        SELECT upper(json_extract_string(m.details, '$.role')[1]) || json_extract_string(m.details, '$.role')[2:] AS role,
-               count(*) AS choices,
-               count(DISTINCT m.game_id) AS n,
-               count(DISTINCT CASE WHEN mine.won THEN m.game_id END) AS wins
-        FROM moves m JOIN mine ON m.game_id = mine.game_id AND m.seat = mine.seat
-        WHERE m.kind = 'role' GROUP BY ALL ORDER BY choices DESC, role""",
+        """SELECT upper(role[1]) || role[2:] AS role, count(*) AS choices, count(DISTINCT game_id) AS n,
+                  count(DISTINCT CASE WHEN won THEN game_id END) AS wins
+           FROM player_roles WHERE game = ? AND name = ? GROUP BY ALL ORDER BY choices DESC, role""",
         (game, name),
     )
     rows = with_intervals(rows)
@@ -120,16 +117,13 @@ def roles(game: str, name: str) -> pd.DataFrame:
 
 def buildings(game: str, name: str) -> pd.DataFrame:
     """The buildings the player built, most often first: ``n`` games in which they built it, ``share``
-    of their games, ``built`` (copies in all), and the win rate of those games."""
+    of their games, ``round`` (the average round it was first built in), and the win rate of those
+    games. Read from the importer's summary table ``player_builds``."""
     rows = data.frame(
-        _SEATS + """
-        SELECT json_extract_string(m.details, '$.building') AS building, count(*) AS built,
-               count(DISTINCT m.game_id) AS n,
-               count(DISTINCT CASE WHEN mine.won THEN m.game_id END) AS wins,
-               (SELECT count(*) FROM mine) AS games
-        FROM moves m JOIN mine ON m.game_id = mine.game_id AND m.seat = mine.seat
-        WHERE m.kind = 'build' GROUP BY ALL ORDER BY n DESC, building""",
-        (game, name),
+        """SELECT building, count(*) AS n, sum(won::INT) AS wins, avg(round) AS round,
+                  (SELECT count(*) FROM players p JOIN games g USING (game_id) WHERE g.game = ? AND p.name = ?) AS games
+           FROM player_builds WHERE game = ? AND name = ? GROUP BY ALL ORDER BY n DESC, building""",
+        (game, name, game, name),
     )
     rows = with_intervals(rows)
     rows["share"] = rows["n"] / rows["games"] if len(rows) else 0.0

@@ -208,11 +208,12 @@ st.markdown("**Favourite buildings**")
 built = buildings(game, name)
 st.dataframe(
     _percent(built, ["share", "win_rate"])[
-        ["building", "n", "share", "built", "wins", "win_rate", "ci"]],
+        ["building", "n", "share", "round", "wins", "win_rate", "ci"]],
     key="players_buildings", hide_index=True, width="stretch", height=min(420, 38 + 35 * max(1, len(built))),
     column_config={"building": st.column_config.TextColumn("building"),
                    "share": st.column_config.NumberColumn("share", help="Of the player's games", format="%.1f%%"),
-                   "built": st.column_config.NumberColumn("copies", help="Copies built in all"),
+                   "round": st.column_config.NumberColumn("first round", format="%.1f",
+                                                          help="Average round in which the player first built it"),
                    **_rate_columns("Games in which the player built it")},
 )
 
