@@ -93,7 +93,7 @@ def _metric(box: Any, label: str, value: str, **options: Any) -> None:
 
 st.title("Players")
 ui.require_games()
-if "player_ratings" not in data.tables():
+if not {"player_ratings", "player_roles", "player_builds"} <= data.tables():
     st.info("This database was made by an older governor: run `governor import` once (any log) to compute "
             "the ratings.")
     st.stop()
