@@ -34,7 +34,7 @@ TIE_LABELS = {
     "full": "a win for each tied player",
     "share": "1/k of a win for each of k tied players",
 }
-RANK_LABELS = {"lift_low": "lower end of the 95% interval", "lift": "lift (point estimate)"}
+RANK_LABELS = {"lift_low": "lift's 95% interval, lower end", "lift": "lift (point estimate)"}
 TABS = ["Win rates", "Scores and length", "VP curves"]
 
 
@@ -159,7 +159,7 @@ ties = opts[0].radio("A full tie counts as", TIES, format_func=lambda t: TIE_LAB
                           "100%. '1/k' makes every game's wins add up to exactly 1.")
 min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, step=10, key="stats_min_n",
                                  help="Rows counting fewer players are left out of the ranked charts."))
-rank_by = opts[2].radio("Rank by lift's", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank",
+rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank",
                         help="The lower end of the 95% interval puts a building owned by 3 players at 100% "
                              "below one owned by 3,000 at 60%.")
 split = opts[3].toggle("Split by player count", key="stats_split")
