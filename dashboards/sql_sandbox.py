@@ -203,14 +203,14 @@ def run_sandboxed(
         name="sql-sandbox",
         daemon=True,
     )
-    opened = False
+    opened = locked = False
     try:
         process.start()
         sender.close()
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                if opened:
+                if opened or not locked:
                     raise SandboxError(f"The query was stopped after the time limit of {timeout:g} s.")
                 raise SandboxError(
                     f"The database stayed locked by a writer (an import) for the whole time limit of {timeout:g} s; "
@@ -222,8 +222,9 @@ def run_sandboxed(
                 except EOFError:
                     process.join(1.0)
                     raise SandboxError(_death(process.exitcode, memory_mb)) from None
-                if message[0] == "open":
-                    opened = True
+                if message[0] in ("open", "locked"):
+                    opened = opened or message[0] == "open"
+                    locked = locked or message[0] == "locked"
                     continue
                 return _result(message, started, max_rows, memory_mb)
             if on_wait is not None and on_wait(time.monotonic() - started) is False:
@@ -301,6 +302,11 @@ def _run_child(
         _cap_address_space(memory_mb)
         # Few threads: each reserves address space (stack, allocator arena) that counts against the cap.
         config = {**READ_CONFIG, "memory_limit": f"{memory_mb}MB", "threads": min(4, os.cpu_count() or 1)}
+        try:
+            duckdb.connect(db_path, read_only=True, config=config).close()
+        except duckdb.Error as err:
+            if "lock" in str(err).lower():  # a writer has the file: reader() waits for it
+                pipe.send(("locked",))
         with reader(db_path, timeout=timeout, config=config) as con:
             pipe.send(("open",))
             relation = con.sql(query)
