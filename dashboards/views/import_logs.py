@@ -1,21 +1,24 @@
 """Import: upload log files and import them into the database.
 
-Uploaded bytes are written under generated names in a fresh temporary folder (an uploaded name never
-becomes a path) and imported by ``ingest.importer.import_paths`` in a separate process, so the
-importer's write connection never meets the dashboard's read-only ones in one process."""
+Uploaded bytes are checked and bounded (``dashboards.uploads``), written under generated names in a
+fresh temporary folder (an uploaded name never becomes a path) and imported by
+``ingest.importer.import_paths`` in a separate process, so the importer's write connection never
+meets the dashboard's read-only ones in one process. File names and messages come from the upload
+and are shown as plain text (``st.text``, tables)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboards import data
-from dashboards.uploads import MAX_FILE_BYTES, import_uploads
+from dashboards.uploads import MAX_FILE_BYTES, MAX_GAMES, MAX_UPLOAD_BYTES, import_uploads
 
 st.title("Import")
 st.caption(
     f"Upload San Juan or Puerto Rico logs: .json (one game), .jsonl (one game a line), either gzipped (.gz); "
-    f"at most {MAX_FILE_BYTES // 2**20} MB per file. Games already stored are skipped; bad games are listed "
-    f"with the reason and recorded in the rejections table. Database: `{data.db_path()}`."
+    f"at most {MAX_FILE_BYTES // 2**20} MB per file, and per upload at most {MAX_GAMES:,} games and "
+    f"{MAX_UPLOAD_BYTES // 2**20} MB once decompressed (use `governor import` for more). Games already stored are "
+    "skipped; bad games are listed with the reason and recorded in the rejections table."
 )
 
 files = st.file_uploader(
@@ -27,8 +30,8 @@ if st.button("Import", type="primary", disabled=not files, key="import_run"):
     if report.game_ids:
         report.games = data.frame(
             "SELECT game, player_count, array_to_string(players, ', ') AS players, "
-            "array_to_string(winner_names, ', ') AS winner, rounds, moves, game_id FROM games "
-            "WHERE game_id IN (SELECT unnest(?))",
+            "array_to_string(winner_names, ', ') AS winner, rounds, moves, game_id, "
+            "'replay?game=' || game_id AS replay FROM games WHERE game_id IN (SELECT unnest(?)) ORDER BY file, file_index",
             (list(report.game_ids),),
         )
     st.session_state["import_report"] = report
@@ -37,19 +40,37 @@ last_report = st.session_state.get("import_report")
 if last_report is not None:
     report = last_report
     if report.error:
-        st.error(report.error)
+        st.error("The import did not finish.")
+        st.text(report.error)
     cols = st.columns(4)
     cols[0].metric("Imported", report.imported)
     cols[1].metric("Duplicates skipped", report.duplicates)
-    cols[2].metric("Rejected", report.rejected)
+    cols[2].metric("Rejected games", report.rejected)
     cols[3].metric("Files refused", len(report.refused))
-    for name, reason in report.refused:
-        st.warning(f"**{name}**: {reason}")
-    if report.messages:
-        st.markdown("**Rejected games**")
-        for message in report.messages:
-            st.error(message)
+    if report.refused:
+        with st.container(border=True, key="import_refused"):
+            st.warning(f"{len(report.refused)} file{'s' if len(report.refused) != 1 else ''} refused, not imported:")
+            for name, reason in report.refused:
+                st.text(f"{name}: {reason}")
+    note = report.messages_note()
+    if note:
+        with st.container(border=True, key="import_rejected"):
+            st.error(note)
+            for message in report.messages:
+                st.text(message)
     if report.games is not None and len(report.games):
         st.markdown("**Imported games**")
-        st.dataframe(report.games, hide_index=True, width="stretch")
+        st.dataframe(
+            report.games, hide_index=True, width="stretch",
+            column_order=["replay", "game", "player_count", "players", "winner", "rounds", "moves", "game_id"],
+            column_config={
+                "replay": st.column_config.LinkColumn("Replay", display_text="Open", width="small",
+                                                      help="Open the game on the Replay page"),
+                "game": st.column_config.TextColumn("Game", width="small"),
+                "player_count": st.column_config.NumberColumn("Players", width="small"),
+                "players": st.column_config.TextColumn("Names"),
+                "winner": st.column_config.TextColumn("Winner"),
+                "game_id": st.column_config.TextColumn("Game id"),
+            },
+        )
         st.page_link("views/games.py", label="See all games", icon=":material/table_view:")
