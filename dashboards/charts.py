@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -142,4 +143,24 @@ def curves(frame: pd.DataFrame, x: str, y: str, group: str, title: str, low: str
         fig.add_trace(go.Scatter(x=rows[x], y=rows[y], mode="lines+markers", name=str(key), line={"color": colour}))
     fig.update_layout(title={"text": title, "font": {"size": 14}}, height=320,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=x, yaxis_title=y)
+    return fig
+
+
+def compare_curves(frame: pd.DataFrame) -> go.Figure:
+    """VP by round of every seat of two games on one chart: ``frame`` has ``round``, ``vp``, ``line``
+    (the legend entry, e.g. "A: Ana") and ``game`` ("A" solid, "B" dashed). Names are escaped, so
+    plotly shows them as text."""
+    fig = go.Figure()
+    for i, (line, rows) in enumerate(frame.groupby("line", sort=False)):
+        dashed = str(rows["game"].iloc[0]) != "A"
+        fig.add_trace(go.Scatter(
+            x=rows["round"].tolist(), y=rows["vp"].tolist(), mode="lines+markers", name=escape(str(line)),
+            line={"color": PALETTE[i % len(PALETTE)], "dash": "dash" if dashed else "solid", "width": 2},
+            marker={"symbol": "square" if dashed else "circle", "size": 6},
+        ))
+    fig.update_layout(
+        title={"text": "Victory points at the end of each round (A solid, B dashed)", "font": {"size": 14}},
+        height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title="round", yaxis_title="VP",
+        legend={"orientation": "h", "y": -0.2}, hovermode="x unified",
+    )
     return fig

@@ -4,36 +4,14 @@ n counts, the two ways of counting full ties, filters in the URL (AppTest on the
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import duckdb
 import pandas as pd
 import pytest
 
 from dashboards.stats import ranked, rate_label
 
 PAGE = "views/statistics.py"
-
-
-@pytest.fixture(scope="module")
-def stats_db(tmp_path_factory: pytest.TempPathFactory, dash_db: Path) -> Path:
-    """The San Juan sample with a date on every game (2024-01-01 onwards, by game id) and one 2-player
-    game turned into a full tie (both seats score the same and win)."""
-    target = tmp_path_factory.mktemp("stats_db") / "stats.duckdb"
-    shutil.copy(dash_db, target)
-    con = duckdb.connect(str(target))
-    try:
-        con.execute("UPDATE games SET played_at = d FROM (SELECT game_id AS gid, strftime(DATE '2024-01-01' + "
-                    "(row_number() OVER (ORDER BY game_id) - 1)::INT, '%Y-%m-%d') AS d FROM games) WHERE game_id = gid")
-        (tied,) = con.execute("SELECT min(game_id) FROM games WHERE player_count = 2").fetchone()
-        (top, tiebreak) = con.execute("SELECT max(score), max(tiebreak) FROM players WHERE game_id = ?", [tied]).fetchone()
-        con.execute("UPDATE players SET score = ?, tiebreak = ?, won = true, rank = 1 WHERE game_id = ?",
-                    [top, tiebreak, tied])
-        con.execute("UPDATE games SET winners = [0, 1], winner_names = players WHERE game_id = ?", [tied])
-    finally:
-        con.close()
-    return target
 
 
 def chart(at, key: str) -> dict:
@@ -93,8 +71,8 @@ def test_seats_are_numbered_from_zero_as_in_sql(dash_db: Path, open_page, sql) -
     assert chart(at, "stats_seat_chart")["data"][0]["y"][0] == "2p seat 0 (first)"
 
 
-def test_full_ties_count_for_each_tied_player_or_as_a_share(stats_db: Path, open_page, sql) -> None:
-    at = open_page(stats_db, PAGE)
+def test_full_ties_count_for_each_tied_player_or_as_a_share(dated_db: Path, open_page, sql) -> None:
+    at = open_page(dated_db, PAGE)
     seats = table_with(at, "games (n)").value
     two = seats[seats["player_count"] == 2]
     assert two["wins"].sum() == 11  # 10 games, one of them a full tie of both seats
@@ -157,14 +135,14 @@ def test_role_table_counts_choices_and_says_so(dash_db: Path, open_page, sql) ->
     assert "one player in one game each" in json.loads(roles.proto.columns)["n"]["help"]
 
 
-def test_filters_are_in_the_url(stats_db: Path, open_page, sql) -> None:
-    at = open_page(stats_db, PAGE, game="san_juan", counts="2,3", player="Ana", ties="share", min_n="5",
+def test_filters_are_in_the_url(dated_db: Path, open_page, sql) -> None:
+    at = open_page(dated_db, PAGE, game="san_juan", counts="2,3", player="Ana", ties="share", min_n="5",
                    dates="2024-01-02,2024-01-20", tab="Scores and length")
     assert at.multiselect(key="stats_counts").value == [2, 3]
     assert at.selectbox(key="stats_player").value == "Ana"
     assert at.radio(key="stats_ties").value == "share"
     assert at.number_input(key="stats_min_n").value == 5
-    (games,) = sql(stats_db, "SELECT count(*) FROM games WHERE player_count IN (2, 3) AND list_contains(players, 'Ana') "
+    (games,) = sql(dated_db, "SELECT count(*) FROM games WHERE player_count IN (2, 3) AND list_contains(players, 'Ana') "
                              "AND played_at BETWEEN '2024-01-02' AND '2024-01-20'")[0]
     assert at.metric[0].value == str(games)
     assert chart(at, "stats_rounds")  # the tab from the URL is open
@@ -172,7 +150,7 @@ def test_filters_are_in_the_url(stats_db: Path, open_page, sql) -> None:
     assert at.query_params["counts"] == "3" and at.query_params["player"] == "Ana"
     assert at.query_params["dates"] == "2024-01-02,2024-01-20"
     # Values that make no sense are ignored, not obeyed and not fatal.
-    at = open_page(stats_db, PAGE, game="chess", counts="9", min_n="many")
+    at = open_page(dated_db, PAGE, game="chess", counts="9", min_n="many")
     assert at.selectbox(key="stats_game").value == "san_juan"
     assert at.multiselect(key="stats_counts").value == [2, 3, 4]
     assert at.number_input(key="stats_min_n").value == 30
@@ -203,11 +181,11 @@ def test_the_players_win_figure_is_whole_and_plain_text(dash_db: Path, open_page
     assert [t.value for t in at.text] == [f"Ana: {rate_label(wins, n, p0 / n)}"]
 
 
-def test_one_game_is_one_game(stats_db: Path, open_page) -> None:
-    at = open_page(stats_db, PAGE, dates="2024-01-05,2024-01-05")
+def test_one_game_is_one_game(dated_db: Path, open_page) -> None:
+    at = open_page(dated_db, PAGE, dates="2024-01-05,2024-01-05")
     assert at.metric[0].value == "1"
     assert [w.value for w in at.warning] == ["Only 1 game matches: every rate below rests on few games (n < 30)."]
-    at = open_page(stats_db, PAGE, dates="2024-01-05,2024-01-06")
+    at = open_page(dated_db, PAGE, dates="2024-01-05,2024-01-06")
     assert at.warning[0].value.startswith("Only 2 games match:")
 
 
