@@ -25,6 +25,7 @@ def test_query_and_result_survive_a_change_of_page(dash_db: Path, open_page) -> 
     at = open_page(dash_db, "views/sql.py")
     sql = "SELECT count(*) AS n FROM games WHERE player_count = 3"
     run_query(at, sql)
+    assert not at.error, [e.value for e in at.error]
     assert result_frame(at)["n"].tolist() == [10]
     at.switch_page("views/games.py").run()
     assert not at.exception
@@ -41,7 +42,7 @@ def test_history_keeps_the_session_queries_and_loads_them_back(dash_db: Path, op
     run_query(at, "SELEC 2")
     history = at.selectbox(key="sql_history_pick")
     assert history.label == "History (2)" and history.options[0].endswith("SELEC 2  (The query does not parse: Parser Error: syntax error at or near \"SELEC\")")
-    assert history.options[1].endswith("SELECT 1 AS one  (1 rows, " + history.options[1].split("(1 rows, ")[1])
+    assert "  SELECT 1 AS one  (1 rows, " in history.options[1] and history.options[1].endswith(" s)")
     history.select_index(1).run()
     assert at.text_area(key="sql_text").value == "SELECT 1 AS one"
     assert at.selectbox(key="sql_history_pick").value is None
