@@ -53,6 +53,8 @@ READ_CONFIG: dict[str, Any] = {
 }
 
 DEFAULT_TIMEOUT = 10.0
+#: Environment variable that sets the SQL page's time limit in seconds (default ``DEFAULT_TIMEOUT``).
+TIMEOUT_VARIABLE = "GOVERNOR_SQL_TIMEOUT"
 DEFAULT_MAX_ROWS = 5_000
 #: DuckDB's own memory limit inside a query's process, in MiB.
 DEFAULT_MEMORY_MB = 1024
@@ -95,6 +97,16 @@ class SandboxResult:
     seconds: float
     whole: pa.Table | None = None
     rows: int = 0
+
+
+def page_timeout() -> float:
+    """The SQL page's time limit: ``$GOVERNOR_SQL_TIMEOUT`` seconds when set to a positive number,
+    else ``DEFAULT_TIMEOUT``."""
+    try:
+        value = float(os.environ.get(TIMEOUT_VARIABLE, ""))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
 
 
 def check_statement(sql: str) -> str:
@@ -318,7 +330,7 @@ def _run_child(
             batches = []
             size = rows = 0
             complete = True
-            arrow = relation.to_arrow_reader(batch_size=8192)
+            arrow = relation.to_arrow_reader(batch_size=65536)
             for batch in arrow:
                 batches.append(batch)
                 size += batch.nbytes

@@ -19,9 +19,9 @@ from dashboards.sql_sandbox import (
     DEFAULT_DOWNLOAD_BYTES,
     DEFAULT_MAX_ROWS,
     DEFAULT_MEMORY_MB,
-    DEFAULT_TIMEOUT,
     SandboxError,
     SandboxResult,
+    page_timeout,
     result_csv,
     result_parquet,
     run_sandboxed,
@@ -100,12 +100,12 @@ def _run(sql: str) -> None:
 
     def tick(seconds: float) -> None:
         # Every update is also where Streamlit stops this run when Cancel (or another page) was clicked.
-        clock.caption(f"Running... {seconds:.1f} s (the limit is {DEFAULT_TIMEOUT:g} s)")
+        clock.caption(f"Running... {seconds:.1f} s (the limit is {page_timeout():g} s)")
 
     tick(0.0)
     outcome: dict[str, Any] = {"sql": sql, "at": time.time()}
     try:
-        outcome["result"] = run_sandboxed(data.db_path(), sql, on_wait=tick)
+        outcome["result"] = run_sandboxed(data.db_path(), sql, timeout=page_timeout(), on_wait=tick)
     except SandboxError as err:
         outcome["error"] = str(err)
     indicator.empty()
@@ -159,7 +159,7 @@ if games == 0:
     st.info("The database holds no games yet: the tables are empty, but their schema is here to query.")
 st.caption(
     f"One read-only statement (SELECT, WITH, FROM, VALUES, PIVOT, UNPIVOT, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); "
-    f"Ctrl+Enter runs it. Limits: {DEFAULT_TIMEOUT:g} s, {DEFAULT_MEMORY_MB:,} MB of memory, {DEFAULT_MAX_ROWS:,} rows "
+    f"Ctrl+Enter runs it. Limits: {page_timeout():g} s, {DEFAULT_MEMORY_MB:,} MB of memory, {DEFAULT_MAX_ROWS:,} rows "
     f"shown, downloads of results up to {DEFAULT_DOWNLOAD_BYTES // 2**20} MB. Files, the network, extensions and "
     "settings are off limits."
 )

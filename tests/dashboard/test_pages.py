@@ -67,7 +67,8 @@ def test_statistics_page_other_tabs_and_filters(dash_db: Path, open_page) -> Non
     assert not at.exception
 
 
-def test_sql_page_runs_a_query_and_refuses_a_write(dash_db: Path, open_page, sql) -> None:
+def test_sql_page_runs_a_query_and_refuses_a_write(dash_db: Path, open_page, sql, monkeypatch) -> None:
+    monkeypatch.setenv("GOVERNOR_SQL_TIMEOUT", "120")  # a busy machine must not hit the time limit
     at = open_page(dash_db, "views/sql.py")
     # The query box is in a form (Ctrl+Enter submits it): a typed query is sent with the Run click.
     at.text_area(key="sql_text").set_value("SELECT count(*) AS n FROM games")
@@ -81,7 +82,8 @@ def test_sql_page_runs_a_query_and_refuses_a_write(dash_db: Path, open_page, sql
     assert any(e.label.startswith("games") for e in at.expander)
 
 
-def test_sql_page_examples_fill_the_query(dash_db: Path, open_page) -> None:
+def test_sql_page_examples_fill_the_query(dash_db: Path, open_page, monkeypatch) -> None:
+    monkeypatch.setenv("GOVERNOR_SQL_TIMEOUT", "120")  # a busy machine must not hit the time limit
     at = open_page(dash_db, "views/sql.py")
     at.selectbox(key="sql_example").set_value("Highest scores").run()
     assert "ORDER BY p.score DESC" in at.text_area(key="sql_text").value
