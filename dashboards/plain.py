@@ -1,22 +1,25 @@
-"""Untrusted text (names and file names from logs, DuckDB messages quoting stored values) inside
-Streamlit's Markdown elements, shown exactly as it is.
-
-Backslash escapes are not enough in Streamlit's Markdown: emoji short codes (``:smile:``) are
-replaced after parsing, whatever the escapes. A code span is the one Markdown construct whose content
-is never parsed, so untrusted text goes inside one. Where no Markdown element is needed, pages use
-``st.text`` or ``st.dataframe``, which never parse their text.
-"""
+"""User-provided strings (player names, ids, file names) as safe, short HTML: pure functions the
+boards and pages share (``dashboards.ui`` shows them)."""
 
 from __future__ import annotations
 
-import re
+from html import escape
+
+#: Names longer than this are cut with an ellipsis where they share a line with other text.
+NAME_CHARS = 40
 
 
-def code_span(text: str) -> str:
-    """``text`` as a Markdown code span: shown verbatim (no Markdown, HTML, math or emoji), on one
-    line (line breaks become spaces)."""
-    flat = " ".join(str(text).split())
-    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
-    fence = "`" * (longest + 1)
-    # A space on each side lets the text start or end with a backquote (CommonMark strips one).
-    return f"{fence} {flat} {fence}"
+def cut(name: str, limit: int = NAME_CHARS) -> str:
+    """``name`` on one line and at most ``limit`` characters: line breaks become spaces and a longer
+    name ends with an ellipsis."""
+    flat = " ".join(str(name).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
+
+
+def name_html(name: str, limit: int = NAME_CHARS) -> str:
+    """A player name as escaped HTML; one cut to ``limit`` characters (or put on one line) carries the
+    whole name on hover."""
+    short = cut(name, limit)
+    if short == str(name):
+        return escape(short)
+    return f'<span class="gv-cut" title="{escape(str(name))}">{escape(short)}</span>'

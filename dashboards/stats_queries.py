@@ -124,18 +124,26 @@ def win_rate_by_building(filters: Filters, split: bool = False) -> pd.DataFrame:
     return with_intervals(rows)
 
 
+def _summary_source(table: str, fallback: str) -> str:
+    """The importer's summary table when the database has it (schema 4 on), else the same rows
+    computed from ``moves`` (a database not yet migrated is only read, never changed, here)."""
+    return table if table in data.tables() else f"({fallback})"
+
+
 def win_rate_by_building_round(filters: Filters, by_round: int, split: bool = False) -> pd.DataFrame:
     """Win rate of players who had built each building by the end of round ``by_round``; ``n`` counts
-    players (building it twice counts once)."""
+    players (building it twice counts once). Reads ``player_builds`` (first round of each building)."""
     cols, order = _split(split)
+    source = _summary_source(
+        "player_builds",
+        "SELECT game_id, seat, json_extract_string(details, '$.building') AS building, min(round) AS round "
+        "FROM moves WHERE kind = 'build' AND game_id IN (SELECT game_id FROM sel) GROUP BY ALL",
+    )
     rows = _run(
         filters,
         f"SELECT {cols.replace('player_count', 'pl.player_count')}b.building, count(*) AS n, sum(pl.w) AS wins, "
-        "sum(pl.p0) AS expected FROM "
-        "(SELECT m.game_id, m.seat, json_extract_string(m.details, '$.building') AS building "
-        " FROM moves m WHERE m.kind = 'build' AND m.round <= ? AND m.game_id IN (SELECT game_id FROM sel) "
-        " GROUP BY ALL) b "
-        f"JOIN pl ON pl.game_id = b.game_id AND pl.seat = b.seat GROUP BY ALL ORDER BY {order}b.building",
+        f"sum(pl.p0) AS expected FROM {source} b "
+        f"JOIN pl ON pl.game_id = b.game_id AND pl.seat = b.seat WHERE b.round <= ? GROUP BY ALL ORDER BY {order}b.building",
         [by_round],
     )
     return with_intervals(rows)
@@ -145,14 +153,18 @@ def win_rate_by_role_round(filters: Filters, split: bool = False) -> pd.DataFram
     """Win rate of players by the role they chose and the round they chose it in. ``n`` counts role
     choices: each role is chosen at most once a round, so that is the games in which it was chosen
     that round, one chooser each (in 2-player games the governor chooses twice a round, so one
-    player can count under two roles of the same round)."""
+    player can count under two roles of the same round). Reads ``player_roles``."""
     cols, order = _split(split)
+    source = _summary_source(
+        "player_roles",
+        "SELECT game_id, seat, round, json_extract_string(details, '$.role') AS role FROM moves "
+        "WHERE kind = 'role' AND game_id IN (SELECT game_id FROM sel)",
+    )
     rows = _run(
         filters,
-        f"SELECT {cols.replace('player_count', 'pl.player_count')}m.round, "
-        "json_extract_string(m.details, '$.role') AS role, count(*) AS n, sum(pl.w) AS wins, sum(pl.p0) AS expected "
-        "FROM moves m JOIN pl ON pl.game_id = m.game_id AND pl.seat = m.seat "
-        f"WHERE m.kind = 'role' AND m.game_id IN (SELECT game_id FROM sel) GROUP BY ALL ORDER BY {order}m.round, role",
+        f"SELECT {cols.replace('player_count', 'pl.player_count')}r.round, r.role, count(*) AS n, sum(pl.w) AS wins, "
+        f"sum(pl.p0) AS expected FROM {source} r JOIN pl ON pl.game_id = r.game_id AND pl.seat = r.seat "
+        f"GROUP BY ALL ORDER BY {order}r.round, r.role",
     )
     return with_intervals(rows)
 

@@ -22,6 +22,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ingest import summaries
 from ingest.db import DatabaseError, reader, writer
 from ingest.derived import refresh_derived
 from ingest.progress import Progress
@@ -150,6 +151,8 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                         summary.rows += _insert(con, name, table)
                 summary.imported += len(fresh)
                 summary.game_ids.extend(fresh.to_pylist())
+                if len(fresh):
+                    summaries.fill(con, fresh.to_pylist())
             rejections = merged.get("rejections")
             if rejections is not None and rejections.num_rows:
                 con.register("incoming", rejections)

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class SchemaError(Exception):
@@ -187,6 +187,8 @@ def player_change_schema(engine: Any) -> pa.Schema:
 
 def table_schemas() -> dict[str, pa.Schema]:
     """Every table's Arrow schema by table name, in creation order."""
+    from ingest.summaries import SUMMARY_TABLES
+
     tables = {"games": GAMES, "players": PLAYERS, "moves": MOVES, "rejections": REJECTIONS}
     for game, engine in sorted(all_engines().items()):
         global_schema, player_schema = state_schemas(engine)
@@ -194,6 +196,7 @@ def table_schemas() -> dict[str, pa.Schema]:
         tables[f"{game}_player_states"] = player_schema
     tables["analysis"] = ANALYSIS
     tables.update(DERIVED_TABLES)
+    tables.update(SUMMARY_TABLES)
     return tables
 
 
@@ -298,6 +301,8 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _migrate_1_to_2(con)
         elif step == 2:
             _migrate_2_to_3(con)
+        elif step == 3:
+            _migrate_summaries(con, 4)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -321,4 +326,17 @@ def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("BEGIN")
     con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
+    con.execute("COMMIT")
+
+
+def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
+    """Add the summary tables ``player_builds`` and ``player_roles`` (``ingest.summaries``), filled
+    from the moves already stored."""
+    from ingest import summaries
+
+    con.execute("BEGIN")
+    for name, schema in summaries.SUMMARY_TABLES.items():
+        _create_table(con, name, schema)
+    summaries.fill(con)
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(to_version)])
     con.execute("COMMIT")

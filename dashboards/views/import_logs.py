@@ -4,13 +4,13 @@ Uploaded bytes are checked and bounded (``dashboards.uploads``), written under g
 fresh temporary folder (an uploaded name never becomes a path) and imported by
 ``ingest.importer.import_paths`` in a separate process, so the importer's write connection never
 meets the dashboard's read-only ones in one process. File names and messages come from the upload
-and are shown as plain text (``st.text``, tables)."""
+and are shown as text (``ui.alert``, tables), never as Markdown."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import data
+from dashboards import data, ui
 from dashboards.uploads import MAX_FILE_BYTES, MAX_GAMES, MAX_UPLOAD_BYTES, import_uploads
 
 st.title("Import")
@@ -20,6 +20,7 @@ st.caption(
     f"{MAX_UPLOAD_BYTES // 2**20} MB once decompressed (use `governor import` for more). Games already stored are "
     "skipped; bad games are listed with the reason and recorded in the rejections table."
 )
+ui.caption(f"Database: {data.db_path()}")
 
 files = st.file_uploader(
     "Log files", type=["json", "jsonl", "gz"], accept_multiple_files=True, key="import_files",
@@ -40,24 +41,23 @@ last_report = st.session_state.get("import_report")
 if last_report is not None:
     report = last_report
     if report.error:
-        st.error("The import did not finish.")
-        st.text(report.error)
+        ui.alert("error", report.error)
     cols = st.columns(4)
     cols[0].metric("Imported", report.imported)
     cols[1].metric("Duplicates skipped", report.duplicates)
     cols[2].metric("Rejected games", report.rejected)
     cols[3].metric("Files refused", len(report.refused))
+    # File names and rejection messages (names, ids from the logs) are shown as text, never Markdown.
     if report.refused:
-        with st.container(border=True, key="import_refused"):
-            st.warning(f"{len(report.refused)} file{'s' if len(report.refused) != 1 else ''} refused, not imported:")
-            for name, reason in report.refused:
-                st.text(f"{name}: {reason}")
+        st.markdown(f"**Files refused** ({len(report.refused)}): not imported")
+        for name, reason in report.refused:
+            ui.alert("warning", f"{name}: {reason}")
     note = report.messages_note()
     if note:
-        with st.container(border=True, key="import_rejected"):
-            st.error(note)
-            for message in report.messages:
-                st.text(message)
+        st.markdown("**Rejected games**")
+        ui.caption(note)
+        for message in report.messages:
+            ui.alert("error", message)
     if report.games is not None and len(report.games):
         st.markdown("**Imported games**")
         st.dataframe(

@@ -13,8 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards import data
-from dashboards.plain import code_span
+from dashboards import data, ui
 from dashboards.sql_sandbox import (
     DEFAULT_DOWNLOAD_BYTES,
     DEFAULT_MAX_ROWS,
@@ -118,7 +117,7 @@ def _show(outcome: dict[str, Any], current_sql: str) -> None:
         st.code(outcome["sql"], language="sql")
     error = outcome.get("error")
     if error:
-        st.error(code_span(error))
+        ui.alert("error", error)  # it may quote the query or stored values: text, not Markdown
         return
     result: SandboxResult = outcome["result"]
     note = f"{_row_count(result)} rows in {result.seconds:.2f} s"
@@ -147,13 +146,13 @@ def _show(outcome: dict[str, Any], current_sql: str) -> None:
 st.title("SQL")
 path = data.db_path()
 if not data.db_exists():
-    st.info(f"No database at `{path}` yet. Import logs on the **Import** page or with `governor import PATH --db {path}`.")
+    ui.alert("info", f"No database at {path} yet. Import logs on the Import page or with: governor import PATH --db {path}")
     st.page_link("views/import_logs.py", label="Import logs", icon=":material/upload_file:")
     st.stop()
 try:
     games = int(data.frame("SELECT count(*) AS n FROM games")["n"].iloc[0]) if "games" in data.tables() else 0
 except DatabaseError as err:
-    st.error(code_span(str(err)))
+    ui.alert("error", str(err))
     st.stop()
 if games == 0:
     st.info("The database holds no games yet: the tables are empty, but their schema is here to query.")
