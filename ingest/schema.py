@@ -248,7 +248,8 @@ VIEWS: dict[str, str] = {
 }
 
 
-def _vp_by_step_view() -> str:
+def vp_by_step_view() -> str:
+    """The SQL of the ``vp_by_step`` view (every game's per-seat VP after every step)."""
     parts = [
         f"SELECT '{game}' AS game, game_id, step, seat, vp FROM {game}_player_states"
         for game in sorted(all_engines())
@@ -284,7 +285,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
         _create_table(con, name, schema)
     for name, sql in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
-    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {_vp_by_step_view()}")
+    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {vp_by_step_view()}")
     con.execute(
         "INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
     )
