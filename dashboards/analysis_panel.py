@@ -22,6 +22,8 @@ from dashboards import data, ui
 from replay.logfile import parse_game
 
 TAG_SYMBOLS = {"inaccuracy": "diamond", "mistake": "square", "blunder": "x"}
+#: One colour per seat, distinct in light and dark themes (plotly's D3 set).
+SEAT_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd")
 
 
 @dataclass
@@ -76,6 +78,7 @@ def chart(rows: pd.DataFrame, names: list[str]) -> go.Figure:
         symbols = [TAG_SYMBOLS.get(t, "circle") if isinstance(t, str) else "circle" for t in mine["tag"]]
         fig.add_trace(go.Scatter(
             x=mine["step"], y=mine["estimate"] * 100, mode="lines+markers", name=ui.cut(name),
+            line={"color": SEAT_COLOURS[seat % len(SEAT_COLOURS)]},
             marker={"symbol": symbols, "size": [11 if isinstance(t, str) else 5 for t in mine["tag"]]},
             customdata=list(zip(mine["candidate"], mine["tag"].fillna(""))),
             hovertemplate="move %{x}: %{customdata[0]}<br>%{y:.0f}% %{customdata[1]}<extra></extra>",
@@ -138,13 +141,14 @@ def _tagged(rows: pd.DataFrame, game_id: str) -> None:
     if tagged.empty:
         return
     table = pd.DataFrame({
-        "move": [f"?game={game_id}&step={int(s) - 1}" for s in tagged["step"]],
+        # The link opens the position before the move; the text is the move's number.
+        "move": [f"?game={game_id}&step={int(s) - 1}&move={int(s)}" for s in tagged["step"]],
         "player": tagged["player"], "played": tagged["candidate"],
         "chance": (tagged["estimate"] * 100).round(0), "best": tagged["best"],
         "loss": (tagged["loss"] * 100).round(0), "tag": tagged["tag"],
     })
     st.dataframe(table, hide_index=True, use_container_width=True, column_config={
-        "move": st.column_config.LinkColumn("move", display_text=r"step=(\d+)$", help="Open the position before the move"),
+        "move": st.column_config.LinkColumn("move", display_text=r"move=(\d+)$", help="Open the position before the move"),
         "chance": st.column_config.NumberColumn("chance %"), "loss": st.column_config.NumberColumn("loss (points)"),
     })
 
