@@ -153,7 +153,7 @@ def markdown(results: dict[str, Any]) -> str:
             f"### {d['games']:,} games ({d['db_bytes'] / 2**20:,.0f} MiB)",
             "",
             _table(["page", "cold s", "warm s"], [[name, p["cold_s"], p["warm_s"]] for name, p in d["pages"].items()]
-                   + [["replay: one step (Next)", "", d["replay_next_step_s"]]]),
+                   + ([["replay: one step (Next)", "", d["replay_next_step_s"]]] if d.get("replay_next_step_s") else [])),
             "",
         ]
     out += [PROFILE, ""]
