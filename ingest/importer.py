@@ -202,6 +202,12 @@ def import_paths(
     """Import every game under ``paths`` into ``db``. ``display_names`` maps a file's path to the name
     stored and reported for it (uploads keep their original name). Raises ``FileNotFoundError`` for a
     missing path and ``DatabaseError`` when the database cannot be written."""
+    from ingest.lake import is_lake
+
+    if is_lake(db):  # a lake folder or URL (the dashboard's Import page on a lake)
+        from ingest.lake_import import import_to_lake
+
+        return import_to_lake(paths, str(db), workers=workers, progress=progress, display_names=display_names)
     start = time.monotonic()
     files = expand_paths(paths)
     summary = ImportSummary(files=len(files))

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class SchemaError(Exception):
@@ -248,7 +248,8 @@ VIEWS: dict[str, str] = {
 }
 
 
-def _vp_by_step_view() -> str:
+def vp_by_step_view() -> str:
+    """The SQL of the ``vp_by_step`` view (every game's per-seat VP after every step)."""
     parts = [
         f"SELECT '{game}' AS game, game_id, step, seat, vp FROM {game}_player_states"
         for game in sorted(all_engines())
@@ -284,7 +285,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
         _create_table(con, name, schema)
     for name, sql in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
-    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {_vp_by_step_view()}")
+    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {vp_by_step_view()}")
     con.execute(
         "INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
     )
@@ -302,7 +303,9 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
         elif step == 2:
             _migrate_2_to_3(con)
         elif step == 3:
-            _migrate_summaries(con, 4)
+            _set_version(con, 4)  # version 4's summary tables are remade whole by the next step
+        elif step == 4:
+            _migrate_summaries(con, 5)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -329,14 +332,16 @@ def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("COMMIT")
 
 
+def _set_version(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(version)])
+
+
 def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
-    """Add the summary tables ``player_builds`` and ``player_roles`` (``ingest.summaries``), filled
-    from the moves already stored."""
+    """Make the summary tables ``player_builds``, ``player_roles`` and ``player_owned``
+    (``ingest.summaries``) from the games already stored, replacing version 4's narrower ones."""
     from ingest import summaries
 
     con.execute("BEGIN")
-    for name, schema in summaries.SUMMARY_TABLES.items():
-        _create_table(con, name, schema)
-    summaries.fill(con)
-    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(to_version)])
+    summaries.rebuild(con, _create_table)
+    _set_version(con, to_version)
     con.execute("COMMIT")
