@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import bench_dashboard, bench_import, bench_replay  # noqa: E402
+from bench import bench_dashboard, bench_explorer, bench_import, bench_replay  # noqa: E402
 from bench.common import OUT, machine  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -156,7 +156,8 @@ def markdown(results: dict[str, Any]) -> str:
                    + ([["replay: one step (Next)", "", d["replay_next_step_s"]]] if d.get("replay_next_step_s") else [])),
             "",
         ]
-    out += [STATS_PAGES, "", PROFILE, ""]
+    # The Explorer's and Players page's numbers come from their own script (bench/bench_explorer.py).
+    out += [STATS_PAGES, "", bench_explorer.section(), PROFILE, ""]
     return "\n".join(out)
 
 
