@@ -6,10 +6,12 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from governor import __version__
+from governor import __version__, exits
 
 DEFAULT_DB = "governor.duckdb"
 
@@ -23,17 +25,17 @@ def default_db() -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from replay.errors import GovernorError
-    from replay.logfile import expand_paths, read_records
+    from replay.errors import GovernorError, InternalError
+    from replay.logfile import find_logs, read_records
     from replay.replayer import final_state
 
-    try:
-        files = expand_paths(args.paths)
-    except FileNotFoundError as err:
-        print(f"governor validate: {err}", file=sys.stderr)
-        return 2
-    good = bad = 0
-    for file in files:
+    found = find_logs(args.paths)
+    for problem in found.problems:
+        print(f"governor validate: {problem}", file=sys.stderr)
+    if found.problems and not found.files:
+        return exits.ENVIRONMENT
+    good = bad = bugs = 0
+    for file in found.files:
         for record in read_records(file):
             error: GovernorError | None = record.error
             if error is None:
@@ -42,6 +44,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     final_state(record.log)
                 except GovernorError as err:
                     error = err
+                except Exception as err:  # a bug: say so, and go on with the other games
+                    traceback.print_exc()
+                    error = InternalError(err, file=record.file, game_index=record.index)
+            if isinstance(error, InternalError):
+                bugs += 1
             if error is None:
                 good += 1
                 if args.verbose:
@@ -49,42 +56,52 @@ def cmd_validate(args: argparse.Namespace) -> int:
             else:
                 bad += 1
                 print(f"bad: {error.message}")
-    print(f"{good} good, {bad} bad game(s) in {len(files)} file(s)", file=sys.stderr)
-    return 1 if bad else 0
+    print(f"{good} good, {bad} bad game(s) in {len(found.files)} file(s)", file=sys.stderr)
+    if bugs:
+        print(exits.report_request(f"{bugs} game(s) met a bug in governor"), file=sys.stderr)
+    return exits.status(rejected=bool(bad), environment=bool(found.problems), bug=bool(bugs))
 
 
 # -- replay ------------------------------------------------------------------------------------
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from replay.errors import GovernorError
-    from replay.logfile import read_records
+    from replay.errors import GovernorError, printable
+    from replay.logfile import display_name, read_records
     from replay.replayer import replay
 
+    try:
+        os.stat(args.log)
+    except OSError as err:
+        print(f"governor replay: {display_name(args.log)}: {err.strerror or err}", file=sys.stderr)
+        return exits.ENVIRONMENT
     records = list(read_records(args.log))
     if not records:
-        print(f"governor replay: {args.log}: no game in the file", file=sys.stderr)
-        return 2
+        print(f"governor replay: {display_name(args.log)}: no game in the file", file=sys.stderr)
+        return exits.REJECTED
     if not 1 <= args.game <= len(records):
-        print(f"governor replay: {args.log} holds {len(records)} game(s); --game {args.game} is out of range", file=sys.stderr)
-        return 2
+        print(
+            f"governor replay: {display_name(args.log)} holds {len(records)} game(s); --game {args.game} is out of range",
+            file=sys.stderr,
+        )
+        return exits.ENVIRONMENT
     record = records[args.game - 1]
     if record.error is not None:
         print(f"governor replay: {record.error.message}", file=sys.stderr)
-        return 1
+        return exits.REJECTED
     assert record.log is not None
     try:
         game = replay(record.log)
     except GovernorError as err:
         print(f"governor replay: {err.message}", file=sys.stderr)
-        return 1
+        return exits.REJECTED
     total = len(game.steps)
     step = total if args.step is None else args.step
     if step < 0:
         step = total + 1 + step
     if not 0 <= step <= total:
         print(f"governor replay: --step must be from 0 to {total}, not {args.step}", file=sys.stderr)
-        return 2
+        return exits.ENVIRONMENT
     state = game.state_at(step)
     names = record.log.players
     last = game.steps[step - 1].words if step else "(the start of the game)"
@@ -96,9 +113,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         view["final_winners"] = game.engine.winners(game.final)
         print(json.dumps(view, indent=1, ensure_ascii=False))
     else:
-        print(game.engine.render(state, names))
-        print(f"\nLast move ({step}/{total}): {last}")
-    return 0
+        print("\n".join(printable(line) for line in game.engine.render(state, names).split("\n")))
+        print(f"\nLast move ({step}/{total}): {printable(last)}")
+    return exits.OK
 
 
 # -- simulate ----------------------------------------------------------------------------------
@@ -177,18 +194,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="governor",
         description="Replay, check, import and study San Juan and Puerto Rico game logs.",
+        epilog=exits.EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"governor {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("validate", help="check logs against the rules", description=(
+    def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        # Every subcommand's --help ends with the exit statuses.
+        return commands.add_parser(name, epilog=exits.EPILOG, **kwargs)
+
+    p = command("validate", help="check logs against the rules", description=(
         "Replay every game of the given files and folders (.json, .jsonl, .gz) and print one line per bad "
         "game: file, game, move number, player and reason. Exits 1 if any game is bad."))
     p.add_argument("paths", nargs="+", help="files, folders (searched recursively) or globs")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the good games")
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("replay", help="show the state of a game after a step", description=(
+    p = command("replay", help="show the state of a game after a step", description=(
         "Replay one game and show the state after step N (default: the end): each player's buildings, "
         "goods, hand, chapel and VP so far, the piles, the round, governor and roles taken, the last move."))
     p.add_argument("log", help="a log file (.json, .jsonl, .gz)")
@@ -197,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the state as JSON, with the final scores")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("simulate", help="generate complete games with bots", description=(
+    p = command("simulate", help="generate complete games with bots", description=(
         "Write complete, reproducible games played by bots: the same seed gives the same bytes."))
     p.add_argument("--game", required=True, help="san_juan or puerto_rico")
     p.add_argument("--players", type=int, nargs="+", help="player count(s), cycled (default: every count)")
@@ -210,13 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft", action="store_true", help="San Juan: use the draft-start variant")
     p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("golden", help="regenerate golden files of sample games", description=(
+    p = command("golden", help="regenerate golden files of sample games", description=(
         "Write, for each log under LOGS, a text file with every move in words and the scores after it."))
     p.add_argument("--logs", default="sample_logs", help="folder of logs (default sample_logs)")
     p.add_argument("--out", default="tests/golden", help="output folder (default tests/golden)")
     p.set_defaults(func=cmd_golden)
 
-    p = sub.add_parser("import", help="import logs into the DuckDB database", description=(
+    p = command("import", help="import logs into the DuckDB database", description=(
         "Replay and store games from files, folders (recursively) and globs (.json, .jsonl, .gz). Games "
         "already present are skipped; bad games are recorded in the rejections table. Exits 1 if any "
         "game was rejected."))
@@ -227,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="progress bar (default: when writing to a terminal)")
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("query", help="run SQL against the database", description=(
+    p = command("query", help="run SQL against the database", description=(
         "Run a SQL statement and print the result, or write it to a file."))
     p.add_argument("sql", help="the SQL statement")
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
@@ -235,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write to this file instead of standard output (required for parquet)")
     p.set_defaults(func=cmd_query)
 
-    p = sub.add_parser("export", help="export every table as Parquet", description=(
+    p = command("export", help="export every table as Parquet", description=(
         "Write every table of the database as a Parquet file in DIR (and, with --games, the original "
         "logs as one .jsonl file)."))
     p.add_argument("--parquet", required=True, metavar="DIR", help="output folder")
@@ -243,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", action="store_true", help="also write the original logs to DIR/games.jsonl")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("dashboard", help="open the Streamlit dashboard", description=(
+    p = command("dashboard", help="open the Streamlit dashboard", description=(
         "Start the dashboard on the database (default: $GOVERNOR_DB or governor.duckdb)."))
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
     p.add_argument("--port", type=int, default=8501, help="port (default 8501)")
@@ -253,16 +275,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``governor`` command."""
+    """Entry point of the ``governor`` command; returns the exit status (see ``governor.exits``)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print("governor: interrupted", file=sys.stderr)
+        return exits.INTERRUPTED
     except BrokenPipeError:
-        return 0
+        # The reader of our output went away (``| head``): nothing more to say, and no one to say it to.
+        sys.stderr.close()
+        return exits.OK
+    except OSError as err:
+        # The environment refused: a folder that cannot be written, a full disk.
+        name = f"{err.filename}: " if err.filename else ""
+        from replay.errors import printable
+
+        print(f"governor: {printable(name + (err.strerror or str(err)))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    except Exception:
+        traceback.print_exc()
+        print(exits.report_request("the command stopped"), file=sys.stderr)
+        return exits.BUG
 
 
 if __name__ == "__main__":
