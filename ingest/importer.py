@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest.db import writer
+from ingest.derived import refresh_derived
 from ingest.progress import Progress
 from ingest.rows import Batch, process, rejection_id
 from ingest.schema import REJECTIONS
@@ -300,6 +301,7 @@ def import_paths(
             write_batch(db, pending, summary)
     finally:
         bar.close()
+    refresh_derived(db)  # the Explorer's openings and the players' ratings
     summary.seconds = time.monotonic() - start
     return summary
 
