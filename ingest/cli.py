@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +85,25 @@ def check_read_only(sql: str) -> str | None:
     return None
 
 
+@contextmanager
+def _noting_interrupts() -> Iterator[list[int]]:
+    """Notes every Ctrl-C (SIGINT) while the block runs, and still interrupts as usual."""
+    hits: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield hits
+        return
+
+    def note(signum: int, frame: Any) -> None:
+        hits.append(signum)
+        signal.default_int_handler(signum, frame)
+
+    previous = signal.signal(signal.SIGINT, note)
+    try:
+        yield hits
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> int:
     """``governor query``: one read-only statement on a read-only connection without file access.
     Exit 0 with a result, 1 when the SQL is refused or fails, 2 when the database cannot be read,
@@ -92,19 +115,23 @@ def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> 
     if refused is not None:
         print(f"governor query: {printable(refused)}", file=sys.stderr)
         return exits.REJECTED
-    try:
-        with reader(db, config=QUERY_CONFIG) as con:
-            relation = con.sql(sql)
-            table = relation.to_arrow_table() if relation is not None else None
-    except DatabaseError as err:
-        print(f"governor query: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    except (KeyboardInterrupt, duckdb.InterruptException):
-        print("governor query: interrupted", file=sys.stderr)
-        return exits.INTERRUPTED
-    except duckdb.Error as err:
-        print(f"governor query: {printable(str(err).strip())}", file=sys.stderr)
-        return exits.REJECTED
+    with _noting_interrupts() as interrupted:
+        try:
+            with reader(db, config=QUERY_CONFIG) as con:
+                relation = con.sql(sql)
+                table = relation.to_arrow_table() if relation is not None else None
+        except DatabaseError as err:
+            print(f"governor query: {printable(str(err))}", file=sys.stderr)
+            return exits.ENVIRONMENT
+        except (KeyboardInterrupt, duckdb.Error, RuntimeError) as err:
+            # DuckDB turns Ctrl-C into an error of its own ("Query interrupted"); the flag tells.
+            if interrupted or isinstance(err, (KeyboardInterrupt, duckdb.InterruptException)):
+                print("governor query: interrupted", file=sys.stderr)
+                return exits.INTERRUPTED
+            if not isinstance(err, duckdb.Error):
+                raise
+            print(f"governor query: {printable(str(err).strip())}", file=sys.stderr)
+            return exits.REJECTED
     if table is None:
         return exits.OK
     if fmt == "parquet":

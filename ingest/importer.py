@@ -131,38 +131,42 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
     """Write whole games in one transaction, leaving out games already stored and rejections already
     recorded (by another importer, or an earlier run). A left-out copy that names another source id
     than the game kept is recorded as a rejection (see ``ingest.stored``)."""
-    merged: dict[str, pa.Table] = {}
-    for part in tables:
-        for name, table in part.items():
-            merged[name] = pa.concat_tables([merged[name], table]) if name in merged else table
-    if not merged:
+    if not any(part for part in tables):
         return
     with writer(db) as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            games = merged.get("games")
+            ids = [gid for part in tables if "games" in part for gid in part["games"].column("game_id").to_pylist()]
+            # Copies of one game replayed in different tasks, or stored meanwhile by another importer.
+            kept: dict[str, tuple[str | None, str]] = {
+                r[0]: (r[1], r[2]) for r in con.execute(
+                    "SELECT game_id, source_id, file FROM games WHERE game_id IN (SELECT unnest(?))", [ids]
+                ).fetchall()
+            } if ids else {}
+            to_write: dict[str, list[pa.Table]] = {}
             conflicts: list[dict[str, Any]] = []
-            if games is not None and games.num_rows:
-                ids = games.column("game_id").to_pylist()
-                # Copies of one game replayed in different tasks, or stored meanwhile by another importer.
-                kept: dict[str, tuple[str | None, str]] = {
-                    r[0]: (r[1], r[2]) for r in con.execute(
-                        "SELECT game_id, source_id, file FROM games WHERE game_id IN (SELECT unnest(?))", [ids]
-                    ).fetchall()
-                }
+            rejections = [part["rejections"] for part in tables if "rejections" in part]
+            # Task by task: a task's tables hold each game once (``process`` skips copies within it), so
+            # its rows are kept or left out by game id alone.
+            for part in tables:
+                games = part.get("games")
+                if games is None or not games.num_rows:
+                    continue
+                part_ids = games.column("game_id").to_pylist()
                 sources = games.column("source_id").to_pylist()
                 files = games.column("file").to_pylist()
                 keep = []
-                for i, gid in enumerate(ids):
+                for i, gid in enumerate(part_ids):
                     first = kept.get(gid)
                     keep.append(first is None)
                     if first is None:
                         kept[gid] = (sources[i], files[i])
                     elif sources[i] is not None and first[0] is not None and sources[i] != first[0]:
                         conflicts.append(_source_conflict(games, i, first))
-                fresh = pa.array([g for g, k in zip(ids, keep) if k], pa.string())
-                summary.duplicates += len(keep) - len(fresh) - len(conflicts)
-                for name, table in merged.items():
+                    else:
+                        summary.duplicates += 1
+                fresh = pa.array([g for g, k in zip(part_ids, keep) if k], pa.string())
+                for name, table in part.items():
                     if name == "rejections":
                         continue
                     if name == "games":
@@ -170,18 +174,20 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                     else:
                         table = table.filter(pc.is_in(table.column("game_id"), value_set=fresh))
                     if table.num_rows:
-                        summary.rows += _insert(con, name, table)
+                        to_write.setdefault(name, []).append(table)
                 summary.imported += len(fresh)
                 summary.game_ids.extend(fresh.to_pylist())
+            for name, parts in to_write.items():
+                summary.rows += _insert(con, name, pa.concat_tables(parts))
             if conflicts:
                 summary.rejected += len(conflicts)
                 summary.messages.extend(row["message"] for row in conflicts)
-                conflict_table = pa.Table.from_pylist(conflicts, schema=REJECTIONS)
-                rejections = merged.get("rejections")
-                merged["rejections"] = conflict_table if rejections is None else pa.concat_tables([rejections, conflict_table])
-            rejections = merged.get("rejections")
-            if rejections is not None and rejections.num_rows:
-                _insert(con, "rejections", rejections, "WHERE rejection_id NOT IN (SELECT rejection_id FROM rejections)")
+                rejections.append(pa.Table.from_pylist(conflicts, schema=REJECTIONS))
+            if rejections:
+                _insert(
+                    con, "rejections", pa.concat_tables(rejections),
+                    "WHERE rejection_id NOT IN (SELECT rejection_id FROM rejections)",
+                )
             con.execute("COMMIT")
         except BaseException:
             try:

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schema, state_schemas
 from ingest.stored import StoredGame, copy_error
-from replay.errors import GovernorError, InternalError, LogFormatError
+from replay.errors import GovernorError, InternalError, LogFormatError, printable
 from replay.logfile import LogRecord
 from replay.registry import engine_for
 from replay.replayer import iter_replay
@@ -81,6 +81,11 @@ class Batch:
         return out
 
 
+def _text(value: object) -> str | None:
+    # Every text stored for a rejection is one printable line (Arrow refuses a lone surrogate).
+    return None if value is None else printable(str(value))
+
+
 def _reject(batch: Batch, record: LogRecord, error: GovernorError, now: datetime) -> None:
     info = error.as_record()
     batch.rejections.append(
@@ -92,8 +97,8 @@ def _reject(batch: Batch, record: LogRecord, error: GovernorError, now: datetime
             "kind": info.get("kind"),
             "move_number": info.get("move_number"),
             "seat": info.get("seat"),
-            "player": info.get("player"),
-            "rule": info.get("rule"),
+            "player": _text(info.get("player")),
+            "rule": _text(info.get("rule")),
             "message": error.message,
             "rejected_at": now,
         }

@@ -108,7 +108,7 @@ class LogFormatError(GovernorError):
         self.reason = reason
         self.file = file
         self.game_index = game_index
-        self.path = path
+        self.path = printable(path)  # a path may name a key of the log, and a key may hold anything
         self.game_id = game_id
         where = _where(file, game_index)
         text = f"{path}: {reason}" if path else reason

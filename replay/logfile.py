@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import gzip
 import hashlib
+import io
 import json
 import math
 import os
@@ -19,7 +20,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from replay.errors import GovernorError, LogFormatError, has_control, printable
 
@@ -354,7 +355,7 @@ def _first_bad(obj: Any, path: str = "") -> tuple[str, str] | None:
             for key, value in node.items():
                 child = f"{where}.{key}" if where else str(key)
                 if _lone_surrogate(key):
-                    return child, "a lone surrogate in a key (not valid Unicode text)"
+                    return printable(child), "a lone surrogate in a key (not valid Unicode text)"
                 children.append((printable(child), value))
             stack.extend(reversed(children))
         elif isinstance(node, list):
@@ -423,7 +424,7 @@ _KINDS = {
 }
 
 
-def _open_regular(path: Path) -> tuple[IO[bytes], int]:
+def _open_regular(path: Path) -> tuple[io.BufferedReader, int]:
     """The file opened for reading and its size. Only a regular file is read: a named pipe would
     block the run and a device (``/dev/zero``) never ends. Raises ``LogFormatError`` or ``OSError``."""
     # O_NONBLOCK: opening a FIFO for reading waits for a writer; with it, open returns at once.
@@ -434,7 +435,7 @@ def _open_regular(path: Path) -> tuple[IO[bytes], int]:
             kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a file")
             raise LogFormatError(f"not a regular file ({kind}): only regular files are read")
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb"), info.st_size
+        return io.BufferedReader(io.FileIO(fd, "rb")), info.st_size
     except BaseException:
         os.close(fd)
         raise
@@ -444,14 +445,15 @@ class _OverLimit(Exception):
     """More bytes came out of a file than its limit allows."""
 
 
-def _chunks(handle: IO[bytes], compressed: bool, limit: int) -> Iterator[bytes]:
+def _chunks(handle: io.BufferedReader, compressed: bool, limit: int) -> Iterator[bytes]:
     """The file's bytes, decompressed, ``READ_CHUNK`` at a time. Raises ``LogFormatError`` for a bad
     gzip stream or a read error, and ``_OverLimit`` once more than ``limit`` bytes came out."""
-    stream: IO[bytes] | gzip.GzipFile = gzip.GzipFile(fileobj=handle, mode="rb") if compressed else handle
+    stream: io.BufferedReader | gzip.GzipFile = gzip.GzipFile(fileobj=handle, mode="rb") if compressed else handle
     total = 0
     while True:
         try:
-            chunk = stream.read(READ_CHUNK)
+            # read1: what one read gave, so that the whole games before a corrupt part still come out.
+            chunk = stream.read1(READ_CHUNK)
         except (gzip.BadGzipFile, EOFError, zlib.error) as err:
             raise LogFormatError(f"not a readable gzip file ({err or type(err).__name__})") from None
         except OSError as err:
@@ -655,8 +657,9 @@ def find_logs(args: Iterable[str | Path]) -> FoundLogs:
     once. An argument that exists is taken literally (``[good].json`` is a file, not a glob); one
     that names nothing, or cannot be reached, is a problem and the others are still searched.
 
-    A file named directly or matched by a glob is kept whatever its name and state (a dangling link
-    is reported when read); inside folders only log files (``.json``, ``.jsonl``, ``.gz``, any case)."""
+    A file named directly or matched by a glob is kept whatever its name; a glob's match that cannot be
+    reached (a dangling link) is reported when read. Inside folders only log files are taken
+    (``.json``, ``.jsonl``, ``.gz``, in any letter case)."""
     found = FoundLogs()
     seen_folders: set[tuple[int, int]] = set()
     for arg in args:
@@ -672,14 +675,13 @@ def find_logs(args: Iterable[str | Path]) -> FoundLogs:
         for match in matches:
             try:
                 info = os.stat(match)
-            except FileNotFoundError:
-                if globbed and os.path.islink(match):
-                    found.files.append(Path(match))  # a dangling link in a glob: reported when read
-                else:
-                    found.problems.append(f"no such file or folder: {display_name(match)}")
-                continue
             except OSError as err:
-                found.problems.append(f"cannot access {display_name(match)}: {err.strerror or err}")
+                if globbed:
+                    found.files.append(Path(match))  # a dangling link or a loop: reported when read
+                elif isinstance(err, FileNotFoundError):
+                    found.problems.append(f"no such file or folder: {display_name(match)}")
+                else:
+                    found.problems.append(f"cannot access {display_name(match)}: {err.strerror or err}")
                 continue
             if stat.S_ISDIR(info.st_mode):
                 _walk(Path(match), found, seen_folders)
