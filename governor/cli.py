@@ -1,4 +1,4 @@
-"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden."""
+"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden, analyse."""
 
 from __future__ import annotations
 
@@ -105,16 +105,23 @@ def cmd_replay(args: argparse.Namespace) -> int:
     state = game.state_at(step)
     names = record.log.players
     last = game.steps[step - 1].words if step else "(the start of the game)"
+    # What the rules did by themselves after that move (forced loads, cards drawn by powers...).
+    events = (
+        game.engine.automatic_events(game.state_at(step - 1), game.steps[step - 1].move, state, names) if step else []
+    )
     if args.json:
         view = game.engine.to_view(state, names)
         view["moves"] = total
         view["last_move"] = last
+        view["last_move_events"] = events
         view["final_scores"] = [s.total for s in game.engine.scores(game.final)]
         view["final_winners"] = game.engine.winners(game.final)
         print(json.dumps(view, indent=1, ensure_ascii=False))
     else:
         print("\n".join(printable(line) for line in game.engine.render(state, names).split("\n")))
         print(f"\nLast move ({step}/{total}): {printable(last)}")
+        for event in events:
+            print(f"  then: {printable(str(event))}")
     return exits.OK
 
 
@@ -189,6 +196,17 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return launch(args.db or default_db(), port=args.port, headless=args.headless)
 
 
+class _Commands:
+    """Makes the subcommands' parsers, so that every ``--help`` ends with the exit statuses."""
+
+    def __init__(self, commands: Any) -> None:
+        self._commands = commands
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        kwargs.setdefault("epilog", exits.EPILOG)
+        return self._commands.add_parser(name, **kwargs)  # type: ignore[no-any-return]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -198,19 +216,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"governor {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = _Commands(commands)
 
-    def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        # Every subcommand's --help ends with the exit statuses.
-        return commands.add_parser(name, epilog=exits.EPILOG, **kwargs)
-
-    p = command("validate", help="check logs against the rules", description=(
+    p = sub.add_parser("validate", help="check logs against the rules", description=(
         "Replay every game of the given files and folders (.json, .jsonl, .gz) and print one line per bad "
         "game: file, game, move number, player and reason. Exits 1 if any game is bad."))
     p.add_argument("paths", nargs="+", help="files, folders (searched recursively) or globs")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the good games")
     p.set_defaults(func=cmd_validate)
 
-    p = command("replay", help="show the state of a game after a step", description=(
+    p = sub.add_parser("replay", help="show the state of a game after a step", description=(
         "Replay one game and show the state after step N (default: the end): each player's buildings, "
         "goods, hand, chapel and VP so far, the piles, the round, governor and roles taken, the last move."))
     p.add_argument("log", help="a log file (.json, .jsonl, .gz)")
@@ -219,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the state as JSON, with the final scores")
     p.set_defaults(func=cmd_replay)
 
-    p = command("simulate", help="generate complete games with bots", description=(
+    p = sub.add_parser("simulate", help="generate complete games with bots", description=(
         "Write complete, reproducible games played by bots: the same seed gives the same bytes."))
     p.add_argument("--game", required=True, help="san_juan or puerto_rico")
     p.add_argument("--players", type=int, nargs="+", help="player count(s), cycled (default: every count)")
@@ -232,13 +247,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft", action="store_true", help="San Juan: use the draft-start variant")
     p.set_defaults(func=cmd_simulate)
 
-    p = command("golden", help="regenerate golden files of sample games", description=(
+    p = sub.add_parser("golden", help="regenerate golden files of sample games", description=(
         "Write, for each log under LOGS, a text file with every move in words and the scores after it."))
     p.add_argument("--logs", default="sample_logs", help="folder of logs (default sample_logs)")
     p.add_argument("--out", default="tests/golden", help="output folder (default tests/golden)")
     p.set_defaults(func=cmd_golden)
 
-    p = command("import", help="import logs into the DuckDB database", description=(
+    p = sub.add_parser("import", help="import logs into the DuckDB database", description=(
         "Replay and store games from files, folders (recursively) and globs (.json, .jsonl, .gz). Games "
         "already present are skipped; bad games are recorded in the rejections table. Exits 1 if any "
         "game was rejected."))
@@ -249,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="progress bar (default: when writing to a terminal)")
     p.set_defaults(func=cmd_import)
 
-    p = command("query", help="run SQL against the database", description=(
+    p = sub.add_parser("query", help="run SQL against the database", description=(
         "Run a SQL statement and print the result, or write it to a file."))
     p.add_argument("sql", help="the SQL statement")
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
@@ -257,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write to this file instead of standard output (required for parquet)")
     p.set_defaults(func=cmd_query)
 
-    p = command("export", help="export every table as Parquet", description=(
+    p = sub.add_parser("export", help="export every table as Parquet", description=(
         "Write every table of the database as a Parquet file in DIR (and, with --games, the original "
         "logs as one .jsonl file)."))
     p.add_argument("--parquet", required=True, metavar="DIR", help="output folder")
@@ -265,12 +280,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", action="store_true", help="also write the original logs to DIR/games.jsonl")
     p.set_defaults(func=cmd_export)
 
-    p = command("dashboard", help="open the Streamlit dashboard", description=(
+    p = sub.add_parser("dashboard", help="open the Streamlit dashboard", description=(
         "Start the dashboard on the database (default: $GOVERNOR_DB or governor.duckdb)."))
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
     p.add_argument("--port", type=int, default=8501, help="port (default 8501)")
     p.add_argument("--headless", action="store_true", help="do not open a browser")
     p.set_defaults(func=cmd_dashboard)
+
+    from analysis.cli import add_parser as add_analyse
+
+    add_analyse(sub, default_db)
     return parser
 
 

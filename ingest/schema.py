@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class SchemaError(Exception):
@@ -69,6 +69,8 @@ MOVES = pa.schema(
         ("text", pa.string()),
         ("words", pa.string()),
         ("details", pa.string()),
+        # What the rules did by themselves after the move, in words (NULL: imported before schema 3).
+        ("events", pa.list_(pa.string())),
     ]
 )
 
@@ -85,6 +87,36 @@ REJECTIONS = pa.schema(
         ("rule", pa.string()),
         ("message", pa.string()),
         ("rejected_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+#: Stored analyses (``governor analyse --store``): one row per decision and candidate move, keyed by
+#: (game_id, step, candidate). Analyses are not imported data, so ``ensure_schema`` creates the table
+#: in any database and an import never touches it.
+ANALYSIS = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("step", pa.int32()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("candidate", pa.string()),
+        ("move", pa.string()),
+        ("words", pa.string()),
+        ("played", pa.bool_()),
+        ("rank", pa.int16()),
+        ("rollouts", pa.int32()),
+        ("wins", pa.float64()),
+        ("estimate", pa.float64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("loss", pa.float64()),
+        ("tag", pa.string()),
+        ("legal_moves", pa.int16()),
+        ("rollouts_asked", pa.int32()),
+        ("seed", pa.int64()),
+        ("top", pa.int16()),
+        ("engine_version", pa.string()),
+        ("analysed_at", pa.timestamp("us", tz="UTC")),
     ]
 )
 
@@ -160,6 +192,7 @@ def table_schemas() -> dict[str, pa.Schema]:
         global_schema, player_schema = state_schemas(engine)
         tables[f"{game}_states"] = global_schema
         tables[f"{game}_player_states"] = player_schema
+    tables["analysis"] = ANALYSIS
     tables.update(DERIVED_TABLES)
     return tables
 
@@ -263,6 +296,8 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
     for step in range(version, SCHEMA_VERSION):
         if step == 1:
             _migrate_1_to_2(con)
+        elif step == 2:
+            _migrate_2_to_3(con)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -277,4 +312,13 @@ def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
     fill_openings(con)
     recompute_ratings(con)
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '2')")
+    con.execute("COMMIT")
+
+
+def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 3 adds ``moves.events`` (what the rules did by themselves after each move). The games
+    already stored keep NULL there: they are not replayed again."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
     con.execute("COMMIT")
