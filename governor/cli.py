@@ -265,8 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("query", help="run SQL against the database", description=(
-        "Run a SQL statement and print the result, or write it to a file."))
-    p.add_argument("sql", help="the SQL statement")
+        "Run one SQL statement that reads (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE) and print the "
+        "result, or write it to a file. Anything else (COPY, EXPORT, ATTACH, SET, several statements) is "
+        "refused; the connection is read-only and cannot reach files."))
+    p.add_argument("sql", help="one SQL statement that reads")
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
     p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table", help="output format")
     p.add_argument("--out", help="write to this file instead of standard output (required for parquet)")

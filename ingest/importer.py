@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import os
-import sys
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -234,18 +233,21 @@ def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table, where: s
                 f'INSERT INTO "{target}" SELECT c.game_id, s.step::INTEGER, c.seat, {columns} '
                 "FROM incoming c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s"
             )
-            return int(con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0] - before)
-        # By name: a column added by a migration sits last in an old file, wherever the schema lists it.
-        con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming {where}')
-        return table.num_rows
-    finally:
+            written = int(con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0] - before)
+        else:
+            # By name: a column added by a migration sits last in an old file, wherever the schema lists it.
+            con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming {where}')
+            written = table.num_rows
+    except BaseException:
         # After a failed write (a full disk) the transaction is aborted and unregistering fails too,
         # with "Current transaction is aborted": that error must not hide the real one ("No space left").
         try:
             con.unregister("incoming")
         except duckdb.Error:
-            if sys.exc_info()[1] is None:
-                raise
+            pass
+        raise
+    con.unregister("incoming")
+    return written
 
 
 def import_paths(

@@ -125,6 +125,8 @@ def test_unreadable_folders_and_files_are_reported_and_the_rest_goes_on(open_dir
     (logs / "locked").mkdir(parents=True)
     (logs / "open").mkdir()
     shutil.copy(GOOD, logs / "open" / "a.json")
+    shutil.copy(GOOD, logs / "open" / "secret.json")
+    (logs / "open" / "secret.json").chmod(0)
     shutil.copy(GOOD, logs / "locked" / "b.json")
     outside = open_dir / "closed"
     outside.mkdir()
@@ -133,10 +135,11 @@ def test_unreadable_folders_and_files_are_reported_and_the_rest_goes_on(open_dir
     outside.chmod(0)
     status, out, err = as_nobody(["validate", str(logs), str(outside / "c.json")], open_dir)
     assert status == 2, err
+    assert out == f"bad: {logs / 'open' / 'secret.json'}: cannot read file: Permission denied\n"
     assert err.splitlines() == [
         f"governor validate: cannot read folder {logs / 'locked'}: Permission denied",
         f"governor validate: cannot access {outside / 'c.json'}: Permission denied",
-        "1 good, 0 bad game(s) in 1 file(s)",
+        "1 good, 1 bad game(s) in 2 file(s)",
     ]
     (open_dir / "db").mkdir(mode=0o777)
     (open_dir / "db").chmod(0o777)
@@ -144,7 +147,8 @@ def test_unreadable_folders_and_files_are_reported_and_the_rest_goes_on(open_dir
     status, out, err = as_nobody(["import", str(logs), "--db", str(db), "--workers", "1"], open_dir)
     assert status == 2, err
     assert err.splitlines()[0] == f"governor import: cannot read folder {logs / 'locked'}: Permission denied"
-    assert err.splitlines()[1].startswith(f"{db}: 1 imported, 0 duplicates skipped, 0 rejected")
+    assert err.splitlines()[1] == f"rejected: {logs / 'open' / 'secret.json'}: cannot read file: Permission denied"
+    assert err.splitlines()[2].startswith(f"{db}: 1 imported, 0 duplicates skipped, 1 rejected")
 
 
 def test_links_loops_odd_names_and_globs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
