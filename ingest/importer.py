@@ -22,6 +22,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ingest import summaries
 from ingest.db import writer
 from ingest.derived import refresh_derived
 from ingest.progress import Progress
@@ -144,6 +145,7 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                 ).fetchall()
             } if ids else {}
             to_write: dict[str, list[pa.Table]] = {}
+            fresh_ids: list[str] = []
             conflicts: list[dict[str, Any]] = []
             rejections = [part["rejections"] for part in tables if "rejections" in part]
             # Task by task: a task's tables hold each game once (``process`` skips copies within it), so
@@ -177,8 +179,11 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                         to_write.setdefault(name, []).append(table)
                 summary.imported += len(fresh)
                 summary.game_ids.extend(fresh.to_pylist())
+                fresh_ids.extend(fresh.to_pylist())
             for name, parts in to_write.items():
                 summary.rows += _insert(con, name, pa.concat_tables(parts))
+            if fresh_ids:
+                summaries.fill(con, fresh_ids)
             if conflicts:
                 summary.rejected += len(conflicts)
                 summary.messages.extend(row["message"] for row in conflicts)
@@ -262,6 +267,12 @@ def import_paths(
     stored and reported for it (uploads keep their original name). Arguments that name nothing and
     folders that cannot be read are listed in ``problems``; the rest is imported (when nothing at all
     is found, the database is not touched). Raises ``DatabaseError`` when the database cannot be written."""
+    from ingest.lake import is_lake
+
+    if is_lake(db):  # a lake folder or URL (the dashboard's Import page on a lake)
+        from ingest.lake_import import import_to_lake
+
+        return import_to_lake(paths, str(db), workers=workers, progress=progress, display_names=display_names)
     start = time.monotonic()
     found = find_logs(paths)
     files = found.files
@@ -271,7 +282,7 @@ def import_paths(
     with writer(db):  # create or migrate the schema, and fail early on a read-only database
         pass
     known = stored_games(db)
-    total = sum(count_games(file) for file in files)
+    total = _count_games(files)
     bar = Progress(total, progress)
     workers = workers or os.cpu_count() or 1
     pending: list[dict[str, pa.Table]] = []
@@ -312,6 +323,11 @@ def import_paths(
     refresh_derived(db)  # the Explorer's openings and the players' ratings
     summary.seconds = time.monotonic() - start
     return summary
+
+
+def _count_games(files: Sequence[Path]) -> int:
+    """How many games the files hold, for a progress bar (bounded and never blocking: ``count_games``)."""
+    return sum(count_games(file) for file in files)
 
 
 __all__ = ["Batch", "ImportSummary", "import_paths", "write_batch", "existing_ids"]

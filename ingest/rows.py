@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -105,18 +106,20 @@ def _reject(batch: Batch, record: LogRecord, error: GovernorError, now: datetime
     )
 
 
-def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[str, StoredGame] | None = None) -> None:
+def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[str, StoredGame | None] | None = None,
+               complete: bool = True) -> None:
     """Replay one record and append its rows to ``batch``; a bad game becomes a rejection and adds
     no rows at all. A game whose id is in ``known`` is not replayed: it is counted as skipped when it
-    agrees with the stored game, else rejected (see ``ingest.stored.copy_error``)."""
+    agrees with the stored game, else rejected (see ``ingest.stored.copy_error``). With ``complete``
+    False, a game that is not over yet is laid out too (a what-if variation)."""
     if record.error is not None or record.log is None:
         _reject(batch, record, record.error or LogFormatError("unreadable", file=record.file), now)
         return
     log = record.log
     game_id = log.game_id
-    stored = known.get(game_id) if known else None
-    if stored is not None:
-        error = copy_error(log, stored)
+    if known and game_id in known:
+        stored = known[game_id]
+        error = copy_error(log, stored) if stored is not None else None
         if error is None:
             batch.skipped += 1
         else:
@@ -138,7 +141,7 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
     number = 0
     automatic_events = engine.automatic_events
     try:
-        for state, step in iter_replay(log):
+        for state, step in iter_replay(log, require_complete=complete):
             number = step.number if step else 0
             global_rows.append(engine.global_row(state))
             for seat, prow in enumerate(engine.player_rows(state)):
@@ -219,12 +222,13 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
     batch.game_ids.append(game_id)
 
 
-def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | None = None) -> Batch:
-    """Replay records into one batch (the unit of work of a worker process). A bug met on one game
-    rejects that game (kind ``internal``) and the others go on."""
+def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | AbstractSet[str] | None = None) -> Batch:
+    """Replay records into one batch (the unit of work of a worker process). ``known`` maps stored
+    games' ids to what a copy is checked against (a set of ids alone: copies are skipped unchecked).
+    A bug met on one game rejects that game (kind ``internal``) and the others go on."""
     batch = Batch()
     now = datetime.now(UTC)
-    seen: dict[str, StoredGame] = dict(known or {})
+    seen: dict[str, StoredGame | None] = dict(known) if isinstance(known, Mapping) else dict.fromkeys(known or ())
     for record in records:
         before = len(batch.game_ids)
         lengths = {name: len(next(iter(cols.values()), [])) for name, cols in batch.columns.items()}
