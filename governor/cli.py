@@ -315,9 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``governor`` command; returns the exit status (see ``governor.exits``)."""
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        # Inside the try: Ctrl-C while the subcommands' modules load is an interruption too.
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("governor: interrupted", file=sys.stderr)
