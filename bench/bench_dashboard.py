@@ -1,6 +1,7 @@
 """Dashboard benchmark: the time each page's script takes (queries included) on a database, cold
-(caches cleared) and warm, and the time of one replay step (the Next button). Uses Streamlit's AppTest,
-so it measures the server side of a page, not the browser drawing it.
+(caches cleared) and warm. Uses Streamlit's AppTest, so it measures the server side of a page, not the
+browser drawing it; the Replay page's stepping runs in the browser and is measured by
+``bench/bench_replay_view.py``.
 
     python bench/bench_dashboard.py --db FILE [--repeat 3]
     python bench/bench_dashboard.py --db BIG --replicate SMALL --times 10   # BIG = SMALL's games x 10
@@ -95,19 +96,12 @@ def measure(db: Path, repeat: int) -> dict[str, Any]:
             cold.append(_open(page, params.get(name, {}), cold=True)[1])
             warm.append(_open(page, params.get(name, {}))[1])
         pages[name] = {"cold_s": round(statistics.median(cold), 3), "warm_s": round(statistics.median(warm), 3)}
-    steps = []
-    at, _ = _open(PAGES["replay"], params["replay"], cold=True)
-    for _ in range(repeat * 3):
-        start = time.perf_counter()
-        at.button(key="replay_next").click().run()
-        steps.append(time.perf_counter() - start)
     games = read_arrow(db, "SELECT count(*) AS n FROM games").column("n")[0].as_py()
     return {
         "db": str(db),
         "games": games,
         "db_bytes": db.stat().st_size,
         "pages": pages,
-        "replay_next_step_s": round(statistics.median(steps), 3),
     }
 
 

@@ -2,9 +2,10 @@
 
     python bench/bench_replay_view.py --db FILE [--steps 120] [--opens 5] [--out FILE]
     python bench/bench_replay_view.py --build 100000      # builds bench/out/import-100000.duckdb first
+    python bench/bench_replay_view.py --replicate FILE 100000  # copies FILE's games until there are 100,000
 
 For a 4-player San Juan game and a 5-player Puerto Rico game (the longest of each in the database;
-the Puerto Rico sample logs are imported into it when it has no 5-player Puerto Rico game):
+the Puerto Rico sample games are copied into it when it has no 5-player Puerto Rico game):
 
 - open: from the browser starting to load ``/replay?game=ID&step=N`` to the board drawn at N, on a
   running dashboard whose caches do not hold that game (query, transfer and first paint included);
@@ -57,15 +58,82 @@ def build_db(games: int) -> Path:
     return db
 
 
+def replicate(source: Path, games: int) -> Path:
+    """``bench/out/replicated-N.duckdb``: ``source`` copied, then its games copied again under new ids
+    (``<id>~k``) until it holds ``games`` games. The rows are the same games again, so only the sizes
+    are real: what this measures is reading one game out of that many (made when missing)."""
+    import shutil
+
+    import duckdb
+
+    db = OUT / f"replicated-{games}.duckdb"
+    if db.exists():
+        return db
+    OUT.mkdir(parents=True, exist_ok=True)
+    part = db.with_suffix(".part")
+    shutil.copy(source, part)
+    con = duckdb.connect(str(part))
+    try:
+        have = con.execute("SELECT count(*) FROM games").fetchone()[0]
+        tables = [t for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.columns WHERE column_name = 'game_id' AND table_schema = 'main' "
+            "AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE')"
+        ).fetchall() if t != "rejections"]
+        for k in range(1, -(-games // have)):
+            for table in tables:
+                con.execute(f'INSERT INTO "{table}" SELECT * REPLACE (game_id || \'~{k}\' AS game_id) FROM "{table}" '
+                            "WHERE NOT contains(game_id, '~')")
+        extra = con.execute("SELECT count(*) FROM games").fetchone()[0] - games
+        if extra > 0:
+            for table in tables:
+                con.execute(f'DELETE FROM "{table}" WHERE game_id IN (SELECT game_id FROM games WHERE contains(game_id, \'~\') '
+                            f"ORDER BY game_id DESC LIMIT {extra})")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    part.rename(db)
+    return db
+
+
+def add_puerto_rico(db: Path) -> None:
+    """Copy the Puerto Rico sample games into ``db`` row by row in SQL, column by name: importing them
+    would first migrate an older database's schema, which on a big one takes long and measures nothing
+    of the viewer."""
+    import tempfile
+
+    import duckdb
+
+    from ingest.importer import import_paths
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = Path(tmp) / "pr.duckdb"
+        import_paths([ROOT / "sample_logs" / "puerto_rico"], sample, workers=1)
+        con = duckdb.connect(str(db))
+        try:
+            con.execute(f"ATTACH '{sample}' AS src (READ_ONLY)")
+            for table in ("games", "players", "moves", "puerto_rico_states", "puerto_rico_player_states"):
+                mine = {c for (c,) in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
+                    "AND table_name = ?", [table]).fetchall()}
+                theirs = [c for (c,) in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'src' AND table_name = ? "
+                    "ORDER BY ordinal_position", [table]).fetchall()]
+                shared = ", ".join(f'"{c}"' for c in theirs if c in mine)
+                con.execute(f'INSERT INTO "{table}" BY NAME SELECT {shared} FROM src."{table}" '
+                            "WHERE game_id IN (SELECT game_id FROM src.games WHERE game = 'puerto_rico')")
+            con.execute("DETACH src")
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+
+
 def pick_games(db: Path) -> dict[str, dict[str, Any]]:
-    """The longest 4-player San Juan and 5-player Puerto Rico games, importing the Puerto Rico sample
-    logs when the database has none."""
+    """The longest 4-player San Juan and 5-player Puerto Rico games, adding the Puerto Rico sample
+    games when the database has none."""
     query = ("SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? ORDER BY moves DESC, game_id LIMIT 12")
     pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
     if not pr:
-        from ingest.importer import import_paths
-
-        import_paths([ROOT / "sample_logs" / "puerto_rico"], db, workers=1)
+        add_puerto_rico(db)
         pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
     sj = read_arrow(db, query, ["san_juan", 4]).to_pylist()
     return {"san_juan 4p": {"games": sj}, "puerto_rico 5p": {"games": pr}}
@@ -80,11 +148,14 @@ def payload_bytes(db: Path, game_id: str) -> tuple[int, int]:
 
     con = duckdb.connect(str(db), read_only=True, config=READ_CONFIG)
     try:
-        row = con.execute("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", [game_id]).df().iloc[0].to_dict()
+        def rows(sql: str) -> list[dict[str, Any]]:
+            return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
+
+        row = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")[0]
         game = row["game"]
-        moves = con.execute("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step", [game_id]).df()
-        states = con.execute(f"SELECT * FROM {game}_states WHERE game_id = ? ORDER BY step", [game_id]).df()
-        seats = con.execute(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat", [game_id]).df()
+        moves = rows("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step")
+        states = rows(f"SELECT * FROM {game}_states WHERE game_id = ? ORDER BY step")
+        seats = rows(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat")
     finally:
         con.close()
     text = json.dumps(game_payload(row, moves, states, seats)).encode()
@@ -184,13 +255,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, help="database to open (default: bench/out/import-N.duckdb of --build)")
     parser.add_argument("--build", type=int, default=None, help="build bench/out/import-N.duckdb of N simulated games")
+    parser.add_argument("--replicate", nargs=2, metavar=("SOURCE", "N"), default=None,
+                        help="build bench/out/replicated-N.duckdb from the games of SOURCE")
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--opens", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "results_replay_view.json")
     args = parser.parse_args(argv)
-    if args.db is None and args.build is None:
-        parser.error("give --db FILE or --build N")
-    db = args.db or build_db(args.build)
+    if args.db is None and args.build is None and args.replicate is None:
+        parser.error("give --db FILE, --build N or --replicate SOURCE N")
+    if args.replicate:
+        db = replicate(Path(args.replicate[0]), int(args.replicate[1]))
+    else:
+        db = args.db or build_db(args.build)
     result = measure(db, args.steps, args.opens)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
