@@ -41,6 +41,8 @@ def db_stamp(path: str) -> tuple[int, int, int, int]:
     """What changes when the database is written: size and modification time of the file and of its
     write-ahead log (zeros when missing)."""
     out: list[int] = []
+    if os.path.isdir(path):  # a lake (ingest.lake): a committed batch adds a manifest
+        path = os.path.join(path, "_manifest")
     for name in (path, path + ".wal"):
         try:
             info = os.stat(name)

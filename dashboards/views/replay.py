@@ -27,7 +27,8 @@ game = data.game_row(game_id) if game_id else None
 step_param = st.query_params.get("step")
 view_param = st.query_params.get("view")
 if game is None and asked:
-    st.warning(f"No game with id {ui.md_text(asked)} in the database; showing the newest game instead.")
+    # The id comes from the URL: text, never Markdown (escaped Markdown still autolinks a URL).
+    ui.alert("warning", f"No game with id {asked} in the database; showing the newest game instead.")
     step_param = view_param = None
 if game is None:
     # Back from another page (the sidebar drops the URL's parameters): the game this tab last showed.
@@ -48,7 +49,7 @@ step, step_note = parse_step(step_param, total)
 view, view_note = parse_view(view_param, int(game["player_count"]))
 for note in (step_note, view_note):
     if note:
-        st.info(ui.md_text(note))
+        ui.alert("info", note)
 
 if game_type not in data.games_with_states():
     st.warning(f"The database has no state tables for {ui.game_title(game_type)}; only the moves can be shown.")

@@ -10,6 +10,8 @@ import pytest
 
 from dashboards.replay_data import parse_step, parse_view, san_juan_public_words
 
+from .conftest import alerts
+
 
 @pytest.fixture(scope="module")
 def game(dash_db: Path, sql) -> dict:
@@ -110,22 +112,21 @@ def test_steps_and_views_from_the_url() -> None:
 def test_the_url_picks_game_step_and_view(dash_db: Path, game: dict, open_page) -> None:
     at = open_page(dash_db, "views/replay.py", game=game["id"], step="-1", view="seat2")
     sent = viewer(at)
-    assert (sent["step"], sent["view"]) == (game["moves"], "seat2") and not at.info
+    assert (sent["step"], sent["view"]) == (game["moves"], "seat2") and not alerts(at, "info")
     at = open_page(dash_db, "views/replay.py", game=game["id"], step="99999", view="nobody")
     sent = viewer(at)
     assert (sent["step"], sent["view"]) == (game["moves"], "all")
-    assert [i.value for i in at.info] == [
-        f"Step 99999 is past the end of this game \\({game['moves']} moves\\)\\: showing the last move\\.",
-        "Unknown view \\'nobody\\'\\: showing everything \\(views\\: all, public, seat0, seat1, seat2\\)\\.",
+    assert alerts(at, "info") == [
+        f"Step 99999 is past the end of this game ({game['moves']} moves): showing the last move.",
+        "Unknown view 'nobody': showing everything (views: all, public, seat0, seat1, seat2).",
     ]
 
 
 def test_an_unknown_game_gets_a_message_and_the_newest_game(dash_db: Path, open_page, sql) -> None:
     at = open_page(dash_db, "views/replay.py", game="[x](https://example.com) :red[y]", step="5")
-    (warning,) = at.warning
-    assert warning.value == (
-        "No game with id \\[x\\]\\(https\\://example\\.com\\) \\:red\\[y\\] in the database; showing the newest game instead."
-    )
+    assert alerts(at, "warning") == [
+        "No game with id [x](https://example.com) :red[y] in the database; showing the newest game instead."
+    ]
     sent = viewer(at)
     newest = sql(dash_db, "SELECT game_id FROM games ORDER BY played_at DESC NULLS LAST, imported_at DESC, file, file_index LIMIT 1")
     assert sent["game"]["game_id"] == newest[0][0] and sent["step"] is None
