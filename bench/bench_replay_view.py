@@ -41,7 +41,8 @@ PROBE = """(root) => {
     window.addEventListener('keydown', (e) => window.__keys.push(e.timeStamp), true);
     new MutationObserver(() => {
         root.offsetHeight;  // the board laid out, not only changed
-        window.__drawn.push([performance.now(), Number(root.getAttribute('data-step'))]);
+        window.__drawn.push([performance.now(), Number(root.getAttribute('data-step')),
+                             Number(root.getAttribute('data-render-ms'))]);
     }).observe(root, {attributes: true, attributeFilter: ['data-step']});
 }"""
 
@@ -139,13 +140,15 @@ def pick_games(db: Path) -> dict[str, dict[str, Any]]:
     return {"san_juan 4p": {"games": sj}, "puerto_rico 5p": {"games": pr}}
 
 
-def payload_bytes(db: Path, game_id: str) -> tuple[int, int]:
-    """Bytes of one game's payload as JSON, and gzip-compressed."""
+def payload_bytes(db: Path, game_id: str) -> dict[str, Any]:
+    """One game's payload as the server builds it when the game is not cached: the four reads and the
+    payload, in wall-clock and CPU seconds of this process, and its size as JSON and gzip-compressed."""
     import duckdb
 
     from dashboards.replay_data import game_payload
     from dashboards.sql_sandbox import READ_CONFIG
 
+    wall, cpu = time.perf_counter(), time.process_time()
     con = duckdb.connect(str(db), read_only=True, config=READ_CONFIG)
     try:
         def rows(sql: str) -> list[dict[str, Any]]:
@@ -158,8 +161,14 @@ def payload_bytes(db: Path, game_id: str) -> tuple[int, int]:
         seats = rows(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat")
     finally:
         con.close()
-    text = json.dumps(game_payload(row, moves, states, seats)).encode()
-    return len(text), len(gzip.compress(text))
+    query_wall, query_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    payload = game_payload(row, moves, states, seats)
+    text = json.dumps(payload).encode()
+    return {
+        "server_query_s": round(query_wall, 3), "server_query_cpu_s": round(query_cpu, 3),
+        "server_total_s": round(time.perf_counter() - wall, 3), "server_total_cpu_s": round(time.process_time() - cpu, 3),
+        "payload_json_bytes": len(text), "payload_gzip_bytes": len(gzip.compress(text)),
+    }
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -199,9 +208,10 @@ def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int
     drawn = page.evaluate("window.__drawn")
     latencies = []
     for pressed in keys:
-        after = [t for t, _ in drawn if t >= pressed]
+        after = [t for t, _, _ in drawn if t >= pressed]
         if after:
             latencies.append(min(after) - pressed)
+    render_ms = [ms for _, _, ms in drawn]
     # 30 presses at 20 a second.
     before = int(root.get_attribute("data-step"))
     for _ in range(30):
@@ -210,7 +220,6 @@ def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int
     page.wait_for_timeout(500)
     after_burst = int(root.get_attribute("data-step"))
     page.close()
-    json_bytes, gzip_bytes = 0, 0
     return {
         "game_id": main["game_id"],
         "moves": main["moves"],
@@ -222,9 +231,10 @@ def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int
         "step_ms_p50": round(_percentile(latencies, 0.5), 1),
         "step_ms_p95": round(_percentile(latencies, 0.95), 1),
         "step_ms_max": round(max(latencies), 1),
+        # The viewer's own work per step (script and DOM, before the browser lays it out).
+        "render_ms_p50": round(_percentile(render_ms, 0.5), 2),
+        "render_ms_p95": round(_percentile(render_ms, 0.95), 2),
         "burst_30_moved": after_burst - before,
-        "payload_json_bytes": json_bytes,
-        "payload_gzip_bytes": gzip_bytes,
     }
 
 
@@ -245,7 +255,10 @@ def measure(db: Path, steps: int, opens: int) -> dict[str, Any]:
         warm.close()
         for name, found in picked.items():
             result = measure_game(browser, url, found["games"], steps, opens)
-            result["payload_json_bytes"], result["payload_gzip_bytes"] = payload_bytes(db, result["game_id"])
+            # Server time on a game nobody opened yet (nothing of it cached); bytes of the game stepped.
+            unopened = payload_bytes(db, found["games"][-1]["game_id"])
+            result.update({k: v for k, v in unopened.items() if k.startswith("server_")})
+            result.update({k: v for k, v in payload_bytes(db, result["game_id"]).items() if k.startswith("payload_")})
             out[name] = result
         browser.close()
     return out
