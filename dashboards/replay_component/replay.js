@@ -298,9 +298,16 @@ const BOARDS = { san_juan: sjBoard, puerto_rico: prBoard };
 
 // -- the move list, the chart and what changed ---------------------------------------------------
 
+// A move the stored analysis tagged (docs/analysis.md): a short badge after its words.
+const TAG_LABELS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+function tagHtml(tag) {
+  return tag && TAG_LABELS[tag] ? `<span class="tag tag-${tag}" title="${esc(tag)}">${TAG_LABELS[tag]} ${esc(tag)}</span>` : "";
+}
+
 function moveListHtml(game, view) {
   const m = game.data.moves;
   const events = m.events || null;
+  const tags = m.tag || null;
   const rows = ['<div class="mv" data-step="0"><span class="n">0</span><span class="body"><span class="w">The start of the game</span></span></div>'];
   let lastRound = null;
   m.step.forEach((step, i) => {
@@ -311,7 +318,7 @@ function moveListHtml(game, view) {
     const ev = events && events[i] && events[i].length
       ? events[i].map((e) => `<span class="ev">${esc(e)}</span>`).join("") : "";
     rows.push(`<div class="mv" data-step="${step}" title="${esc(m.text[i])}"><span class="n">${step}</span>`
-      + `<span class="body"><span class="w">${esc(moveWords(game, view, i))}</span>${ev}</span></div>`);
+      + `<span class="body"><span class="w">${esc(moveWords(game, view, i))}</span>${tagHtml(tags && tags[i])}${ev}</span></div>`);
   });
   return rows.join("");
 }
@@ -461,7 +468,7 @@ function saveNow(s) {
   if (!s.game) { return; }
   try {
     const url = new URL(window.location.href);
-    url.searchParams.set("game", s.game.data.game_id);
+    url.searchParams.set("game", s.game.data.url_game || s.game.data.game_id);
     url.searchParams.set("step", String(s.step));
     url.searchParams.set("view", s.view);
     if (url.toString() !== window.location.href) { window.history.replaceState(window.history.state, "", url.toString()); }
