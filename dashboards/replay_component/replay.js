@@ -680,9 +680,16 @@ export default function (component) {
   }
   s.ui.root.classList.toggle("dark", isDark(s.host));
   if (!data || !data.game) { return undefined; }
+  // What makes two sends of a game differ for the viewer: another game, its length, the analysis tags.
+  const signature = (g) => `${g.game_id}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`;
   const fresh = !s.game || s.game.data.game_id !== data.game.game_id || s.request !== data.request;
+  if (!fresh && signature(s.game.data) !== signature(data.game)) {
+    // The same game sent again with more in it (e.g. tags of an analysis just stored): keep the position.
+    setGame(s, data.game);
+    s.step = Math.min(s.step, s.game.total);
+  }
   if (fresh) {
-    if (!s.game || s.game.data.game_id !== data.game.game_id) { setGame(s, data.game); }
+    if (!s.game || signature(s.game.data) !== signature(data.game)) { setGame(s, data.game); }
     s.request = data.request;
     const memory = remembered(data.game.game_id);
     const step = data.step !== null && data.step !== undefined ? data.step : memory ? memory.step : 0;
