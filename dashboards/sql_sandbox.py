@@ -187,7 +187,7 @@ def _strip_trailing_semicolons(text: str) -> str:
 def run_sandboxed(
     db_path: str | Path,
     sql: str,
-    timeout: float = DEFAULT_TIMEOUT,
+    timeout: float | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
     *,
     memory_mb: int = DEFAULT_MEMORY_MB,
@@ -195,7 +195,7 @@ def run_sandboxed(
     on_wait: Callable[[float], bool | None] | None = None,
 ) -> SandboxResult:
     """Run one read query in a child process on a read-only, locked-down connection, within
-    ``timeout`` seconds and ``memory_mb`` MiB of DuckDB memory (the process's address space is capped
+    ``timeout`` seconds (default: ``page_timeout()``) and ``memory_mb`` MiB of DuckDB memory (the process's address space is capped
     too), keeping the whole result when it fits in ``download_bytes``.
 
     ``on_wait(seconds_so_far)`` is called about every 0.1 s while the query runs: returning False
@@ -206,6 +206,7 @@ def run_sandboxed(
     extensions, which the configuration forbids), needs more memory than allowed, is cancelled, or is
     still running at the time limit."""
     query = check_statement(sql)
+    timeout = page_timeout() if timeout is None else timeout
     receiver, sender = _context().Pipe(duplex=False)
     process = _context().Process(
         target=_run_child,
