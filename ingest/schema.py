@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class SchemaError(Exception):
@@ -303,7 +303,9 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
         elif step == 2:
             _migrate_2_to_3(con)
         elif step == 3:
-            _migrate_summaries(con, 4)
+            _set_version(con, 4)  # version 4's summary tables are remade whole by the next step
+        elif step == 4:
+            _migrate_summaries(con, 5)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -330,14 +332,16 @@ def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("COMMIT")
 
 
+def _set_version(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(version)])
+
+
 def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
-    """Add the summary tables ``player_builds`` and ``player_roles`` (``ingest.summaries``), filled
-    from the moves already stored."""
+    """Make the summary tables ``player_builds``, ``player_roles`` and ``player_owned``
+    (``ingest.summaries``) from the games already stored, replacing version 4's narrower ones."""
     from ingest import summaries
 
     con.execute("BEGIN")
-    for name, schema in summaries.SUMMARY_TABLES.items():
-        _create_table(con, name, schema)
-    summaries.fill(con)
-    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(to_version)])
+    summaries.rebuild(con, _create_table)
+    _set_version(con, to_version)
     con.execute("COMMIT")

@@ -212,12 +212,14 @@ def test_a_database_without_summary_tables_gives_the_same_rates(dash_db: Path, t
     with duckdb.connect(str(old)) as con:
         con.execute("DROP TABLE player_builds")
         con.execute("DROP TABLE player_roles")
-    for db in (dash_db, old):
-        at = open_page(db, PAGE)
-        tables = [table_with(at, label).value for label in ("builders (n)", "choices (n)")]
-        if db == dash_db:
-            expected = tables
-            assert [len(t) >= 5 for t in tables] == [True, True]
-        else:
-            for got, want in zip(tables, expected):
-                pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True))
+        con.execute("DROP TABLE player_owned")
+    for ties in ("full", "share"):
+        for db in (dash_db, old):
+            at = open_page(db, PAGE, ties=ties, split="1")
+            tables = [table_with(at, label).value for label in ("owners (n)", "builders (n)", "choices (n)")]
+            if db == dash_db:
+                expected = tables
+                assert [len(t) >= 5 for t in tables] == [True, True, True]
+            else:
+                for got, want in zip(tables, expected):
+                    pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True))
