@@ -48,6 +48,11 @@ class RulesEngine:
     def current_seat(self, state: Any) -> int | None:
         return state.current_seat  # type: ignore[no-any-return]
 
+    def default_move(self, state: Any) -> Any | None:
+        """The decision taken when a log leaves it out (None: the log must record it)."""
+        default = getattr(self.rules, "default_move", None)
+        return default(state) if default is not None else None
+
     def is_over(self, state: Any) -> bool:
         return state.stage is self.over
 

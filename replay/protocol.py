@@ -66,6 +66,13 @@ class Engine(Protocol):
         """The seat that must decide now, or None when the game is over."""
         ...
 
+    def default_move(self, state: Any) -> Any | None:
+        """The decision the rules take for the seat to act when a log leaves it out, or None when the
+        log must record it. A decision that can be left out is one a log written before the engine
+        offered it (Puerto Rico storage keeping less than the most) never records; the replayer takes
+        the default when the log's next move is not this seat's (see ``replay.replayer.fill_defaults``)."""
+        ...
+
     def is_over(self, state: Any) -> bool:
         """Whether the game has ended."""
         ...

@@ -114,20 +114,23 @@ def iter_replay(
         raise _format_error(log, err.path, err.reason) from None
     yield state, None
     current_seat, is_over, apply = engine.current_seat, engine.is_over, engine.apply
+    last = len(log.moves) - 1
     for index, raw in enumerate(log.moves):
         number = index + 1
         move = _parse_move(engine, log, index, raw)
-        seat = current_seat(state)
+        claimed = raw.get("seat") if isinstance(raw, dict) else None
+        if claimed is not None and (
+            not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(names)
+        ):
+            raise _format_error(
+                log, f"moves[{index}].seat", f"expected a seat number from 0 to {len(names) - 1}, got {claimed!r}"
+            )
+        state = _defaults(log, engine, state, number, move, claimed)
         if is_over(state):
             raise _illegal(log, number, None, move, "game.over", f"the game is already over after move {index}; no further moves")
-        claimed = raw.get("seat") if isinstance(raw, dict) else None
-        if claimed is not None:
-            if not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(names):
-                raise _format_error(
-                    log, f"moves[{index}].seat", f"expected a seat number from 0 to {len(names) - 1}, got {claimed!r}"
-                )
-            if claimed != seat:
-                raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
+        seat = current_seat(state)
+        if claimed is not None and claimed != seat:
+            raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
         words = engine.describe_move(state, move, names) if describe and steps else ""
         try:
             state = apply(state, move)
@@ -135,6 +138,9 @@ def iter_replay(
             raise _illegal(log, number, seat, move, err.rule, err.reason) from None
         except FieldError as err:
             raise _format_error(log, err.path, err.reason) from None
+        if index == last and require_complete:
+            # A complete log that says nothing more takes every default left (the last storage of the game).
+            state = _defaults(log, engine, state, number, None, None)
         yield state, (Step(number, seat, move, words, state) if steps else None)
     if require_complete and not engine.is_over(state):
         raise _format_error(
@@ -142,6 +148,36 @@ def iter_replay(
         )
     if log.result is not None and engine.is_over(state):
         check_result(log, engine, state)
+
+
+def fill_defaults(engine: Any, state: Any, move: Any | None, claimed: int | None) -> Any:
+    """The state once the decisions a log left out before ``move`` are taken by default.
+
+    While the seat to act has a default (``engine.default_move``), ``move`` is that seat's decision
+    only if it is of the default's kind and names that seat or no seat (``claimed`` None); otherwise
+    the seat said nothing and the default is applied. ``move`` None means the log ends: every default
+    left is applied. Raises what ``engine.apply`` raises."""
+    default_move = getattr(engine, "default_move", None)
+    if default_move is None:
+        return state
+    while True:
+        default = default_move(state)
+        if default is None:
+            return state
+        if move is not None and type(move) is type(default) and claimed in (None, engine.current_seat(state)):
+            return state
+        state = engine.apply(state, default)
+
+
+def _defaults(log: GameLog, engine: Any, state: Any, number: int, move: Any | None, claimed: int | None) -> Any:
+    """``fill_defaults`` with its errors (never expected: a default is legal) carried as replay errors."""
+    try:
+        return fill_defaults(engine, state, move, claimed)
+    except RuleViolation as err:
+        seat = engine.current_seat(state)
+        raise _illegal(log, number, seat, move if move is not None else engine.default_move(state), err.rule, err.reason) from None
+    except FieldError as err:
+        raise _format_error(log, err.path, err.reason) from None
 
 
 def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, reason: str) -> IllegalMoveError:

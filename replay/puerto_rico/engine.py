@@ -139,16 +139,23 @@ class PuertoRicoEngine(RulesEngine):
                 coins = state.role_doubloons[state.role_cards.index(move.role)]
                 if coins:
                     text += f" (+{_plural(coins, 'doubloon')})"
+            if not move.privilege:
+                text += " and declines the privilege colonist"
             return text
         if isinstance(move, Build):
             if seat is None:
                 return f"{who} builds {move.building}"
             cost = rules.build_cost(state, seat, move.building)
-            return f"{who} builds {move.building} for {_plural(cost, 'doubloon')}"
+            text = f"{who} builds {move.building} for {_plural(cost, 'doubloon')}"
+            if not move.university:
+                text += " and declines the university's colonist"
+            return text
         if isinstance(move, Settle):
             what = "a quarry" if move.tile == QUARRY else f"{_a(move.tile)} plantation"
             text = f"{who} takes {what}"
-            if (
+            if not move.hospice:
+                text += " and declines the hospice's colonist"
+            elif (
                 seat is not None
                 and state.players[seat].active(Power.HOSPICE)
                 and (state.colonist_supply or state.colonist_ship)

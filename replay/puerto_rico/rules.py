@@ -9,8 +9,11 @@ made automatically (no move in the log), and a seat with nothing to decide is sk
 * builder / trader: a seat that can build / sell nothing is skipped;
 * craftsman: production and the factory are automatic; the extra good is a move (or a pass);
 * captain: a seat that can load nothing is skipped; a seat with exactly one possible load (one kind,
-  one ship, no wharf) loads it; a storage choice with one outcome is made for the seat;
+  one ship, no wharf) loads it; a seat holding no goods has no storage to choose;
 * prospector: the doubloon is automatic.
+
+A storage decision whose most-keeping outcome is unique has a default (``default_move``): a log may
+leave it out, as logs did when the engine made it alone, and the replayer then takes the default.
 
 A violation raises ``RuleViolation`` with a stable rule code; a malformed setup or a missing reshuffle
 raises ``FieldError`` with the JSON path.
@@ -360,24 +363,56 @@ def _storage_slots(pv: PlayerState | MPlayer) -> int:
     return (1 if _active(pv, Power.SMALL_WAREHOUSE) else 0) + (2 if _active(pv, Power.LARGE_WAREHOUSE) else 0)
 
 
-def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
-    """One ``Store`` per distinct outcome, in a fixed order."""
+def _store_outcome(pv: PlayerState | MPlayer, warehouse: Sequence[Good], keep: Good | None) -> tuple[int, ...]:
+    return tuple(
+        pv.goods[i] if g in warehouse else (1 if g is keep and pv.goods[i] else 0) for i, g in enumerate(GOODS)
+    )
+
+
+def _store_choices(pv: PlayerState | MPlayer) -> list[tuple[Store, bool]]:
+    """Every ``(store, keeps the most)``: each subset of the kinds held that the warehouses can take
+    (largest first), with each other kind or nothing on the windrose."""
     kinds = [g for i, g in enumerate(GOODS) if pv.goods[i]]
-    slots = _storage_slots(pv)
-    if len(kinds) <= slots:
-        return [Store(tuple(kinds), None)]
-    if slots == 0 and len(kinds) == 1:
-        return [Store((), kinds[0])]
+    most = min(_storage_slots(pv), len(kinds))
+    out = []
+    for size in range(most, -1, -1):
+        for combo in combinations(kinds, size):
+            rest = [g for g in kinds if g not in combo]
+            for keep in [*rest, None]:
+                out.append((Store(combo, keep), size == most and (keep is not None or not rest)))
+    return out
+
+
+def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
+    """One ``Store`` per distinct outcome in a fixed order: the outcomes keeping the most first (as the
+    rules used to be read, and as the bots choose), then every smaller one."""
+    choices = _store_choices(pv)
     seen: dict[tuple[int, ...], Store] = {}
-    for combo in combinations(kinds, slots):
-        for keep in kinds:
-            if keep in combo:
-                continue
-            result = tuple(
-                pv.goods[i] if g in combo else (1 if g is keep else 0) for i, g in enumerate(GOODS)
-            )
-            seen.setdefault(result, Store(combo, keep))
+    for most in (True, False):
+        for move, keeps_most in choices:
+            if keeps_most is most:
+                seen.setdefault(_store_outcome(pv, move.warehouse, move.keep), move)
     return list(seen.values())
+
+
+def _store_default(pv: PlayerState | MPlayer) -> Store | None:
+    """The storage taken when a log leaves it out: the outcome keeping the most, if it is unique."""
+    first: Store | None = None
+    outcome = None
+    for move, keeps_most in _store_choices(pv):
+        if not keeps_most:
+            continue
+        result = _store_outcome(pv, move.warehouse, move.keep)
+        if first is None:
+            first, outcome = move, result
+        elif result != outcome:
+            return None
+    return first
+
+
+def _colonist_available(t: Table | PuertoRicoState) -> bool:
+    """Whether a hospice or university would get a colonist (from the supply, else the ship)."""
+    return t.colonist_supply > 0 or t.colonist_ship > 0
 
 
 # -- moving things around ----------------------------------------------------------------------
@@ -452,7 +487,7 @@ def _empty_building_circles(t: Table) -> int:
 # -- the flow of the game ------------------------------------------------------------------------
 
 
-def _start_phase(t: Table, card: str, seat: int) -> None:
+def _start_phase(t: Table, card: str, seat: int, privilege: bool = True) -> None:
     role = role_of(card)
     index = t.role_cards.index(card)
     if t.role_doubloons[index]:
@@ -469,7 +504,7 @@ def _start_phase(t: Table, card: str, seat: int) -> None:
     t.queue = seats_from(seat, t.n)
     t.hacienda_done = False
     if role is Role.MAYOR:
-        if t.colonist_supply > 0:
+        if privilege and t.colonist_supply > 0:
             t.colonist_supply -= 1
             t.p(seat).san_juan += 1
         ship, t.colonist_ship = t.colonist_ship, 0
@@ -585,8 +620,8 @@ def _turn(t: Table, seat: int) -> Any:
             return Mayor.of({name: to_place}, {}) if is_tile else Mayor.of({}, {name: to_place})
         return _DECIDE
     if stage is Stage.STORAGE:
-        moves = _store_moves(t.view(seat))
-        return moves[0] if len(moves) == 1 else _DECIDE
+        # Holding anything, a seat may keep it or return it: always a decision (see ``default_move``).
+        return _DECIDE if any(t.view(seat).goods) else _SKIP
     raise AssertionError(f"no turn in stage {stage}")
 
 
@@ -644,10 +679,7 @@ def _advance(t: Table) -> None:
             if result is _DECIDE:
                 return
             if result is not _SKIP:
-                if stage is Stage.MAYOR:
-                    _do_mayor(t, seat, result)
-                else:
-                    _do_store(t, seat, result)
+                _do_mayor(t, seat, result)
             t.queue.pop(0)
             t.hacienda_done = False
         _end_stage(t)
@@ -673,9 +705,17 @@ def _do_settle(t: Table, seat: int, move: Settle) -> None:
             shown = ", ".join(sorted(t.face_up, key=TILE_ORDER.__getitem__)) or "none"
             raise RuleViolation("settler.face_up", f"no {move.tile} plantation is face up (face up: {shown})")
         t.face_up.remove(move.tile)
+    hospice = _active(pv, Power.HOSPICE)
+    if not move.hospice:
+        if not hospice:
+            raise RuleViolation("hospice.owned", "declines the hospice's colonist but has no occupied hospice")
+        if not _colonist_available(t):
+            raise RuleViolation(
+                "hospice.none", "declines the hospice's colonist but no colonist is left (supply and ship are empty)"
+            )
     mp = t.p(seat)
     mp.island.append(move.tile)
-    occupied = 1 if mp.active(Power.HOSPICE) and _colonist_from_supply_or_ship(t) else 0
+    occupied = 1 if hospice and move.hospice and _colonist_from_supply_or_ship(t) else 0
     mp.island_workers.append(occupied)
 
 
@@ -756,8 +796,17 @@ def _do_build(t: Table, seat: int, move: Build) -> None:
     cost = build_cost(t, seat, move.building)
     if cost > pv.doubloons:
         raise RuleViolation("builder.cost", f"{move.building} costs {cost} doubloons, has {pv.doubloons}")
+    university = _active(pv, Power.UNIVERSITY)
+    if not move.university:
+        if not university:
+            raise RuleViolation("university.owned", "declines the university's colonist but has no occupied university")
+        if not _colonist_available(t):
+            raise RuleViolation(
+                "university.none",
+                "declines the university's colonist but no colonist is left (supply and ship are empty)",
+            )
+        university = False
     mp = t.p(seat)
-    university = mp.active(Power.UNIVERSITY)
     mp.doubloons -= cost
     t.bank += cost
     t.building_supply = t.building_supply[:index] + (t.building_supply[index] - 1,) + t.building_supply[index + 1:]
@@ -864,26 +913,25 @@ def _check_load(t: Table, seat: int, move: Load) -> None:
 
 def _do_store(t: Table, seat: int, move: Store) -> None:
     pv = t.view(seat)
-    kinds = [g for i, g in enumerate(GOODS) if pv.goods[i]]
     slots = _storage_slots(pv)
     for g in move.warehouse:
-        if g not in kinds:
+        if not pv.goods[GOOD_INDEX[g]]:
             raise RuleViolation("storage.goods", f"has no {g.value} to keep in a warehouse")
-    want = min(slots, len(kinds))
-    if len(move.warehouse) != want:
+    if len(move.warehouse) > slots:
+        kinds = len(move.warehouse)
         raise RuleViolation(
             "storage.warehouse",
-            f"warehouses keep {want} kind{'s' if want != 1 else ''} here "
-            f"({slots} warehouse space{'s' if slots != 1 else ''}, {len(kinds)} kind{'s' if len(kinds) != 1 else ''} held), "
-            f"not {len(move.warehouse)}",
+            f"keeps {kinds} kind{'s' if kinds != 1 else ''} whole but its occupied warehouses take "
+            f"{slots} kind{'s' if slots != 1 else ''}",
         )
-    rest = [g for g in kinds if g not in move.warehouse]
-    if rest and (move.keep is None or move.keep not in rest):
-        raise RuleViolation(
-            "storage.keep", f"must keep one barrel of {' or '.join(g.value for g in rest)} on the windrose"
-        )
-    if not rest and move.keep is not None:
-        raise RuleViolation("storage.keep", f"no {move.keep.value} is left to keep beside the warehouses")
+    if move.keep is not None:
+        if not pv.goods[GOOD_INDEX[move.keep]]:
+            raise RuleViolation("storage.goods", f"has no {move.keep.value} to keep on the windrose")
+        if move.keep in move.warehouse:
+            raise RuleViolation(
+                "storage.keep",
+                f"{move.keep.value} is kept whole in a warehouse: the windrose keeps one barrel of another kind",
+            )
     if not any(pv.goods):
         return
     mp = t.p(seat)
@@ -911,6 +959,17 @@ _ALLOWED: dict[Stage, tuple[type, ...]] = {
 def _check_kind(t: Table, move: PuertoRicoMove) -> None:
     if not isinstance(move, _ALLOWED[t.stage]):
         raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
+
+
+def _check_privilege_decline(t: Table, move: ChooseRole) -> None:
+    role = role_of(move.role)
+    if role is not Role.MAYOR:
+        raise RuleViolation(
+            "role.privilege",
+            f"only the mayor's privilege (a colonist) can be declined; the {role.value}'s is a pure gain",
+        )
+    if t.colonist_supply <= 0:
+        raise RuleViolation("mayor.privilege", "declines the privilege colonist but the colonist supply is empty")
 
 
 def describe_pending(t: Table | PuertoRicoState) -> str:
@@ -949,7 +1008,9 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
             )
         if any(card == move.role for card, _ in t.roles_taken):
             raise RuleViolation("role.taken", f"the {move.role} was already chosen this round")
-        _start_phase(t, move.role, seat)
+        if not move.privilege:
+            _check_privilege_decline(t, move)
+        _start_phase(t, move.role, seat, move.privilege)
     elif stage is Stage.CAPTAIN:
         if isinstance(move, Pass):
             cargo, _ = _loads(t, seat)
@@ -1010,16 +1071,32 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     stage = state.stage
     if stage is Stage.ROLE:
         taken = {card for card, _ in state.roles_taken}
-        return [ChooseRole(card) for card in state.role_cards if card not in taken]
+        out: list[PuertoRicoMove] = []
+        for card in state.role_cards:
+            if card not in taken:
+                out.append(ChooseRole(card))
+                if card == Role.MAYOR.value and state.colonist_supply > 0:
+                    out.append(ChooseRole(card, privilege=False))
+        return out
     if stage is Stage.SETTLER:
-        out: list[PuertoRicoMove] = [Hacienda()] if _hacienda_possible(t, seat) else []
-        out += [Settle(k) for k in _settle_options(t, seat)]
+        out = [Hacienda()] if _hacienda_possible(t, seat) else []
+        hospice = _active(state.players[seat], Power.HOSPICE) and _colonist_available(state)
+        for kind in _settle_options(t, seat):
+            out.append(Settle(kind))
+            if hospice:
+                out.append(Settle(kind, hospice=False))
         return out + [_PASS]
     if stage is Stage.MAYOR:
         pv = state.players[seat]
         return Arrangements(bins_of(pv), colonists_to_place(pv)[2])
     if stage is Stage.BUILDER:
-        return [Build(b) for b in _buildable(t, seat)] + [_PASS]
+        out = []
+        university = _active(state.players[seat], Power.UNIVERSITY) and _colonist_available(state)
+        for name in _buildable(t, seat):
+            out.append(Build(name))
+            if university:
+                out.append(Build(name, university=False))
+        return out + [_PASS]
     if stage is Stage.CRAFTSMAN:
         return [ExtraGood(g) for g in _extra_goods(t)] + [_PASS]
     if stage is Stage.TRADER:
@@ -1032,7 +1109,17 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     return []
 
 
+def default_move(state: PuertoRicoState) -> Store | None:
+    """The decision a log may leave out at this point, or None: the storage keeping the most when that
+    outcome is unique (logs written when the engine made that choice alone have no move for it)."""
+    if state.stage is not Stage.STORAGE:
+        return None
+    seat = state.current_seat
+    assert seat is not None
+    return _store_default(state.players[seat])
+
+
 __all__ = [
-    "apply", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
+    "apply", "default_move", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
     "sale_price", "ship_name", "start", "TILE_KINDS",
 ]
