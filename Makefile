@@ -11,8 +11,8 @@ demo: setup
 
 # Set up (with the test tools and Chromium) and run every test, the browser test included.
 test: setup-test
-	.venv/bin/ruff check governor replay ingest dashboards tests bench
-	.venv/bin/mypy governor replay ingest dashboards
+	.venv/bin/ruff check governor replay ingest dashboards analysis tests bench
+	.venv/bin/mypy governor replay ingest dashboards analysis
 	.venv/bin/python -m pytest -n 2 -q
 
 setup:
@@ -22,8 +22,8 @@ setup-test:
 	./scripts/setup.sh --test
 
 lint:
-	.venv/bin/ruff check governor replay ingest dashboards tests bench
-	.venv/bin/mypy governor replay ingest dashboards
+	.venv/bin/ruff check governor replay ingest dashboards analysis tests bench
+	.venv/bin/mypy governor replay ingest dashboards analysis
 
 bench: setup
 	.venv/bin/python bench/run_all.py

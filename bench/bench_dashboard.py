@@ -3,6 +3,11 @@
 so it measures the server side of a page, not the browser drawing it.
 
     python bench/bench_dashboard.py --db FILE [--repeat 3]
+    python bench/bench_dashboard.py --db BIG --replicate SMALL --times 10   # BIG = SMALL's games x 10
+
+``--replicate`` makes a large database quickly from an imported one: every game is stored ``times``
+times under new ids (``<id>~<k>``), so the tables have the row counts of a real import of that many
+games (the queries' cost depends on the rows, not on how different the games are).
 """
 
 from __future__ import annotations
@@ -52,6 +57,33 @@ def _open(page: str, params: dict[str, str], cold: bool = False) -> tuple[AppTes
     return at, seconds
 
 
+def replicate(src: Path, dst: Path, times: int) -> None:
+    """Write ``dst``: a copy of ``src`` whose games (with their players, moves and states) are stored
+    ``times`` times, copy ``k`` under the ids ``<game_id>~<k>`` (copy 0 keeps the original ids)."""
+    import shutil
+
+    import duckdb
+
+    for suffix in ("", ".wal"):
+        Path(str(dst) + suffix).unlink(missing_ok=True)
+    shutil.copy(src, dst)
+    con = duckdb.connect(str(dst))
+    try:
+        tables = [r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.columns WHERE column_name = 'game_id' AND table_name IN "
+            "(SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE') "
+            "AND table_name <> 'rejections'").fetchall()]
+        for table in tables:
+            original = f"(SELECT * FROM \"{table}\")"
+            con.execute(f'CREATE TEMP TABLE orig AS {original}')
+            for k in range(1, times):
+                con.execute(f"INSERT INTO \"{table}\" SELECT * REPLACE (game_id || '~{k}' AS game_id) FROM orig")
+            con.execute("DROP TABLE orig")
+            con.execute("CHECKPOINT")
+    finally:
+        con.close()
+
+
 def measure(db: Path, repeat: int) -> dict[str, Any]:
     os.environ["GOVERNOR_DB"] = str(db)
     game = read_arrow(db, "SELECT game_id, moves FROM games ORDER BY moves DESC LIMIT 1").to_pylist()[0]
@@ -84,7 +116,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--db", required=True, type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None, help="write the result as JSON here")
+    parser.add_argument("--replicate", type=Path, default=None, help="first make --db from this database")
+    parser.add_argument("--times", type=int, default=10, help="with --replicate: copies of each game")
     args = parser.parse_args(argv)
+    if args.replicate:
+        replicate(args.replicate, args.db, args.times)
     result = measure(args.db, args.repeat)
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n")

@@ -16,6 +16,8 @@ PAGES = [
     st.Page("views/games.py", title="Games", icon=":material/table_view:", url_path="games", default=True),
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
     st.Page("views/statistics.py", title="Statistics", icon=":material/monitoring:", url_path="statistics"),
+    st.Page("views/explorer.py", title="Explorer", icon=":material/account_tree:", url_path="explorer"),
+    st.Page("views/players.py", title="Players", icon=":material/groups:", url_path="players"),
     st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
     st.Page("views/import_logs.py", title="Import", icon=":material/upload_file:", url_path="import"),
 ]

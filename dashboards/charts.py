@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -52,60 +53,80 @@ def vp_trend(
     return fig
 
 
-def rate_bars(frame: pd.DataFrame, label: str, title: str, height: int | None = None, sort: bool = True) -> go.Figure:
-    """Horizontal bars of ``win_rate`` by ``label`` with 95 % Wilson intervals; the sample size is in
-    each label, and rates from few games are drawn pale and marked."""
-    frame = frame.sort_values("win_rate") if sort else frame.iloc[::-1]
-    colours = ["#c9d6e8" if few else "#2f6fb0" for few in frame["few_games"]]
-    labels = [f"{name} (n={n}{', few' if few else ''})" for name, n, few in zip(frame[label], frame["n"], frame["few_games"])]
-    fig = go.Figure(
-        go.Bar(
-            x=frame["win_rate"], y=labels, orientation="h", marker_color=colours,
-            text=[f"{r:.0%}" for r in frame["win_rate"]], textposition="inside", insidetextanchor="start",
-            textfont={"color": ["#234" if few else "#fff" for few in frame["few_games"]], "size": 11},
-            error_x={
-                "type": "data", "symmetric": False,
-                "array": frame["ci_high"] - frame["win_rate"], "arrayminus": frame["win_rate"] - frame["ci_low"],
-                "color": "#333", "thickness": 1.2, "width": 3,
-            },
-            customdata=frame[["n", "ci_low", "ci_high"]].to_numpy(),
-            hovertemplate="%{y}: %{x:.1%} (95% CI %{customdata[1]:.1%}-%{customdata[2]:.1%}, n=%{customdata[0]})<extra></extra>",
+def rate_bars(frame: pd.DataFrame, label: str, title: str, group: str | None = None, height: int | None = None) -> go.Figure:
+    """Horizontal bars of the ``lift`` (win rate / baseline) by ``label`` with its 95 % interval, in
+    the frame's order (first row on top); a line at 1.0 marks chance. Each bar says its rate against
+    its baseline and its ``n``; rates from few rows are drawn pale. With ``group`` (e.g. the player
+    count) one colour per group."""
+    order = list(dict.fromkeys(frame[label].astype(str)))
+    fig = go.Figure()
+    groups = list(frame.groupby(group, sort=True)) if group else [(None, frame)]
+    for i, (key, rows) in enumerate(groups):
+        colour = PALETTE[i % len(PALETTE)] if group else "#2f6fb0"
+        fig.add_trace(
+            go.Bar(
+                x=rows["lift"], y=rows[label].astype(str), orientation="h",
+                name=f"{key} players" if group else "lift",
+                marker={"color": colour, "opacity": [0.35 if few else 1.0 for few in rows["few_games"]]},
+                text=[f"{r:.0%} vs {b:.0%}" for r, b in zip(rows["win_rate"], rows["baseline"])],
+                textposition="inside", insidetextanchor="start",
+                textfont={"color": ["#234" if few else "#fff" for few in rows["few_games"]], "size": 11},
+                error_x={
+                    "type": "data", "symmetric": False,
+                    "array": rows["lift_high"] - rows["lift"], "arrayminus": rows["lift"] - rows["lift_low"],
+                    "color": "#555", "thickness": 1.2, "width": 3,
+                },
+                customdata=rows[["n", "win_rate", "ci_low", "ci_high", "baseline"]].to_numpy(),
+                hovertemplate=(
+                    "%{y}: win rate %{customdata[1]:.1%} (95% CI %{customdata[2]:.1%}-%{customdata[3]:.1%}, "
+                    "n=%{customdata[0]}) vs baseline %{customdata[4]:.1%}: lift %{x:.2f}<extra></extra>"
+                ),
+            )
         )
-    )
+    fig.add_vline(x=1.0, line={"color": "#888", "dash": "dot", "width": 1.5})
+    top = max([1.5] + [float(v) for v in frame["lift_high"] if v == v])
     fig.update_layout(
-        title={"text": title, "font": {"size": 14}}, height=height or max(220, 24 * len(frame) + 80),
-        margin={"l": 10, "r": 20, "t": 40, "b": 10}, xaxis={"tickformat": ".0%", "range": [0, 1]},
+        title={"text": title, "font": {"size": 14}}, barmode="group",
+        height=height or max(220, (24 if not group else 14 * frame[group].nunique() + 8) * len(order) + 90),
+        margin={"l": 10, "r": 20, "t": 40, "b": 10},
+        xaxis={"title": "lift (win rate / baseline; 1 = chance)", "range": [0, min(top, 4.0) * 1.02]},
+        yaxis={"categoryorder": "array", "categoryarray": order[::-1], "automargin": True},
+        legend={"orientation": "h", "y": -0.15},
+        showlegend=bool(group),
     )
     return fig
 
 
-def heatmap(frame: pd.DataFrame, x: str, y: str, value: str, title: str, text: str | None = None) -> go.Figure:
-    """A heat map of ``value`` over ``x`` and ``y`` (e.g. win rate by round and role)."""
+def heatmap(frame: pd.DataFrame, x: str, y: str, value: str, title: str, text: str | None = None,
+            centre: float | None = None) -> go.Figure:
+    """A heat map of ``value`` over ``x`` and ``y`` (e.g. lift by round and role). With ``centre`` a
+    diverging scale around it (a lift of 1.0 is white), else 0 to 1 in blues."""
     table = frame.pivot(index=y, columns=x, values=value)
     labels = frame.pivot(index=y, columns=x, values=text).to_numpy() if text else None
     fig = go.Figure(
         go.Heatmap(
-            z=table.to_numpy(), x=table.columns.astype(str), y=table.index.astype(str), colorscale="Blues",
-            zmin=0, zmax=1, text=labels,
-            hovertemplate="%{y}, " + x + " %{x}: %{z:.1%}<br>%{text}<extra></extra>" if text else None,
-            colorbar={"tickformat": ".0%"},
+            z=table.to_numpy(), x=table.columns.astype(str), y=table.index.astype(str),
+            colorscale="RdBu" if centre is not None else "Blues", text=labels,
+            zmin=0 if centre is None else centre - 1, zmax=1 if centre is None else centre + 1,
+            hovertemplate=("%{y}, " + x + " %{x}: %{z:.2f}<br>%{text}<extra></extra>") if text else None,
+            colorbar={"tickformat": ".1f" if centre is not None else ".0%"},
         )
     )
     fig.update_layout(title={"text": title, "font": {"size": 14}}, height=300, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
 
 
-def histogram(frame: pd.DataFrame, x: str, colour: str | None, title: str, nbins: int | None = None) -> go.Figure:
-    """Overlaid histograms of ``x``, one per value of ``colour``."""
+def count_bars(frame: pd.DataFrame, x: str, count: str, colour: str | None, title: str, x_title: str) -> go.Figure:
+    """Counts already aggregated (``count`` by ``x``), one bar per value of ``colour`` side by side, so
+    no group hides another."""
     fig = go.Figure()
-    groups = frame.groupby(colour) if colour else [("all", frame)]
+    groups = list(frame.groupby(colour, sort=True)) if colour else [("all", frame)]
     for i, (key, rows) in enumerate(groups):
-        fig.add_trace(
-            go.Histogram(x=rows[x], name=str(key), opacity=0.7, nbinsx=nbins, marker_color=PALETTE[i % len(PALETTE)])
-        )
+        fig.add_trace(go.Bar(x=rows[x], y=rows[count], name=str(key), marker_color=PALETTE[i % len(PALETTE)]))
     fig.update_layout(
-        barmode="overlay", title={"text": title, "font": {"size": 14}}, height=300,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=x, yaxis_title="count",
+        barmode="group", bargap=0.15, title={"text": title, "font": {"size": 14}}, height=300,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=x_title, yaxis_title=count,
+        legend={"orientation": "h", "y": -0.25},
     )
     return fig
 
@@ -122,4 +143,24 @@ def curves(frame: pd.DataFrame, x: str, y: str, group: str, title: str, low: str
         fig.add_trace(go.Scatter(x=rows[x], y=rows[y], mode="lines+markers", name=str(key), line={"color": colour}))
     fig.update_layout(title={"text": title, "font": {"size": 14}}, height=320,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=x, yaxis_title=y)
+    return fig
+
+
+def compare_curves(frame: pd.DataFrame) -> go.Figure:
+    """VP by round of every seat of two games on one chart: ``frame`` has ``round``, ``vp``, ``line``
+    (the legend entry, e.g. "A: Ana") and ``game`` ("A" solid, "B" dashed). Names are escaped, so
+    plotly shows them as text."""
+    fig = go.Figure()
+    for i, (line, rows) in enumerate(frame.groupby("line", sort=False)):
+        dashed = str(rows["game"].iloc[0]) != "A"
+        fig.add_trace(go.Scatter(
+            x=rows["round"].tolist(), y=rows["vp"].tolist(), mode="lines+markers", name=escape(str(line)),
+            line={"color": PALETTE[i % len(PALETTE)], "dash": "dash" if dashed else "solid", "width": 2},
+            marker={"symbol": "square" if dashed else "circle", "size": 6},
+        ))
+    fig.update_layout(
+        title={"text": "Victory points at the end of each round (A solid, B dashed)", "font": {"size": 14}},
+        height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title="round", yaxis_title="VP",
+        legend={"orientation": "h", "y": -0.2}, hovermode="x unified",
+    )
     return fig

@@ -1,18 +1,25 @@
-"""What changed between two stored steps: a diff of their state rows, for any game."""
+"""What changed between two stored steps, in the game's words and with player names, from the stored
+state rows alone (the dashboard never replays).
+
+Each engine says how to speak of its columns (``change_words``: the kind of change and the game's word
+for each column, see ``replay/<game>/change_words.py``); this module only applies those formats, so it
+holds no game rules. A column the engine does not list is never shown, so no column name reaches the
+page.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-#: Key columns, never reported as changes.
-KEYS = frozenset({"game_id", "step", "seat"})
+from replay.registry import engine_for
 
-
-def _is_list(value: Any) -> bool:
-    return isinstance(value, list | tuple) or (hasattr(value, "tolist") and not isinstance(value, str | bytes))
+MINUS = "\u2212"
+ARROW = "\u2192"
+#: Who the global row's changes belong to.
+TABLE = "Table"
 
 
 def _plain(value: Any) -> Any:
@@ -23,75 +30,184 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def change(column: str, before: Any, after: Any) -> str | None:
-    """One column's change in words, or None when it did not change. Lists are compared as
-    multisets: ``hand +Smithy -Well``; other values as ``round 1 -> 2``."""
-    before, after = _plain(before), _plain(after)
-    if _is_list(before) or _is_list(after):
-        old = Counter(str(x) for x in (before or []))
-        new = Counter(str(x) for x in (after or []))
-        added = list((new - old).elements())
-        removed = list((old - new).elements())
-        if not added and not removed:
-            return None
-        parts = [f"+{x}" for x in added] + [f"\u2212{x}" for x in removed]
-        return f"{column} " + ", ".join(parts)
-    if before == after:
-        return None
-    return f"{column} {before if before is not None else '-'} \u2192 {after if after is not None else '-'}"
+def _as_list(value: Any) -> list[Any]:
+    value = _plain(value)
+    if value is None:
+        return []
+    if isinstance(value, str | bytes):
+        return [value]
+    try:
+        return list(value)
+    except TypeError:
+        return [value]
 
 
-def row_changes(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
-    """Every changed column of one row (all of them are new when there is no row before)."""
-    out = []
-    for column, value in after.items():
-        if column in KEYS:
+def _shown(value: Any) -> str:
+    return "\u2013" if value is None else str(value)
+
+
+def _signed(delta: int, noun: str) -> str:
+    return f"+{delta} {noun}" if delta > 0 else f"{MINUS}{-delta} {noun}"
+
+
+def _items(before: Any, after: Any) -> list[str]:
+    old = Counter(str(x) for x in _as_list(before))
+    new = Counter(str(x) for x in _as_list(after))
+    return [f"+{x}" for x in (new - old).elements()] + [f"{MINUS}{x}" for x in (old - new).elements()]
+
+
+def _tagged(value: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in _as_list(value):
+        name, _, number = str(item).rpartition(":")
+        try:
+            out[name] = int(number)
+        except ValueError:
             continue
-        text = change(column, (before or {}).get(column), value)
-        if text is not None:
-            out.append(text)
+    return out
+
+
+def _ship(text: str) -> tuple[str, str, str]:
+    """``"corn 3/4"`` -> ("corn", "3", "4")."""
+    good, _, load = text.rpartition(" ")
+    amount, _, capacity = load.partition("/")
+    return good, amount, capacity
+
+
+def _ship_load(good: str, amount: str) -> str:
+    return "empty" if good in ("empty", "") or amount == "0" else f"{amount} {good}"
+
+
+def change(kind: str, label: str | None, before: Any, after: Any, names: Sequence[str] = ()) -> list[str]:
+    """One column's change as phrases in words (empty when it did not change).
+
+    ``kind`` and ``label`` come from an engine's ``change_words``: ``value`` gives ``hand 3 → 1``,
+    ``seat`` the same with player names, ``items`` ``+Smithy`` (or ``roles taken: +builder`` with a
+    label), ``goods`` and ``count`` ``−2 tobacco``, ``tagged`` ``supply of corn 10 → 8``, ``ships``
+    ``the 4-ship: empty → 2 corn``, ``tiles`` ``+corn plantation``. Raises ``ValueError`` for an
+    unknown kind."""
+    before, after = _plain(before), _plain(after)
+    if kind == "value":
+        return [] if before == after else [f"{label} {_shown(before)} {ARROW} {_shown(after)}"]
+    if kind == "seat":
+        if before == after:
+            return []
+
+        def who(seat: Any) -> str:
+            return names[int(seat)] if seat is not None and 0 <= int(seat) < len(names) else _shown(seat)
+
+        return [f"{label} {who(before)} {ARROW} {who(after)}"]
+    if kind == "items":
+        items = _items(before, after)
+        if not items:
+            return []
+        return [f"{label}: {', '.join(items)}"] if label else items
+    if kind == "goods":
+        old = Counter(str(x) for x in _as_list(before))
+        new = Counter(str(x) for x in _as_list(after))
+        return [_signed(new[g] - old[g], g) for g in sorted(old | new) if new[g] != old[g]]
+    if kind == "count":
+        delta = int(after or 0) - int(before or 0)
+        return [_signed(delta, str(label))] if delta else []
+    if kind == "tagged":
+        old_tags, new_tags = _tagged(before), _tagged(after)
+        return [
+            f"{label} {name} {_shown(old_tags.get(name))} {ARROW} {_shown(new_tags.get(name))}"
+            for name in list(dict.fromkeys([*old_tags, *new_tags]))
+            if old_tags.get(name) != new_tags.get(name)
+        ]
+    if kind == "ships":
+        out = []
+        for old_text, new_text in zip(_as_list(before), _as_list(after)):
+            if old_text == new_text:
+                continue
+            good_old, amount_old, capacity = _ship(str(old_text))
+            good_new, amount_new, _ = _ship(str(new_text))
+            out.append(f"the {capacity}-ship: {_ship_load(good_old, amount_old)} {ARROW} {_ship_load(good_new, amount_new)}")
+        return out
+    if kind == "tiles":
+        old_tiles = [str(t).rstrip("*") for t in _as_list(before)]
+        new_tiles = [str(t).rstrip("*") for t in _as_list(after)]
+        return [
+            f"{sign}{tile}{'' if tile == 'quarry' else ' plantation'}"
+            for sign, tile in (
+                [("+", t) for t in (Counter(new_tiles) - Counter(old_tiles)).elements()]
+                + [(MINUS, t) for t in (Counter(old_tiles) - Counter(new_tiles)).elements()]
+            )
+        ]
+    raise ValueError(f"unknown kind of change {kind!r}")
+
+
+def row_changes(
+    words: Mapping[str, tuple[str, str | None]], before: Mapping[str, Any] | None, after: Mapping[str, Any],
+    names: Sequence[str] = (), skip: frozenset[str] = frozenset(),
+) -> list[str]:
+    """Every change of one stored row in words, in the order of ``words`` (the engine's column words);
+    columns not in ``words`` or in ``skip`` are left out."""
+    out: list[str] = []
+    for column, (kind, label) in words.items():
+        if column in skip or column not in after:
+            continue
+        out.extend(change(kind, label, (before or {}).get(column), after[column], names))
     return out
 
 
 def step_changes(
-    state_before: dict[str, Any] | None,
-    state_after: dict[str, Any],
-    players_before: Sequence[dict[str, Any]],
-    players_after: Sequence[dict[str, Any]],
+    game: str,
+    state_before: Mapping[str, Any] | None,
+    state_after: Mapping[str, Any],
+    players_before: Sequence[Mapping[str, Any]],
+    players_after: Sequence[Mapping[str, Any]],
     names: Sequence[str],
+    *,
+    public: bool = False,
 ) -> list[tuple[str, list[str]]]:
-    """The changes from one step to the next, as (who, changes) pairs: ``table`` for the global
-    row, then each seat whose row changed."""
+    """What changed from one step to the next, for a viewer of any game, per step from stored rows.
+
+    ``game`` is the game type (``san_juan``, ``puerto_rico``); ``state_before``/``state_after`` are the
+    ``<game>_states`` rows of the two steps (``state_before`` None at step 0), ``players_before`` and
+    ``players_after`` their ``<game>_player_states`` rows (each with its ``seat``), ``names`` the
+    players by seat. With ``public``, columns a seat keeps secret (San Juan's hand cards, Puerto
+    Rico's VP) are left out. Returns ``[(who, phrases)]``: ``"Table"`` for the global row first, then
+    each player whose row changed, in seat order, e.g. ``("Ana", ["+Coffee roaster", "hand 3 → 1",
+    "−2 tobacco"])``. Raises ``KeyError`` for an unknown game."""
+    words = engine_for(game).change_words
+    skip = frozenset(words.get("secret", ())) if public else frozenset()
     out: list[tuple[str, list[str]]] = []
-    table = row_changes(state_before, state_after)
+    table = row_changes(words["global"], state_before, state_after, names, skip)
     if table:
-        out.append(("table", table))
+        out.append((TABLE, table))
     before_by_seat = {int(r["seat"]): r for r in players_before}
-    for row in players_after:
+    for row in sorted(players_after, key=lambda r: int(r["seat"])):
         seat = int(row["seat"])
-        changes = row_changes(before_by_seat.get(seat), row)
-        if changes:
-            out.append((names[seat] if seat < len(names) else f"Seat {seat}", changes))
+        phrases = row_changes(words["player"], before_by_seat.get(seat), row, names, skip)
+        if phrases:
+            out.append((names[seat] if 0 <= seat < len(names) else f"Seat {seat}", phrases))
     return out
 
 
+def changes_text(changes: list[tuple[str, list[str]]]) -> str:
+    """The changes as plain text, one line per player: ``Ana: +Coffee roaster, hand 3 → 1, −2 tobacco``."""
+    return "\n".join(f"{who}: {', '.join(phrases)}" for who, phrases in changes)
+
+
+def _coloured(phrase: str) -> str:
+    head, sep, tail = phrase.partition(": ")
+    if sep and tail[:1] in ("+", MINUS):
+        # A labelled list ("roles taken: +builder"): colour each item.
+        return f"{escape(head)}: " + ", ".join(_coloured(item) for item in tail.split(", "))
+    if phrase[:1] == "+":
+        return f'<span class="plus">{escape(phrase)}</span>'
+    if phrase[:1] == MINUS:
+        return f'<span class="minus">{escape(phrase)}</span>'
+    return escape(phrase)
+
+
 def changes_html(changes: list[tuple[str, list[str]]]) -> str:
-    """The changes as an HTML list; additions green, removals red."""
+    """The changes as an HTML list, every text escaped; additions green, removals red."""
     if not changes:
         return '<p class="gv-meta">Nothing stored changed.</p>'
-    items = []
-    for who, lines in changes:
-        parts = []
-        for line in lines:
-            column, _, rest = line.partition(" ")
-            if rest[:1] in ("+", "\u2212"):
-                # A list change: colour each whole item (card names have spaces in them).
-                rest = ", ".join(
-                    f'<span class="{"plus" if item.startswith("+") else "minus"}">{escape(item)}</span>'
-                    for item in rest.split(", ")
-                )
-            else:
-                rest = escape(rest)
-            parts.append(f"{escape(column)} {rest}")
-        items.append(f"<li><b>{escape(who)}</b>: {'; '.join(parts)}</li>")
+    items = [
+        f"<li><b>{escape(who)}</b>: {', '.join(_coloured(p) for p in phrases)}</li>" for who, phrases in changes
+    ]
     return f'<ul class="gv-diff">{"".join(items)}</ul>'

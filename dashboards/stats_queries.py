@@ -1,13 +1,18 @@
 """The queries of the Statistics page: each over the games and players a ``Filters`` selects.
 
-Every query starts from two common tables: ``sel`` (the games that match) and ``pl`` (their players,
-or only the named player's seats when a player name is given). Rates come back as ``wins`` and ``n``;
-``dashboards.stats.with_intervals`` adds the rate and its Wilson interval.
+Every query starts from common tables: ``sel`` (the games that match), ``base`` (the win share ``p0``
+of all players of each player count in ``sel``: what a player wins by chance there) and ``pl`` (the
+players of ``sel`` with their ``w``, 1 for a win, 0 else, or ``1/k`` for a full tie of ``k`` winners
+when ties are shared, and their ``p0``; only the named player's seats when a player name is given).
+Rates come back as ``n`` (rows counted), ``wins`` (sum of ``w``) and ``expected`` (sum of ``p0``);
+``dashboards.stats.with_intervals`` adds the rate, its Wilson interval, the baseline and the lift.
+
+Seats are numbered as in SQL: seat 0 is the first governor (the first player).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -16,22 +21,29 @@ import pandas as pd
 from dashboards import data
 from dashboards.stats import with_intervals
 
+#: How a full tie counts: ``full`` = a win for every tied player (the ``won`` column of ``players``);
+#: ``share`` = ``1/k`` of a win for each of the ``k`` tied players (win shares of a game add up to 1).
+TIES = ("full", "share")
+
 
 @dataclass(frozen=True)
 class Filters:
-    """Which games to count: one game type, player counts, a date range on ``played_at`` (games
-    without a date are left out only when a range is given), and a player name."""
+    """Which games to count: one game type, player counts (empty: all), a date range on ``played_at``
+    (games without a date are left out only when a range is given), a player name, and how full ties
+    count (``TIES``)."""
 
     game: str
     player_counts: tuple[int, ...] = ()
     date_from: date | None = None
     date_to: date | None = None
     player: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    ties: str = "full"
 
 
 def base_sql(filters: Filters) -> tuple[str, list[Any]]:
-    """The ``WITH sel AS (...), pl AS (...)`` prefix and its parameters."""
+    """The ``WITH sel AS (...), base AS (...), pl AS (...)`` prefix and its parameters."""
+    if filters.ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}, got {filters.ties!r}")
     where = ["game = ?"]
     params: list[Any] = [filters.game]
     if filters.player_counts:
@@ -46,13 +58,17 @@ def base_sql(filters: Filters) -> tuple[str, list[Any]]:
     if filters.player:
         where.append("list_contains(players, ?)")
         params.append(filters.player)
+    win = "1.0 / greatest(len(sel.winners), 1)" if filters.ties == "share" else "1.0"
     player_where = ""
     if filters.player:
-        player_where = "WHERE p.name = ?"
+        player_where = "WHERE a.name = ?"
         params.append(filters.player)
     sql = (
-        f"WITH sel AS (SELECT game_id, player_count, rounds, moves FROM games WHERE {' AND '.join(where)}), "
-        f"pl AS (SELECT p.*, sel.player_count FROM players p JOIN sel USING (game_id) {player_where}) "
+        f"WITH sel AS (SELECT game_id, player_count, rounds, moves, winners FROM games WHERE {' AND '.join(where)}), "
+        "allpl AS (SELECT p.game_id, p.seat, p.name, p.score, p.rank, p.won, p.final_buildings, sel.player_count, "
+        f"CASE WHEN p.won THEN {win} ELSE 0.0 END AS w FROM players p JOIN sel USING (game_id)), "
+        "base AS (SELECT player_count, avg(w) AS p0 FROM allpl GROUP BY ALL), "
+        f"pl AS (SELECT a.*, base.p0 FROM allpl a JOIN base USING (player_count) {player_where}) "
     )
     return sql, params
 
@@ -62,69 +78,108 @@ def _run(filters: Filters, body: str, more: list[Any] | None = None) -> pd.DataF
     return data.frame(prefix + body, tuple(params + (more or [])))
 
 
+def _split(split: bool) -> tuple[str, str]:
+    """The select-list and order-by prefix of a rate query split by player count (or not)."""
+    return ("player_count, ", "player_count, ") if split else ("", "")
+
+
 def summary(filters: Filters) -> dict[str, Any]:
-    """Games, player rows, wins and average score and length of the selection."""
+    """Games, player rows, wins, expected wins and average score and length of the selection."""
     row = _run(
         filters,
-        "SELECT (SELECT count(*) FROM sel) AS games, count(*) AS n, coalesce(sum(won::INT), 0) AS wins, "
-        "avg(score) AS avg_score, (SELECT avg(rounds) FROM sel) AS avg_rounds, "
+        "SELECT (SELECT count(*) FROM sel) AS games, count(*) AS n, coalesce(sum(w), 0) AS wins, "
+        "coalesce(sum(p0), 0) AS expected, avg(score) AS avg_score, (SELECT avg(rounds) FROM sel) AS avg_rounds, "
         "(SELECT avg(moves) FROM sel) AS avg_moves FROM pl",
     )
     return row.iloc[0].to_dict()
 
 
 def win_rate_by_seat(filters: Filters) -> pd.DataFrame:
-    """Win rate of each seat (0 = the first player) by player count."""
+    """Win rate of each seat (0 = the first player) by player count; ``n`` counts games (one seat each)."""
     rows = _run(
         filters,
-        "SELECT player_count, seat, count(*) AS n, sum(won::INT) AS wins FROM pl GROUP BY ALL ORDER BY player_count, seat",
+        "SELECT player_count, seat, count(*) AS n, sum(w) AS wins, sum(p0) AS expected FROM pl "
+        "GROUP BY ALL ORDER BY player_count, seat",
     )
-    rows["label"] = [f"{int(c)}p, seat {int(s) + 1}" for c, s in zip(rows["player_count"], rows["seat"])]
+    rows["label"] = [seat_label(int(s), int(c)) for c, s in zip(rows["player_count"], rows["seat"])]
     return with_intervals(rows)
 
 
-def win_rate_by_building(filters: Filters) -> pd.DataFrame:
-    """Win rate of players owning each building at the end of the game."""
+def seat_label(seat: int, player_count: int) -> str:
+    """``"3p seat 0 (first)"``: seats numbered from 0 as in SQL, the first and last named."""
+    where = " (first)" if seat == 0 else " (last)" if seat == player_count - 1 else ""
+    return f"{player_count}p seat {seat}{where}"
+
+
+def win_rate_by_building(filters: Filters, split: bool = False) -> pd.DataFrame:
+    """Win rate of players owning each building at the end of the game; ``n`` counts players
+    (a player owning two of a building counts once). ``split``: one row per player count too."""
+    cols, order = _split(split)
     rows = _run(
         filters,
-        "SELECT building, count(*) AS n, sum(won::INT) AS wins FROM "
-        "(SELECT won, unnest(list_distinct(final_buildings)) AS building FROM pl) GROUP BY ALL ORDER BY building",
+        f"SELECT {cols}building, count(*) AS n, sum(w) AS wins, sum(p0) AS expected FROM "
+        "(SELECT player_count, w, p0, unnest(list_distinct(final_buildings)) AS building FROM pl) "
+        f"GROUP BY ALL ORDER BY {order}building",
     )
     return with_intervals(rows)
 
 
-def win_rate_by_building_round(filters: Filters, by_round: int) -> pd.DataFrame:
-    """Win rate of players who had built each building by the end of round ``by_round``."""
+def win_rate_by_building_round(filters: Filters, by_round: int, split: bool = False) -> pd.DataFrame:
+    """Win rate of players who had built each building by the end of round ``by_round``; ``n`` counts
+    players (building it twice counts once)."""
+    cols, order = _split(split)
     rows = _run(
         filters,
-        "SELECT b.building, count(*) AS n, sum(pl.won::INT) AS wins FROM "
-        "(SELECT m.game_id, m.seat, json_extract_string(m.details, '$.building') AS building, min(m.round) AS round "
-        " FROM moves m WHERE m.kind = 'build' AND m.game_id IN (SELECT game_id FROM sel) GROUP BY ALL) b "
-        "JOIN pl ON pl.game_id = b.game_id AND pl.seat = b.seat WHERE b.round <= ? GROUP BY ALL ORDER BY b.building",
+        f"SELECT {cols.replace('player_count', 'pl.player_count')}b.building, count(*) AS n, sum(pl.w) AS wins, "
+        "sum(pl.p0) AS expected FROM "
+        "(SELECT m.game_id, m.seat, json_extract_string(m.details, '$.building') AS building "
+        " FROM moves m WHERE m.kind = 'build' AND m.round <= ? AND m.game_id IN (SELECT game_id FROM sel) "
+        " GROUP BY ALL) b "
+        f"JOIN pl ON pl.game_id = b.game_id AND pl.seat = b.seat GROUP BY ALL ORDER BY {order}b.building",
         [by_round],
     )
     return with_intervals(rows)
 
 
-def win_rate_by_role_round(filters: Filters) -> pd.DataFrame:
-    """Win rate of players by the role they chose and the round they chose it in."""
+def win_rate_by_role_round(filters: Filters, split: bool = False) -> pd.DataFrame:
+    """Win rate of players by the role they chose and the round they chose it in. ``n`` counts role
+    choices: each role is chosen at most once a round, so that is the games in which it was chosen
+    that round, one chooser each (in 2-player games the governor chooses twice a round, so one
+    player can count under two roles of the same round)."""
+    cols, order = _split(split)
     rows = _run(
         filters,
-        "SELECT m.round, json_extract_string(m.details, '$.role') AS role, count(*) AS n, sum(pl.won::INT) AS wins "
+        f"SELECT {cols.replace('player_count', 'pl.player_count')}m.round, "
+        "json_extract_string(m.details, '$.role') AS role, count(*) AS n, sum(pl.w) AS wins, sum(pl.p0) AS expected "
         "FROM moves m JOIN pl ON pl.game_id = m.game_id AND pl.seat = m.seat "
-        "WHERE m.kind = 'role' AND m.game_id IN (SELECT game_id FROM sel) GROUP BY ALL ORDER BY m.round, role",
+        f"WHERE m.kind = 'role' AND m.game_id IN (SELECT game_id FROM sel) GROUP BY ALL ORDER BY {order}m.round, role",
     )
     return with_intervals(rows)
 
 
-def scores(filters: Filters) -> pd.DataFrame:
-    """Final score, rank and result of every selected player."""
-    return _run(filters, "SELECT player_count, score, won, rank FROM pl")
+def score_counts(filters: Filters) -> pd.DataFrame:
+    """How many selected players ended with each score, winners and the rest apart (``players``)."""
+    return _run(filters, "SELECT score, CASE WHEN won THEN 'winners' ELSE 'the rest' END AS result, "
+                         "count(*) AS players FROM pl GROUP BY ALL ORDER BY score")
+
+
+def score_summary(filters: Filters) -> pd.DataFrame:
+    """Players, mean, min, median and max of the final score by player count, winners and the rest apart."""
+    return _run(filters, "SELECT player_count AS players_in_game, CASE WHEN won THEN 'winners' ELSE 'the rest' END "
+                         "AS result, count(*) AS players, round(avg(score), 1) AS mean, min(score) AS min, "
+                         "median(score) AS median, max(score) AS max FROM pl GROUP BY ALL ORDER BY 1, 2 DESC")
 
 
 def game_lengths(filters: Filters) -> pd.DataFrame:
-    """Rounds and moves of every selected game."""
-    return _run(filters, "SELECT player_count, rounds, moves FROM sel")
+    """How many selected games lasted each number of rounds (``games``), by player count."""
+    return _run(filters, "SELECT player_count, rounds, count(*) AS games FROM sel GROUP BY ALL ORDER BY player_count, rounds")
+
+
+def game_moves(filters: Filters, width: int = 10) -> pd.DataFrame:
+    """How many selected games had each length in moves, in bins of ``width`` moves (``moves`` is the
+    bin's lower end), by player count."""
+    return _run(filters, "SELECT player_count, (moves // ?) * ? AS moves, count(*) AS games FROM sel "
+                         "GROUP BY ALL ORDER BY player_count, moves", [width, width])
 
 
 def vp_by_round(filters: Filters) -> pd.DataFrame:
@@ -147,11 +202,18 @@ def vp_by_round(filters: Filters) -> pd.DataFrame:
     return rows
 
 
-def player_names(game: str) -> list[str]:
-    """Every player name seen in games of one type, most frequent first."""
+def player_names(game: str, limit: int = 2000) -> list[str]:
+    """The ``limit`` most frequent player names of one game type (suggestions for the player box;
+    any other name can be typed)."""
     rows = data.frame(
         "SELECT p.name, count(*) AS n FROM players p JOIN games g USING (game_id) WHERE g.game = ? "
-        "GROUP BY ALL ORDER BY n DESC, p.name LIMIT 2000",
-        (game,),
+        "GROUP BY ALL ORDER BY n DESC, p.name LIMIT ?",
+        (game, limit),
     )
     return list(rows["name"])
+
+
+def player_games(game: str, name: str) -> int:
+    """How many games of one type a player (exact name) played."""
+    rows = data.frame("SELECT count(*) AS n FROM games WHERE game = ? AND list_contains(players, ?)", (game, name))
+    return int(rows["n"].iloc[0])

@@ -1,4 +1,4 @@
-"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden."""
+"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden, analyse."""
 
 from __future__ import annotations
 
@@ -88,16 +88,23 @@ def cmd_replay(args: argparse.Namespace) -> int:
     state = game.state_at(step)
     names = record.log.players
     last = game.steps[step - 1].words if step else "(the start of the game)"
+    # What the rules did by themselves after that move (forced loads, cards drawn by powers...).
+    events = (
+        game.engine.automatic_events(game.state_at(step - 1), game.steps[step - 1].move, state, names) if step else []
+    )
     if args.json:
         view = game.engine.to_view(state, names)
         view["moves"] = total
         view["last_move"] = last
+        view["last_move_events"] = events
         view["final_scores"] = [s.total for s in game.engine.scores(game.final)]
         view["final_winners"] = game.engine.winners(game.final)
         print(json.dumps(view, indent=1, ensure_ascii=False))
     else:
         print(game.engine.render(state, names))
         print(f"\nLast move ({step}/{total}): {last}")
+        for event in events:
+            print(f"  then: {event}")
     return 0
 
 
@@ -249,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8501, help="port (default 8501)")
     p.add_argument("--headless", action="store_true", help="do not open a browser")
     p.set_defaults(func=cmd_dashboard)
+
+    from analysis.cli import add_parser as add_analyse
+
+    add_analyse(sub, default_db)
     return parser
 
 

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest.db import DatabaseError, reader, writer
+from ingest.derived import refresh_derived
 from ingest.progress import Progress
 from ingest.rows import Batch, process
 from replay.logfile import LogRecord, RawGame, expand_paths, read_raw
@@ -180,7 +181,8 @@ def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> int:
                 "FROM incoming c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s"
             )
             return int(con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0] - before)
-        con.execute(f'INSERT INTO "{name}" SELECT * FROM incoming')
+        # By name: a column added by a migration sits last in an old file, wherever the schema lists it.
+        con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')
         return table.num_rows
     finally:
         con.unregister("incoming")
@@ -240,6 +242,7 @@ def import_paths(
             write_batch(db, pending, summary)
     finally:
         bar.close()
+    refresh_derived(db)  # the Explorer's openings and the players' ratings
     summary.seconds = time.monotonic() - start
     return summary
 

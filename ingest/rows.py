@@ -121,9 +121,10 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
     changes: list[tuple[int, int, int, dict[str, Any]]] = []
     last_rows: list[Any] = [None] * len(names)
     run_start = [0] * len(names)
-    state = None
+    state = before = None
     info_before: dict[str, Any] = {}
     number = 0
+    automatic_events = engine.automatic_events
     try:
         for state, step in iter_replay(log):
             number = step.number if step else 0
@@ -139,8 +140,10 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
                 move_rows.append((
                     number, info_before["round"], info_before["governor"], info_before["role"], step.seat,
                     names[step.seat] if step.seat is not None else None, kind, text, step.words, details,
+                    automatic_events(before, step.move, state, names),
                 ))
             info_before = engine.step_info(state)
+            before = state
     except GovernorError as err:
         _reject(batch, record, err.with_context(file=record.file, game_index=record.index, game_id=game_id)
                 if hasattr(err, "with_context") else err, now)

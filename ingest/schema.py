@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 
 
 class SchemaError(Exception):
@@ -69,6 +69,8 @@ MOVES = pa.schema(
         ("text", pa.string()),
         ("words", pa.string()),
         ("details", pa.string()),
+        # What the rules did by themselves after the move, in words (NULL: imported before schema 3).
+        ("events", pa.list_(pa.string())),
     ]
 )
 
@@ -87,6 +89,79 @@ REJECTIONS = pa.schema(
         ("rejected_at", pa.timestamp("us", tz="UTC")),
     ]
 )
+
+#: Stored analyses (``governor analyse --store``): one row per decision and candidate move, keyed by
+#: (game_id, step, candidate). Analyses are not imported data, so ``ensure_schema`` creates the table
+#: in any database and an import never touches it.
+ANALYSIS = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("step", pa.int32()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("candidate", pa.string()),
+        ("move", pa.string()),
+        ("words", pa.string()),
+        ("played", pa.bool_()),
+        ("rank", pa.int16()),
+        ("rollouts", pa.int32()),
+        ("wins", pa.float64()),
+        ("estimate", pa.float64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("loss", pa.float64()),
+        ("tag", pa.string()),
+        ("legal_moves", pa.int16()),
+        ("rollouts_asked", pa.int32()),
+        ("seed", pa.int64()),
+        ("top", pa.int16()),
+        ("engine_version", pa.string()),
+        ("analysed_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+#: The first decisions of each game (``ingest.openings``), for the Explorer.
+OPENINGS = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("game", pa.string()),
+        ("player_count", pa.int8()),
+        ("winners", pa.list_(pa.int8())),
+        ("decisions", pa.list_(pa.string())),
+        ("seats", pa.list_(pa.int8())),
+        ("steps", pa.list_(pa.int32())),
+    ]
+)
+
+#: Each player's skill rating per game type (``ingest.ratings``), and the rating after every game.
+PLAYER_RATINGS = pa.schema(
+    [
+        ("game", pa.string()),
+        ("name", pa.string()),
+        ("games", pa.int32()),
+        ("wins", pa.int32()),
+        ("mu", pa.float64()),
+        ("sigma", pa.float64()),
+        ("ordinal", pa.float64()),
+        ("last_game_id", pa.string()),
+    ]
+)
+
+PLAYER_RATING_HISTORY = pa.schema(
+    [
+        ("game", pa.string()),
+        ("game_id", pa.string()),
+        ("seat", pa.int8()),
+        ("name", pa.string()),
+        ("number", pa.int32()),
+        ("mu", pa.float64()),
+        ("sigma", pa.float64()),
+        ("ordinal", pa.float64()),
+    ]
+)
+
+#: Tables derived from the stored games after each import (not written by the import's batches).
+DERIVED_TABLES = {"openings": OPENINGS, "player_ratings": PLAYER_RATINGS, "player_rating_history": PLAYER_RATING_HISTORY}
 
 KEYS_STATE = [("game_id", pa.string()), ("step", pa.int32())]
 KEYS_PLAYER_STATE = [("game_id", pa.string()), ("step", pa.int32()), ("seat", pa.int8())]
@@ -117,6 +192,8 @@ def table_schemas() -> dict[str, pa.Schema]:
         global_schema, player_schema = state_schemas(engine)
         tables[f"{game}_states"] = global_schema
         tables[f"{game}_player_states"] = player_schema
+    tables["analysis"] = ANALYSIS
+    tables.update(DERIVED_TABLES)
     return tables
 
 
@@ -215,6 +292,33 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
     """Bring an older schema up to ``SCHEMA_VERSION``, one version at a time.
 
     Version 1 is the first; later versions add their steps here (tables for a newly registered game
-    are created by ``ensure_schema`` itself)."""
-    for _step in range(version, SCHEMA_VERSION):
-        pass
+    are created by ``ensure_schema`` itself). Each step is one transaction."""
+    for step in range(version, SCHEMA_VERSION):
+        if step == 1:
+            _migrate_1_to_2(con)
+        elif step == 2:
+            _migrate_2_to_3(con)
+
+
+def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 2 adds the derived tables ``openings``, ``player_ratings`` and
+    ``player_rating_history``, filled from the games already stored."""
+    from ingest.openings import fill_openings
+    from ingest.ratings import recompute_ratings
+
+    con.execute("BEGIN")
+    for name, schema in DERIVED_TABLES.items():
+        _create_table(con, name, schema)
+    fill_openings(con)
+    recompute_ratings(con)
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '2')")
+    con.execute("COMMIT")
+
+
+def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 3 adds ``moves.events`` (what the rules did by themselves after each move). The games
+    already stored keep NULL there: they are not replayed again."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
+    con.execute("COMMIT")

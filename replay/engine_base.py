@@ -2,13 +2,14 @@
 plumbing, the per-seat row cache that ingestion relies on, and writing a simulated game's log.
 
 An engine subclasses ``RulesEngine`` and sets ``rules`` (a module with ``new_game``, ``legal_moves``,
-``apply`` and ``describe_pending``), ``scoring`` (``scores``, ``winners``), ``parse`` (JSON to move)
-and ``over`` (the stage of a finished game); it adds the game's own views and rows.
+``apply`` and ``describe_pending``), ``scoring`` (``scores``, ``winners``), ``event_words``
+(``describe``: the automatic events ``apply`` records in a state's ``events``, in words), ``parse``
+(JSON to move) and ``over`` (the stage of a finished game); it adds the game's own views and rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -22,12 +23,16 @@ class RulesEngine:
     game: str
     rules: ModuleType
     scoring: ModuleType
+    event_words: ModuleType
+    #: A module with ``determinise(state, seat, rng)``: what the seat cannot see, dealt again at random.
+    hidden: ModuleType
     parse: Callable[[Any, str], Any]
     over: Any
 
     def __init__(self) -> None:
         # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
         self._row_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self._told: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
     def new_game(self, log: GameLog, shuffle_seed: int | None = None) -> Any:
         """The state before the first move. Raises ``FieldError`` for a bad setup."""
@@ -45,6 +50,22 @@ class RulesEngine:
         """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
         return self.rules.apply(state, move)
 
+    def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
+        """What the rules did by themselves on the way from ``before`` to ``after``, in words: the
+        events ``apply`` recorded in ``after.events``. Raises ``ValueError`` for an event without words."""
+        events = after.events
+        if not events:
+            return []
+        # The same few hundred events recur (a seat that cannot load, a councillor's two cards), and
+        # the importer asks for every move of every game: words are made once per (events, names).
+        key = (events, tuple(names))
+        told = self._told.get(key)
+        if told is None:
+            if len(self._told) > 1 << 14:
+                self._told.clear()
+            told = self._told[key] = tuple(self.event_words.describe(events, names))
+        return list(told)
+
     def current_seat(self, state: Any) -> int | None:
         return state.current_seat  # type: ignore[no-any-return]
 
@@ -52,6 +73,11 @@ class RulesEngine:
         """The decision taken when a log leaves it out (None: the log must record it)."""
         default = getattr(self.rules, "default_move", None)
         return default(state) if default is not None else None
+
+    def apply_default(self, state: Any) -> Any:
+        """The state once the seat to act took its default (``default_move``); the events it records
+        follow those of ``state``. Raises ``ValueError`` when there is no default."""
+        return self.rules.apply_default(state)
 
     def is_over(self, state: Any) -> bool:
         return state.stage is self.over
@@ -61,6 +87,11 @@ class RulesEngine:
 
     def winners(self, state: Any) -> list[int]:
         return self.scoring.winners(state)  # type: ignore[no-any-return]
+
+    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+        """``state`` with everything ``seat`` cannot see dealt again from ``rng`` (analysis rollouts);
+        depends only on what the seat sees and on ``rng``."""
+        return self.hidden.determinise(state, seat, rng)
 
     def round_of(self, state: Any) -> int:
         return state.round  # type: ignore[no-any-return]

@@ -43,6 +43,9 @@ class Engine(Protocol):
     #: Schema of the per-step global state row and of the per-step, per-seat row.
     global_schema: pa.Schema
     player_schema: pa.Schema
+    #: How "What changed" speaks of the stored columns: ``{"global": {column: (kind, label)},
+    #: "player": {...}, "secret": {columns left out of a public view}}`` (see ``dashboards.diff``).
+    change_words: dict[str, Any]
 
     def new_game(self, log: GameLog) -> Any:
         """The state before the first move, from the log's players, options and setup.
@@ -71,6 +74,18 @@ class Engine(Protocol):
         log must record it. A decision that can be left out is one a log written before the engine
         offered it (Puerto Rico storage keeping less than the most) never records; the replayer takes
         the default when the log's next move is not this seat's (see ``replay.replayer.fill_defaults``)."""
+        ...
+
+    def apply_default(self, state: Any) -> Any:
+        """The state once the seat to act took its default: not a move of its own, so what the rules did
+        (``automatic_events``) is told with the move that led to ``state``. Raises ``ValueError`` when
+        ``default_move(state)`` is None."""
+        ...
+
+    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+        """``state`` with everything ``seat`` cannot see (other hands, pile orders, face-down tiles,
+        future reshuffles) dealt again from the ``random.Random`` ``rng``; the result depends only on
+        what the seat sees and on ``rng`` (analysis rollouts must not cheat)."""
         ...
 
     def is_over(self, state: Any) -> bool:
@@ -103,6 +118,12 @@ class Engine(Protocol):
 
     def describe_move(self, state: Any, move: Any, names: Sequence[str]) -> str:
         """The move in words, from the state it was made in ("Ana builds Smithy, paying ...")."""
+        ...
+
+    def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
+        """What the rules did by themselves after ``move`` took ``before`` to ``after`` (cards drawn by
+        powers, forced loads, goods returned, seats skipped and why...), as sentences with player
+        names, in the order it happened; empty when nothing happened beyond the move itself."""
         ...
 
     def step_info(self, state: Any) -> dict[str, Any]:

@@ -37,3 +37,56 @@ def sample_db_copy(sample_db: Path, tmp_path: Path) -> Path:
     target = tmp_path / "copy.duckdb"
     shutil.copy(sample_db, target)
     return target
+
+
+#: A player name that Markdown or HTML would turn into a link and coloured text.
+HOSTILE_NAME = "[x](http://e.com) :red[y]"
+#: Three San Juan sample games with new names and dates: (file, names in seat order, date). Their
+#: recorded scores give the ranks: 21-23; 20-33-30; 26-13-29.
+RATING_GAMES = [
+    ("san_juan-2p-seed2026-0000.json", ["Ana", "Bo"], "2026-01-01"),
+    ("san_juan-3p-seed2026-0001.json", ["Bo", "Cy", HOSTILE_NAME], "2026-01-02"),
+    ("san_juan-3p-seed2026-0004.json", [HOSTILE_NAME, "Ana", "Bo"], "2026-01-03"),
+]
+
+
+def write_rating_games(folder: Path) -> list[Path]:
+    """Write the three ``RATING_GAMES`` into ``folder``, newest first (so that the import order is
+    not the rating order). Returns the files."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for k, (source, names, day) in enumerate(reversed(RATING_GAMES)):
+        log = json.loads((SAMPLE_LOGS / "san_juan" / source).read_text())
+        log["players"] = [{"name": n} for n in names]
+        log["meta"] = {"date": day}
+        target = folder / f"rated-{k}.json"
+        target.write_text(json.dumps(log))
+        files.append(target)
+    return files
+
+
+@pytest.fixture(scope="session")
+def rating_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The three ``RATING_GAMES`` imported (read only: copy before writing)."""
+    from ingest.importer import import_paths
+
+    folder = tmp_path_factory.mktemp("rating_games")
+    files = write_rating_games(folder / "logs")
+    db = folder / "ratings.duckdb"
+    summary = import_paths(files, db, workers=1)
+    assert summary.imported == 3 and summary.rejected == 0
+    return db
+
+
+@pytest.fixture(scope="session")
+def hostile_name() -> str:
+    """A player name that Markdown or HTML would turn into a link and coloured text."""
+    return HOSTILE_NAME
+
+
+@pytest.fixture
+def rating_logs(tmp_path: Path) -> list[Path]:
+    """The three ``RATING_GAMES`` written to a fresh folder, newest first."""
+    return write_rating_games(tmp_path / "rating_logs")

@@ -1,66 +1,276 @@
-"""Games: every stored game in a table to search and filter; selecting a row opens it in Replay."""
+"""Games: the stored games in a table to search and filter (player, winner, winning score, building
+owned at the end, end reason, rounds, date, game type, player count); selecting a row opens it in
+Replay, or, in compare mode, selecting two rows shows them side by side (final boards, VP curves
+on one chart). The filters and the compared games are in the URL. Filtering runs in SQL; the table
+shows the newest ``SHOWN`` matches."""
 
 from __future__ import annotations
 
+from datetime import date
+from typing import Any, cast
+
+import pandas as pd
 import streamlit as st
 
-from dashboards import data, ui
+from dashboards import board_puerto_rico, board_san_juan, charts, data, ui, url_state
+from dashboards.stats import plural
+
+#: Rows sent to the browser at most (the count of all matches is always given).
+SHOWN = 2000
+BOARDS = {"san_juan": board_san_juan.board_html, "puerto_rico": board_puerto_rico.board_html}
+OWNERS = {"anyone": "any player", "winner": "a winner"}
+
+
+def _range(raw: list[Any], low: int, high: int) -> tuple[int, int]:
+    """A (low, high) pair from the URL, clamped to the allowed bounds (``ValueError`` when malformed)."""
+    if len(raw) != 2:
+        raise ValueError("a range needs two numbers")
+    a, b = sorted(int(v) for v in raw)
+    return max(low, a), min(high, b)
+
+
+def filtered_games(where: list[str], params: list[Any], limit: int = SHOWN) -> tuple[pd.DataFrame, int]:
+    """The newest ``limit`` games matching every condition in ``where`` (SQL over ``games g`` and
+    ``s``, the winning score per game), and how many match in all."""
+    sql = (
+        "WITH s AS (SELECT game_id, max(score) AS top_score FROM players GROUP BY game_id) "
+        "SELECT g.game_id, g.game, g.player_count, array_to_string(g.players, ', ') AS players, g.played_at, "
+        "array_to_string(g.winner_names, ', ') AS winner, s.top_score, g.rounds, g.moves, g.end_reason, "
+        "coalesce(g.source_id, regexp_extract(g.file, '[^/]+$')) AS source, count(*) OVER () AS matches "
+        "FROM games g JOIN s USING (game_id) "
+        + (f"WHERE {' AND '.join(where)} " if where else "")
+        + "ORDER BY g.played_at DESC NULLS LAST, g.imported_at DESC, g.file, g.file_index LIMIT ?"
+    )
+    rows = data.frame(sql, tuple(params + [limit]))
+    total = int(rows["matches"].iloc[0]) if len(rows) else 0
+    return rows.drop(columns=["matches"]), total
+
+
+def final_state(game: str, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The stored table and seats after the last step of one game."""
+    states = data.frame(f'SELECT * FROM "{game}_states" WHERE game_id = ? ORDER BY step DESC LIMIT 1', (game_id,))
+    step = int(states["step"].iloc[0])
+    seats = data.frame(f'SELECT * FROM "{game}_player_states" WHERE game_id = ? AND step = ? ORDER BY seat', (game_id, step))
+    return _records(states)[0], _records(seats)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def vp_by_round(game: str, game_id: str) -> pd.DataFrame:
+    """Each seat's VP at the end of every round of one game (the state after the round's last move)."""
+    return data.frame(
+        "SELECT e.round, ps.seat, ps.vp FROM (SELECT round, max(step) AS step FROM moves WHERE game_id = ? GROUP BY round) e "
+        f'JOIN "{game}_player_states" ps ON ps.game_id = ? AND ps.step = e.step ORDER BY e.round, ps.seat',
+        (game_id, game_id),
+    )
+
+
+def compare(ids: list[str]) -> None:
+    """Two games side by side: facts, final board and result of each, and every seat's VP by round
+    of both games on one chart (the first game solid, the second dashed)."""
+    ui.inject_css()
+    rows = [data.game_row(i) for i in ids]
+    missing = [i for i, r in zip(ids, rows) if r is None]
+    if missing:
+        st.warning("Not in the database, so not compared: " + ", ".join(missing))
+        return
+    st.subheader("Compare")
+    curves = []
+    columns = st.columns(2, gap="medium")
+    for letter, column, row in zip("AB", columns, rows):
+        assert row is not None
+        game, game_id = str(row["game"]), str(row["game_id"])
+        names = [str(n) for n in row["players"]]
+        winners = [int(w) for w in (row["winners"] if row["winners"] is not None else [])]
+        with column:
+            st.markdown(f"**{letter}: {ui.game_title(game)}**, {int(row['player_count'])} players, "
+                        f"{int(row['rounds'])} rounds, {int(row['moves'])} moves")
+            st.text(" - ".join(n for n in names) + (f"  (played {row['played_at']})" if row.get("played_at") else ""))
+            st.caption(f"game id `{game_id}`; end: {row.get('end_reason') or 'not recorded'}")
+            st.page_link("views/replay.py", label=f"Replay game {letter}", icon=":material/play_circle:",
+                         query_params={"game": game_id, "step": "0"})
+            result = data.game_players(game_id)
+            st.dataframe(result[["seat", "name", "score", "rank", "won", "tiebreak"]], hide_index=True, width="stretch",
+                         column_config={"seat": st.column_config.NumberColumn("seat", help="From 0, as in SQL.")})
+            if game in data.games_with_states() and game in BOARDS:
+                state, seats = final_state(game, game_id)
+                st.html(BOARDS[game](state, seats, names, winners))
+                vp = vp_by_round(game, game_id)
+                vp["line"] = [f"{letter}: {names[s] if s < len(names) else s}" for s in vp["seat"]]
+                vp["game"] = letter
+                curves.append(vp)
+            else:
+                st.info("No stored states for this game type: no final board.")
+    if curves:
+        st.plotly_chart(charts.compare_curves(pd.concat(curves, ignore_index=True)), key="games_compare_vp")
+
 
 st.title("Games")
 ui.require_games()
 
-games = data.games_list()
-types = sorted(games["game"].unique())
-counts = sorted(int(c) for c in games["player_count"].unique())
+bounds = data.frame(
+    "SELECT (SELECT list(DISTINCT game ORDER BY game) FROM games) AS types, "
+    "(SELECT list(DISTINCT player_count ORDER BY player_count) FROM games) AS counts, "
+    "(SELECT list(DISTINCT end_reason ORDER BY end_reason) FROM games WHERE end_reason IS NOT NULL) AS ends, "
+    "(SELECT min(rounds) FROM games) AS r_lo, (SELECT max(rounds) FROM games) AS r_hi, "
+    "(SELECT min(score) FROM players) AS s_lo, (SELECT max(score) FROM players) AS s_hi, "
+    "(SELECT min(TRY_CAST(played_at AS DATE)) FROM games) AS d_lo, (SELECT max(TRY_CAST(played_at AS DATE)) FROM games) AS d_hi, "
+    "(SELECT count(*) FROM games) AS total"
+).iloc[0]
+types = [str(t) for t in bounds["types"]]
+counts = [int(c) for c in bounds["counts"]]
+ends = [str(e) for e in (bounds["ends"] if bounds["ends"] is not None else [])]
+rounds_range = (int(bounds["r_lo"]), max(int(bounds["r_hi"]), int(bounds["r_lo"]) + 1))
+score_range = (int(bounds["s_lo"]), max(int(bounds["s_hi"]), int(bounds["s_lo"]) + 1))
+date_range = (pd.Timestamp(bounds["d_lo"]).date(), pd.Timestamp(bounds["d_hi"]).date()) if pd.notna(bounds["d_lo"]) else None
+buildings = data.frame("SELECT DISTINCT unnest(final_buildings) AS b FROM players ORDER BY b")["b"].tolist()
+total_games = int(bounds["total"])
 
-left, middle, right = st.columns([3, 2, 2])
-search = left.text_input(
-    "Search", key="games_search", placeholder="player, winner, game id or source",
-    help="Case-insensitive; matches any of players, winner, game id and source.",
-)
-chosen_types = middle.multiselect("Game", types, default=types, format_func=ui.game_title, key="games_types")
-chosen_counts = right.multiselect("Players", counts, default=counts, key="games_counts")
+url_state.seed("games_search", "q", str, "")
+url_state.seed("games_types", "types", url_state.one_of(types), types, many=True)
+url_state.seed("games_counts", "counts", url_state.one_of(counts, int), counts, many=True)
+url_state.seed("games_player", "player", str, "")
+url_state.seed("games_winner", "winner", str, "")
+url_state.seed("games_building", "building", url_state.one_of(buildings), None)
+url_state.seed("games_owner", "owner", url_state.one_of(OWNERS), "anyone")
+url_state.seed("games_end", "end", url_state.one_of(ends), [], many=True)
+url_state.seed("games_compare_mode", "compare", lambda t: True, False)
+for key, param, full in (("games_rounds", "rounds", rounds_range), ("games_score", "score", score_range)):
+    url_state.seed(key, param, int, list(full), many=True)
+    try:
+        st.session_state[key] = _range(list(st.session_state[key]), *full)
+    except ValueError:
+        st.session_state[key] = full
+if date_range:
+    url_state.seed("games_dates", "dates", url_state.parse_date, date_range, many=True)
+    chosen = st.session_state["games_dates"]
+    if isinstance(chosen, list | tuple) and len(chosen) in (1, 2):
+        st.session_state["games_dates"] = tuple(min(max(d, date_range[0]), date_range[1]) for d in chosen)
+    else:
+        st.session_state["games_dates"] = date_range
 
-shown = games[games["game"].isin(chosen_types) & games["player_count"].isin(chosen_counts)]
+row1 = st.columns([3, 2, 2])
+search = row1[0].text_input("Search", key="games_search", placeholder="player, winner, game id or source",
+                            help="Case-insensitive; matches any part of players, winner, game id and source.")
+chosen_types = row1[1].multiselect("Game", types, format_func=ui.game_title, key="games_types")
+chosen_counts = row1[2].multiselect("Players", counts, key="games_counts")
+row2 = st.columns([2, 2, 2, 1.3, 2])
+player = row2[0].text_input("Player", key="games_player", placeholder="exact name, any case",
+                            help="Games in which a player has this name (case does not matter).")
+winner = row2[1].text_input("Winner", key="games_winner", placeholder="exact name, any case",
+                            help="Games won by a player of this name (a full tie has several winners).")
+building = row2[2].selectbox("Building owned at the end", buildings, index=None, key="games_building",
+                             placeholder="any building")
+owner = row2[3].radio("owned by", list(OWNERS), format_func=lambda o: OWNERS[o], key="games_owner")
+chosen_ends = row2[4].multiselect("End reason", ends, key="games_end", placeholder="any end",
+                                  help="Why the game ended (the games.end_reason column).")
+row3 = st.columns([2, 2, 2])
+score = cast(tuple[int, int], row3[0].slider("Winning score", score_range[0], score_range[1], key="games_score",
+                       help="The highest final score of the game."))
+rounds = cast(tuple[int, int], row3[1].slider("Rounds", rounds_range[0], rounds_range[1], key="games_rounds"))
+dates: tuple[date, date] | None = None
+if date_range:
+    picked = row3[2].date_input("Played between", min_value=date_range[0], max_value=date_range[1], key="games_dates",
+                                help="Games without a date are left out once the range is narrowed.")
+    if isinstance(picked, tuple | list) and len(picked) == 2 and tuple(picked) != date_range:
+        dates = (picked[0], picked[1])
+else:
+    row3[2].caption("No game has a date: no date filter.")
+
+where: list[str] = []
+params: list[Any] = []
 if search.strip():
-    needle = search.strip().lower()
-    haystack = (
-        shown["players"].fillna("") + " " + shown["winner"].fillna("") + " " + shown["game_id"] + " "
-        + shown["source"].fillna("")
-    ).str.lower()
-    shown = shown[haystack.str.contains(needle, regex=False)]
-dated = games["played_at"].notna()
-if dated.any():
-    dates = games.loc[dated, "played_at"].astype(str).str[:10]
-    low, high = st.select_slider(
-        "Played between", options=sorted(dates.unique()), value=(dates.min(), dates.max()), key="games_dates"
-    )
-    keep = shown["played_at"].isna() | shown["played_at"].astype(str).str[:10].between(low, high)
-    shown = shown[keep]
+    where.append("contains(lower(array_to_string(g.players, ' ') || ' ' || array_to_string(g.winner_names, ' ') || ' ' "
+                 "|| g.game_id || ' ' || coalesce(g.source_id, '') || ' ' || coalesce(g.file, '')), ?)")
+    params.append(search.strip().lower())
+if sorted(chosen_types) != types:
+    where.append("g.game IN (SELECT unnest(?::VARCHAR[]))")
+    params.append(list(chosen_types))
+if sorted(chosen_counts) != counts:
+    where.append("g.player_count IN (SELECT unnest(?::INT[]))")
+    params.append(list(chosen_counts))
+if player.strip():
+    where.append("list_contains(list_transform(g.players, lambda x: lower(x)), ?)")
+    params.append(player.strip().lower())
+if winner.strip():
+    where.append("list_contains(list_transform(g.winner_names, lambda x: lower(x)), ?)")
+    params.append(winner.strip().lower())
+if building:
+    where.append("g.game_id IN (SELECT game_id FROM players WHERE list_contains(final_buildings, ?)"
+                 + (" AND won)" if owner == "winner" else ")"))
+    params.append(building)
+if chosen_ends:
+    where.append("g.end_reason IN (SELECT unnest(?::VARCHAR[]))")
+    params.append(list(chosen_ends))
+if tuple(score) != score_range:
+    where.append("s.top_score BETWEEN ? AND ?")
+    params += list(score)
+if tuple(rounds) != rounds_range:
+    where.append("g.rounds BETWEEN ? AND ?")
+    params += list(rounds)
+if dates:
+    where.append("TRY_CAST(g.played_at AS DATE) BETWEEN ? AND ?")
+    params += list(dates)
 
-st.caption(f"{len(shown):,} of {len(games):,} games. Select a row to replay the game.")
+compare_mode = st.toggle("Compare two games", key="games_compare_mode",
+                         help="Select two rows to see them side by side; without this, selecting a row opens it in Replay.")
+compare_ids = [i for i in (st.query_params.get("ids") or "").split(",") if i][:2]
+
+shown, matches = filtered_games(where, params)
+cut = f" (the newest {SHOWN:,} shown; narrow the filters to see the others)" if matches > SHOWN else ""
+st.caption(f"{matches:,} of {plural(total_games, 'game')}{cut}. "
+           + ("Select two rows to compare them." if compare_mode else "Select a row to replay the game."))
 view = shown.assign(game=shown["game"].map(ui.game_title), played_at=shown["played_at"].fillna("")).reset_index(drop=True)
 event = st.dataframe(
     view,
-    key="games_table",
+    key="games_table_compare" if compare_mode else "games_table",
     hide_index=True,
     on_select="rerun",
-    selection_mode="single-row",
-    height=560,
-    column_order=["game", "player_count", "players", "played_at", "winner", "rounds", "moves", "source", "game_id"],
+    selection_mode="multi-row" if compare_mode else "single-row",
+    height=420 if compare_mode else 560,
+    column_order=["game", "player_count", "players", "played_at", "winner", "top_score", "rounds", "moves", "end_reason",
+                  "source", "game_id"],
     column_config={
         "game": st.column_config.TextColumn("Game", width="small"),
         "player_count": st.column_config.NumberColumn("Players", width="small"),
         "players": st.column_config.TextColumn("Names", width="medium"),
         "played_at": st.column_config.TextColumn("Date"),
         "winner": st.column_config.TextColumn("Winner"),
+        "top_score": st.column_config.NumberColumn("Winning score", width="small"),
         "rounds": st.column_config.NumberColumn("Rounds", width="small"),
         "moves": st.column_config.NumberColumn("Length (moves)", width="small"),
+        "end_reason": st.column_config.TextColumn("End"),
         "source": st.column_config.TextColumn("Source"),
         "game_id": st.column_config.TextColumn("Game id"),
     },
 )
-rows = event.selection.rows if event is not None else []
-if rows:
-    game_id = str(view.iloc[rows[0]]["game_id"])
+selected = list(event.selection.rows) if event is not None else []
+if compare_mode and selected:
+    compare_ids = [str(view.iloc[r]["game_id"]) for r in selected[:2]]
+    if len(selected) > 2:
+        st.caption("More than two rows selected: the first two are compared.")
+
+url_state.publish({
+    "q": search.strip() or None,
+    "types": chosen_types if sorted(chosen_types) != types else None,
+    "counts": chosen_counts if sorted(chosen_counts) != counts else None,
+    "player": player.strip() or None, "winner": winner.strip() or None,
+    "building": building, "owner": owner if building and owner != "anyone" else None,
+    "end": chosen_ends or None,
+    "score": list(score) if tuple(score) != score_range else None,
+    "rounds": list(rounds) if tuple(rounds) != rounds_range else None,
+    "dates": list(dates) if dates else None,
+    "compare": compare_mode or None, "ids": compare_ids if compare_mode else None,
+})
+
+if not compare_mode and selected:
+    game_id = str(view.iloc[selected[0]]["game_id"])
     st.switch_page("views/replay.py", query_params={"game": game_id, "step": "0"})
+if compare_mode:
+    if len(compare_ids) == 2:
+        compare(compare_ids)
+    else:
+        st.info(f"{len(compare_ids)} of 2 games chosen: select {2 - len(compare_ids)} more row"
+                f"{'s' if len(compare_ids) == 0 else ''} to compare.")

@@ -172,7 +172,7 @@ with side_col:
     else:
         before_state = _records(states[states["step"] == step - 1])
         changes = step_changes(
-            before_state[0] if before_state else None, state_row,
+            game_type, before_state[0] if before_state else None, state_row,
             _records(player_states[player_states["step"] == step - 1]), players_now, names,
         )
         st.html(changes_html(changes))

@@ -1,19 +1,27 @@
 """Statistics: win rates (by seat, building owned, building built by round k, role per round),
-scores, game length and VP curves over the games the filters select. Every rate shows its sample
-size and a 95 % Wilson interval; rates from fewer than 30 games are marked."""
+scores, game length and VP curves over the games the filters select.
+
+Every rate is shown with its sample size (saying what it counts), a 95 % Wilson interval, its
+baseline (what chance gives a player of that player count) and its lift (rate / baseline). Rankings
+use the lower end of the lift's interval, or the lift itself, over rows with at least a minimum n.
+The filters are in the URL (``/statistics?game=san_juan&counts=2,3&...``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, data, ui
-from dashboards.stats import FEW_GAMES, rate_label
+from dashboards import charts, data, ui, url_state
+from dashboards.stats import FEW_GAMES, plural, ranked, rate_label
 from dashboards.stats_queries import (
+    TIES,
     Filters,
     game_lengths,
+    game_moves,
+    player_games,
     player_names,
-    scores,
+    score_counts,
+    score_summary,
     summary,
     vp_by_round,
     win_rate_by_building,
@@ -22,116 +30,258 @@ from dashboards.stats_queries import (
     win_rate_by_seat,
 )
 
-RATE_COLUMNS = {
-    "n": st.column_config.NumberColumn("n (players)"),
-    "wins": st.column_config.NumberColumn("wins"),
-    "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
-    "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f%%"),
-    "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f%%"),
-    "few_games": st.column_config.CheckboxColumn(f"few (n < {FEW_GAMES})"),
+TIE_LABELS = {
+    "full": "a win for each tied player",
+    "share": "1/k of a win for each of k tied players",
 }
+RANK_LABELS = {"lift_low": "lower end of the 95% interval", "lift": "lift (point estimate)"}
+TABS = ["Win rates", "Scores and length", "VP curves"]
 
 
-def rate_table(frame: pd.DataFrame, label: str) -> None:
-    """A rate table: label, n, wins, rate and interval in percent, and the few-games mark."""
-    shown = frame[[label, "n", "wins", "win_rate", "ci_low", "ci_high", "few_games"]].copy()
-    for column in ("win_rate", "ci_low", "ci_high"):
+def rate_table(frame: pd.DataFrame, label: str, n_label: str, n_help: str, split: bool = False,
+               first: tuple[str, ...] = ()) -> None:
+    """A rate table: ``first`` columns, the player count when ``split``, the label, n (named by what
+    it counts), wins, rate and its interval, baseline, lift and its interval, and the few-games mark.
+    Rates in percent."""
+    columns = list(first) + (["player_count"] if split and "player_count" in frame.columns else []) + [
+        label, "n", "wins", "win_rate", "ci_low", "ci_high", "baseline", "lift", "lift_low", "lift_high", "few_games"]
+    shown = frame[columns].copy()
+    for column in ("win_rate", "ci_low", "ci_high", "baseline"):
         shown[column] = shown[column] * 100
-    st.dataframe(shown, hide_index=True, column_config=RATE_COLUMNS, width="stretch",
-                 height=min(400, 38 + 35 * len(frame)))
+    config = {
+        "player_count": st.column_config.NumberColumn("players in game"),
+        "seat": st.column_config.NumberColumn("seat", help="Numbered from 0 (the first player), as in SQL."),
+        "n": st.column_config.NumberColumn(n_label, help=n_help),
+        "wins": st.column_config.NumberColumn("wins", format="%.2f" if (frame["wins"] % 1 != 0).any() else "%d",
+                                              help="Wins among the n; a full tie counts as the tie setting says."),
+        "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
+        "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f%%"),
+        "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f%%"),
+        "baseline": st.column_config.NumberColumn(
+            "baseline", format="%.1f%%",
+            help="The win rate chance gives these players: the win share of all players of the same player "
+                 "count in the selection (1 / players when ties are shared), averaged over the n."),
+        "lift": st.column_config.NumberColumn("lift", format="%.2f", help="win rate / baseline; 1.00 = chance"),
+        "lift_low": st.column_config.NumberColumn("lift low", format="%.2f", help="95% CI low / baseline"),
+        "lift_high": st.column_config.NumberColumn("lift high", format="%.2f", help="95% CI high / baseline"),
+        "few_games": st.column_config.CheckboxColumn(f"few (n < {FEW_GAMES})"),
+    }
+    st.dataframe(shown, hide_index=True, column_config=config, width="stretch",  # type: ignore[arg-type]
+                 height=min(400, 38 + 35 * max(1, len(frame))))
+
+
+def ranked_bars(frame: pd.DataFrame, label: str, title: str, key: str) -> None:
+    """The rows of ``frame`` with n >= the minimum n as lift bars, best first by the chosen ranking,
+    and a line saying how many rows were left out."""
+    shown, dropped = ranked(frame, min_n, rank_by)
+    if split:
+        shown = shown.assign(**{label: shown[label].astype(str)})
+    if len(shown):
+        st.plotly_chart(charts.rate_bars(shown, label, title, group="player_count" if split else None), key=key)
+    else:
+        st.info(f"{title}: no row has n >= {min_n}.")
+    if dropped:
+        st.caption(f"{plural(dropped, 'row')} with n < {min_n} left out of the chart (lower the minimum n to see "
+                   "them; the table below has every row).")
 
 
 st.title("Statistics")
 ui.require_games()
 
-kinds = data.frame("SELECT game, count(*) AS games, min(player_count) AS lo, max(player_count) AS hi, min(TRY_CAST(played_at AS DATE)) AS first, "
-                   "max(TRY_CAST(played_at AS DATE)) AS last FROM games GROUP BY game ORDER BY games DESC, game")
+kinds = data.frame("SELECT game, count(*) AS games, min(player_count) AS lo, max(player_count) AS hi, "
+                   "min(TRY_CAST(played_at AS DATE)) AS first, max(TRY_CAST(played_at AS DATE)) AS last "
+                   "FROM games GROUP BY game ORDER BY games DESC, game")
+game_options = list(kinds["game"])
+ranges = {
+    str(r["game"]): (
+        list(range(int(r["lo"]), int(r["hi"]) + 1)),
+        (pd.Timestamp(r["first"]).date(), pd.Timestamp(r["last"]).date()) if pd.notna(r["first"]) else None,
+    )
+    for _, r in kinds.iterrows()
+}
+
+
+def reset_for_game() -> None:
+    """A new game type: every one of its player counts and its whole date range, never the previous
+    game's leftovers (a silent filter would skew every chart)."""
+    counts_all, dates = ranges[st.session_state["stats_game"]]
+    st.session_state["stats_counts"] = counts_all
+    if dates:
+        st.session_state["stats_dates"] = dates
+    else:
+        st.session_state.pop("stats_dates", None)
+
+
+url_state.seed("stats_game", "game", url_state.one_of(game_options), game_options[0])
+game = st.session_state["stats_game"]
+counts_all, date_range = ranges[game]
+url_state.seed("stats_counts", "counts", url_state.one_of(counts_all, int), counts_all, many=True)
+st.session_state["stats_counts"] = [c for c in st.session_state["stats_counts"] if c in counts_all]
+url_state.seed("stats_player", "player", str, None)
+url_state.seed("stats_ties", "ties", url_state.one_of(TIES), "full")
+url_state.seed("stats_min_n", "min_n", int, FEW_GAMES)
+url_state.seed("stats_rank", "rank", url_state.one_of(RANK_LABELS), "lift_low")
+url_state.seed("stats_split", "split", url_state.parse_bool, False)
+url_state.seed("stats_tab", "tab", url_state.one_of(TABS), TABS[0])
+if date_range:
+    url_state.seed("stats_dates", "dates", url_state.parse_date, date_range, many=True)
+    chosen_dates = st.session_state["stats_dates"]
+    if not (isinstance(chosen_dates, list | tuple) and len(chosen_dates) in (1, 2)):
+        st.session_state["stats_dates"] = date_range
+    else:
+        st.session_state["stats_dates"] = tuple(min(max(d, date_range[0]), date_range[1]) for d in chosen_dates)
+
 cols = st.columns([1.2, 1.5, 2, 2])
-game = cols[0].selectbox("Game", list(kinds["game"]), format_func=ui.game_title, key="stats_game")
-info = kinds[kinds["game"] == game].iloc[0]
-counts_all = list(range(int(info["lo"]), int(info["hi"]) + 1))
-counts = cols[1].multiselect("Player count", counts_all, default=counts_all, key="stats_counts")
-player = cols[2].selectbox("Player", player_names(game), index=None, placeholder="any player", key="stats_player",
-                           help="Only games with this player, and only this player's seats in the rates.")
+game = cols[0].selectbox("Game", game_options, format_func=ui.game_title, key="stats_game", on_change=reset_for_game)
+counts = cols[1].multiselect("Player count", counts_all, key="stats_counts",
+                             help="Games with these numbers of players. All are chosen when the game changes.")
+suggestions = player_names(game)
+chosen_player = st.session_state.get("stats_player")
+if chosen_player and chosen_player not in suggestions:
+    suggestions = [chosen_player, *suggestions]
+player = cols[2].selectbox(
+    "Player", suggestions, index=None, placeholder="any player (type any name)", key="stats_player",
+    accept_new_options=True,
+    help="Only games with this player (exact name), and only this player's seats in the rates. The list "
+         "suggests the 2,000 most frequent names; any other name can be typed.")
 date_from = date_to = None
-if pd.notna(info["first"]):
-    first, last = info["first"], info["last"]
-    first = first.date() if hasattr(first, "date") else first
-    last = last.date() if hasattr(last, "date") else last
-    chosen = cols[3].date_input("Played between", value=(first, last), min_value=first, max_value=last, key="stats_dates")
-    if isinstance(chosen, tuple | list) and len(chosen) == 2 and (chosen[0] != first or chosen[1] != last):
+if date_range:
+    chosen = cols[3].date_input("Played between", min_value=date_range[0], max_value=date_range[1], key="stats_dates")
+    if isinstance(chosen, tuple | list) and len(chosen) == 2 and tuple(chosen) != date_range:
         date_from, date_to = chosen
 else:
     cols[3].caption("No game has a date: no date filter.")
 
-filters = Filters(game=game, player_counts=tuple(counts), date_from=date_from, date_to=date_to, player=player)
+opts = st.columns([2, 1.2, 1.6, 1.2])
+ties = opts[0].radio("A full tie counts as", TIES, format_func=lambda t: TIE_LABELS[t], key="stats_ties", horizontal=True,
+                     help="Full ties (same score and tiebreak) give several winners. 'A win for each' is the "
+                          "players.won column of SQL; then the seat rates of a player count add up to more than "
+                          "100%. '1/k' makes every game's wins add up to exactly 1.")
+min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, step=10, key="stats_min_n",
+                                 help="Rows counting fewer players are left out of the ranked charts."))
+rank_by = opts[2].radio("Rank by lift's", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank",
+                        help="The lower end of the 95% interval puts a building owned by 3 players at 100% "
+                             "below one owned by 3,000 at 60%.")
+split = opts[3].toggle("Split by player count", key="stats_split")
+
+url_state.publish({
+    "game": game, "counts": counts if sorted(counts) != counts_all else None, "player": player,
+    "dates": [date_from, date_to] if date_from and date_to else None,
+    "ties": ties if ties != "full" else None, "min_n": min_n if min_n != FEW_GAMES else None,
+    "rank": rank_by if rank_by != "lift_low" else None, "split": split or None,
+    "tab": st.session_state["stats_tab"] if st.session_state["stats_tab"] != TABS[0] else None,
+})
+
+if not counts:
+    st.info("Choose at least one player count.")
+    st.stop()
+if player and player_games(game, player) == 0:
+    st.info(f"No {ui.game_title(game)} game has a player of that exact name: ")
+    st.text(player)
+    st.stop()
+
+filters = Filters(game=game, player_counts=tuple(sorted(counts)), date_from=date_from, date_to=date_to,
+                  player=player, ties=ties)
 head = summary(filters)
 games_n = int(head["games"] or 0)
+seats_n = int(head["n"] or 0)
 metrics = st.columns(5)
-metrics[0].metric("Games", f"{games_n:,}")
-metrics[1].metric("Player seats", f"{int(head['n'] or 0):,}")
+metrics[0].metric("Games", f"{games_n:,}", help="Games that match every filter.")
+metrics[1].metric("Player seats" if not player else "The player's seats", f"{seats_n:,}",
+                  help="Players counted: one per seat of each game (only the named player's with a player filter).")
 metrics[2].metric("Average score", f"{head['avg_score']:.1f}" if pd.notna(head["avg_score"]) else "-")
 metrics[3].metric("Average rounds", f"{head['avg_rounds']:.1f}" if pd.notna(head["avg_rounds"]) else "-")
-if player:
-    metrics[4].metric(f"{player} wins", rate_label(int(head["wins"] or 0), int(head["n"] or 0)))
+if player and seats_n:
+    baseline = float(head["expected"]) / seats_n
+    metrics[4].metric("The player's win rate", f"{float(head['wins']) / seats_n:.1%}",
+                      f"lift {float(head['wins']) / seats_n / baseline:.2f}" if baseline else None, delta_color="off",
+                      help="Win rate over the player's games; lift = win rate / the rate chance gives (baseline).")
+    st.text(f"{player}: {rate_label(float(head['wins']), seats_n, baseline)}")
+st.caption(
+    f"{ui.game_title(game)}, player counts {', '.join(map(str, sorted(counts)))} of "
+    f"{', '.join(map(str, counts_all))}" + (f", played {date_from} to {date_to}" if date_from else "")
+    + f". A full tie counts as {TIE_LABELS[ties]}. Seats are numbered from 0 (the first player), as in SQL.")
 if games_n == 0:
     st.info("No game matches the filters.")
     st.stop()
 if games_n < FEW_GAMES:
-    st.warning(f"Only {games_n} games match: every rate below rests on few games (n < {FEW_GAMES}).")
+    st.warning(f"Only {plural(games_n, 'game')} {'matches' if games_n == 1 else 'match'}: every rate below "
+               f"rests on few games (n < {FEW_GAMES}).")
 
-win_tab, score_tab, curve_tab = st.tabs(["Win rates", "Scores and length", "VP curves"], key="stats_tab", on_change="rerun")
+win_tab, score_tab, curve_tab = st.tabs(TABS, key="stats_tab", on_change="rerun")
 
 if win_tab.open:
     with win_tab:
-        st.caption(f"Bars: win rate with its 95 % Wilson interval; pale bars rest on fewer than {FEW_GAMES} players.")
+        st.caption(
+            "Bars: lift = win rate / baseline, with its 95 % Wilson interval; the dotted line at 1 is chance. Each "
+            "bar reads 'win rate vs baseline'. The baseline is what a player of the same player count wins in this "
+            f"selection ({'exactly 1 / players' if ties == 'share' else 'about 1 / players; a little more with full ties'}). "
+            f"Pale bars rest on fewer than {FEW_GAMES} players.")
         left, right = st.columns(2)
         with left:
             seats = win_rate_by_seat(filters)
-            st.plotly_chart(charts.rate_bars(seats, "label", "Win rate by seat", sort=False), key="stats_seat_chart")
-            rate_table(seats, "label")
+            st.plotly_chart(charts.rate_bars(seats, "label", "Win rate by seat (n = games)"), key="stats_seat_chart")
+            sums = seats.groupby("player_count")["win_rate"].sum()
+            st.caption(
+                "Seat rates summed per player count: "
+                + ", ".join(f"{int(c)}p {s:.1%}" for c, s in sums.items())
+                + (". Above 100% because a full tie counts as a win for every tied seat; choose '1/k' to make "
+                   "them add up to 100%." if ties == "full" else ". With ties shared they add up to 100%."))
+            rate_table(seats, "label", "games (n)", "Games with this seat: one player each.",
+                       first=("player_count", "seat"))
         with right:
-            owned = win_rate_by_building(filters)
-            st.plotly_chart(charts.rate_bars(owned, "building", "Win rate by building owned at the end"),
-                            key="stats_building_chart")
+            owned = win_rate_by_building(filters, split)
+            ranked_bars(owned, "building", "Win rate by building owned at the end (n = owners)", "stats_building_chart")
         left, right = st.columns(2)
         with left:
             top_round = int(data.frame("SELECT max(rounds) AS r FROM games WHERE game = ?", (game,))["r"].iloc[0] or 1)
-            k = st.slider("Built by round k", 1, max(1, top_round), min(5, top_round), key="stats_round_k")
-            built = win_rate_by_building_round(filters, k)
-            st.plotly_chart(charts.rate_bars(built, "building", f"Win rate by building built by round {k}"),
-                            key="stats_built_chart")
+            k = st.slider("Built by round k", 1, max(2, top_round), min(5, max(2, top_round)), key="stats_round_k")
+            built = win_rate_by_building_round(filters, k, split)
+            ranked_bars(built, "building", f"Win rate by building built by round {k} (n = builders)", "stats_built_chart")
         with right:
-            roles = win_rate_by_role_round(filters)
+            roles = win_rate_by_role_round(filters, split)
             if len(roles):
-                roles["text"] = [f"n={n}, {lo:.0%}-{hi:.0%}" + (" (few)" if f else "")
-                                 for n, lo, hi, f in zip(roles["n"], roles["ci_low"], roles["ci_high"], roles["few_games"])]
-                st.plotly_chart(charts.heatmap(roles, "round", "role", "win_rate", "Win rate by role chosen, per round",
-                                               text="text"), key="stats_role_heatmap")
-                chosen_round = st.slider("Round", int(roles["round"].min()), int(roles["round"].max()), 1,
-                                         key="stats_role_round")
-                rate_table(roles[roles["round"] == chosen_round], "role")
-        with st.expander("Tables: buildings"):
-            rate_table(owned, "building")
-            rate_table(built, "building")
+                groups = list(roles.groupby("player_count")) if split else [(None, roles)]
+                for count, part in groups:
+                    part = part.assign(text=[f"{r:.0%} vs {b:.0%}, n={n}" + (" (few)" if f else "") for r, b, n, f in
+                                             zip(part["win_rate"], part["baseline"], part["n"], part["few_games"])])
+                    title = "Lift by role chosen, per round" + (f" ({int(count)} players)" if count else "")
+                    st.plotly_chart(charts.heatmap(part, "round", "role", "lift", title, text="text", centre=1.0),
+                                    key=f"stats_role_heatmap_{count}")
+                chosen_round = st.slider("Round", int(roles["round"].min()), max(int(roles["round"].max()),
+                                         int(roles["round"].min()) + 1), int(roles["round"].min()), key="stats_role_round")
+                st.caption(f"Roles chosen in round {chosen_round}.")
+                rate_table(roles[roles["round"] == chosen_round], "role", "choices (n)",
+                           "Times the role was chosen in this round: one player in one game each (a role is chosen "
+                           "at most once a round). In 2-player games the governor chooses twice a round, so one "
+                           "player can count under two roles.", split)
+        with st.expander("Tables: buildings (every row, whatever its n)"):
+            st.caption("Owned at the end")
+            rate_table(owned, "building", "owners (n)", "Players owning the building when the game ended.", split)
+            st.caption(f"Built by round {k}")
+            rate_table(built, "building", "builders (n)", f"Players who built it in rounds 1 to {k}.", split)
 
 if score_tab.open:
     with score_tab:
         left, right = st.columns(2)
-        final = scores(filters)
-        final["result"] = final["won"].map({True: "winners", False: "the rest"})
-        left.plotly_chart(charts.histogram(final, "score", "result", "Final scores"), key="stats_scores")
+        scores = score_counts(filters)
+        left.plotly_chart(charts.count_bars(scores, "score", "players", "result", "Final scores", "final score (VP)"),
+                          key="stats_scores")
         lengths = game_lengths(filters)
-        lengths["players"] = lengths["player_count"].astype(str) + " players"
-        right.plotly_chart(charts.histogram(lengths, "rounds", "players", "Game length (rounds)"), key="stats_rounds")
-        left.plotly_chart(charts.histogram(lengths, "moves", "players", "Game length (moves)"), key="stats_moves")
-        table = final.groupby(["player_count", "result"])["score"].describe()[["count", "mean", "min", "50%", "max"]]
-        right.dataframe(table.round(1), width="stretch")
+        lengths["players in game"] = lengths["player_count"].astype(str) + " players"
+        right.plotly_chart(charts.count_bars(lengths, "rounds", "games", "players in game", "Game length (rounds)",
+                                             "rounds"), key="stats_rounds")
+        moves = game_moves(filters)
+        moves["players in game"] = moves["player_count"].astype(str) + " players"
+        left.plotly_chart(charts.count_bars(moves, "moves", "games", "players in game",
+                                            "Game length (moves, in bins of 10)", "moves"), key="stats_moves")
+        right.dataframe(score_summary(filters), hide_index=True, width="stretch")
 
 if curve_tab.open:
     with curve_tab:
         curves = vp_by_round(filters)
         st.plotly_chart(charts.curves(curves, "round", "vp", "group", "Average VP at the end of each round",
                                       low="low", high="high"), key="stats_vp_curves")
-        st.caption("Band: 95 % interval of the mean. Late rounds rest on fewer games (only long games reach them).")
+        st.caption("Band: 95 % interval of the mean. Late rounds rest on fewer games (only long games reach them); "
+                   "n counts players.")
         st.dataframe(curves[["round", "group", "vp", "n"]].round(2), hide_index=True, width="stretch", height=300)

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from replay.engine_base import RulesEngine
 from replay.logfile import GameLog
-from replay.puerto_rico import rules, scoring
+from replay.puerto_rico import change_words, events, hidden, rules, scoring
 from replay.puerto_rico.arrangements import colonists_to_place
 from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOOD_INDEX, GOODS, QUARRY, Power, role_of
 from replay.puerto_rico.moves import (
@@ -55,6 +55,9 @@ class PuertoRicoEngine(RulesEngine):
 
     rules = rules
     scoring = scoring
+    event_words = events
+    change_words = change_words.WORDS
+    hidden = hidden
     parse = staticmethod(parse_move)
     over = Stage.OVER
 

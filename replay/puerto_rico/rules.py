@@ -451,6 +451,7 @@ def _reshuffle(t: Table) -> None:
             f"reshuffle order(s); reshuffle {number + 1} is missing",
         )
     t.reshuffles_used = t.reshuffles_used + (tuple(order),)
+    t.events.append(("reshuffle", len(order)))
     t.plantation_stack = tuple(order)
     t.plantation_discard = ()
 
@@ -473,6 +474,7 @@ def _pay_vp(t: Table, seat: int, points: int) -> None:
     t.vp_chips_left -= points
     if t.vp_chips_left <= 0 and "vp_chips" not in t.end:
         t.end = t.end + ("vp_chips",)
+        t.events.append(("end_trigger", "vp_chips", seat))
 
 
 def _empty_building_circles(t: Table) -> int:
@@ -498,6 +500,7 @@ def _start_phase(t: Table, card: str, seat: int, privilege: bool = True) -> None
     if role is Role.PROSPECTOR:
         t.p(seat).doubloons += 1
         t.bank -= 1
+        t.events.append(("prospector", seat))
         _end_role(t)
         return
     t.stage = _STAGE_OF_ROLE[role]
@@ -507,9 +510,13 @@ def _start_phase(t: Table, card: str, seat: int, privilege: bool = True) -> None
         if privilege and t.colonist_supply > 0:
             t.colonist_supply -= 1
             t.p(seat).san_juan += 1
+            t.events.append(("mayor_privilege", seat))
         ship, t.colonist_ship = t.colonist_ship, 0
+        dealt = [0] * t.n
         for i in range(ship):
             t.p((seat + i) % t.n).san_juan += 1
+            dealt[(seat + i) % t.n] += 1
+        t.events.append(("colonist_ship", seat, tuple(dealt)))
     elif role is Role.CRAFTSMAN:
         kinds: list[Good] = []
         for s in t.queue:
@@ -518,17 +525,21 @@ def _start_phase(t: Table, card: str, seat: int, privilege: bool = True) -> None
                 continue
             mp = t.p(s)
             got = 0
+            received = [0] * 5
             for i in range(5):
                 amount = min(made[i], t.goods_supply[i])
                 if amount:
                     mp.goods[i] += amount
                     t.goods_supply[i] -= amount
+                    received[i] = amount
                     got += 1
                     if s == seat:
                         kinds.append(GOODS[i])
+            t.events.append(("produce", s, tuple(received), tuple(made)))
             if got and FACTORY_INCOME[got] and mp.active(Power.FACTORY):
                 mp.doubloons += FACTORY_INCOME[got]
                 t.bank -= FACTORY_INCOME[got]
+                t.events.append(("factory", s, FACTORY_INCOME[got]))
         t.craft_kinds = tuple(kinds)
         t.queue = [seat]
     elif role is Role.CAPTAIN:
@@ -547,43 +558,55 @@ def _end_role(t: Table) -> None:
         return
     # Round end: a doubloon on each unchosen card, then the game ends or the governor passes left.
     taken = {card for card, _ in t.roles_taken}
+    unchosen = []
     for i, card in enumerate(t.role_cards):
         if card not in taken:
             t.role_doubloons[i] += 1
             t.bank -= 1
+            unchosen.append(card)
     if t.end:
         t.stage = Stage.OVER
+        t.events.append(("over", t.end))
         return
+    t.events.append(("role_doubloons", tuple(unchosen)))
     t.round += 1
     t.governor = (t.governor + 1) % t.n
     t.roles_taken = []
     t.stage = Stage.ROLE
+    t.events.append(("round", t.round, t.governor))
 
 
 def _end_stage(t: Table) -> None:
     stage = t.stage
     if stage is Stage.SETTLER:
-        t.plantation_discard = t.plantation_discard + tuple(t.face_up)
+        left = tuple(t.face_up)
+        t.plantation_discard = t.plantation_discard + left
         t.face_up = []
+        t.events.append(("plantations_discarded", left))
         for _ in range(t.n + 1):
             tile = _draw_tile(t)
             if tile is None:
                 break
             t.face_up.append(tile)
+        t.events.append(("plantations_drawn", tuple(t.face_up)))
     elif stage is Stage.MAYOR:
         need = max(t.n, _empty_building_circles(t))
         if t.colonist_supply >= need:
             t.colonist_ship = need
             t.colonist_supply -= need
+            t.events.append(("colonist_ship_refilled", need, need))
         else:
             t.colonist_ship = t.colonist_supply
             t.colonist_supply = 0
+            t.events.append(("colonist_ship_refilled", t.colonist_ship, need))
             if "colonists" not in t.end:
                 t.end = t.end + ("colonists",)
+                t.events.append(("end_trigger", "colonists", None))
     elif stage is Stage.TRADER:
         if len(t.trading_house) >= TRADING_HOUSE_SPACES:
             for g in t.trading_house:
                 t.goods_supply[GOOD_INDEX[g]] += 1
+            t.events.append(("trading_house_emptied", tuple(t.trading_house)))
             t.trading_house = []
     elif stage is Stage.STORAGE:
         for i, cap in enumerate(t.ship_capacity):
@@ -591,6 +614,7 @@ def _end_stage(t: Table) -> None:
                 good = t.ship_good[i]
                 assert good is not None
                 t.goods_supply[GOOD_INDEX[good]] += t.ship_load[i]
+                t.events.append(("ship_emptied", cap, good, t.ship_load[i]))
                 t.ship_good[i], t.ship_load[i] = None, 0
         t.wharf_used = ()
     _end_role(t)
@@ -646,11 +670,12 @@ def _captain_turns(t: Table) -> bool:
         seat = t.queue[0]
         cargo, wharf = _loads(t, seat)
         if not cargo and not wharf:
+            t.events.append(("skip", seat, "captain"))
             t.idle += 1
             t.queue[0] = (seat + 1) % t.n
             continue
         if len(cargo) == 1 and not wharf:
-            _do_load(t, seat, cargo[0])
+            _do_load(t, seat, cargo[0], forced=True)
             t.idle = 0
             t.queue[0] = (seat + 1) % t.n
             continue
@@ -672,14 +697,24 @@ def _advance(t: Table) -> None:
             continue
         while t.queue:
             if stage is Stage.TRADER and len(t.trading_house) >= TRADING_HOUSE_SPACES:
+                t.events.append(("trading_house_full", tuple(t.queue)))
                 t.queue = []
                 break
             seat = t.queue[0]
             result = _turn(t, seat)
             if result is _DECIDE:
                 return
-            if result is not _SKIP:
+            if result is _SKIP:
+                # A seat with no goods has no storage to tell about (as when storage was automatic).
+                if stage is not Stage.STORAGE:
+                    t.events.append(("skip", seat, stage.value))
+            else:
+                pv = t.view(seat)
+                layout = (tuple(pv.island_workers), tuple(pv.city_workers))
                 _do_mayor(t, seat, result)
+                pv = t.view(seat)
+                if layout != (tuple(pv.island_workers), tuple(pv.city_workers)):
+                    t.events.append(("mayor", seat, result, colonists_to_place(pv)[0]))
             t.queue.pop(0)
             t.hacienda_done = False
         _end_stage(t)
@@ -811,9 +846,13 @@ def _do_build(t: Table, seat: int, move: Build) -> None:
     t.bank += cost
     t.building_supply = t.building_supply[:index] + (t.building_supply[index] - 1,) + t.building_supply[index + 1:]
     mp.city.append(move.building)
-    mp.city_workers.append(1 if university and _colonist_from_supply_or_ship(t) else 0)
+    colonist = 1 if university and _colonist_from_supply_or_ship(t) else 0
+    mp.city_workers.append(colonist)
+    if colonist:
+        t.events.append(("university", seat, move.building))
     if mp.city_spaces >= CITY_SPACES and "city" not in t.end:
         t.end = t.end + ("city",)
+        t.events.append(("end_trigger", "city", seat))
 
 
 def _do_extra(t: Table, seat: int, move: ExtraGood) -> None:
@@ -849,8 +888,9 @@ def _do_sell(t: Table, seat: int, move: Sell) -> None:
     t.trading_house.append(move.good)
 
 
-def _do_load(t: Table, seat: int, move: Load) -> None:
-    """Load without checks (the move comes from ``_loads`` or was checked by ``_check_load``)."""
+def _do_load(t: Table, seat: int, move: Load, forced: bool = False) -> None:
+    """Load without checks (the move comes from ``_loads`` or was checked by ``_check_load``);
+    ``forced`` when the rules made the seat's only possible load for it."""
     gi = GOOD_INDEX[move.good]
     mp = t.p(seat)
     have = mp.goods[gi]
@@ -865,11 +905,16 @@ def _do_load(t: Table, seat: int, move: Load) -> None:
         t.ship_load[i] += amount
     mp.goods[gi] = have - amount
     points = amount
+    bonuses: tuple[str, ...] = ()
     if mp.active(Power.HARBOR):
         points += 1
+        bonuses += ("harbor",)
     if seat == t.chooser and not t.captain_paid:
         t.captain_paid = True
         points += 1
+        bonuses += ("privilege",)
+    ship = WHARF if move.ship == WHARF else t.ship_capacity[int(move.ship)]
+    t.events.append(("load", seat, move.good, ship, amount, bonuses, forced))
     _pay_vp(t, seat, points)
 
 
@@ -911,7 +956,9 @@ def _check_load(t: Table, seat: int, move: Load) -> None:
         )
 
 
-def _do_store(t: Table, seat: int, move: Store) -> None:
+def _do_store(t: Table, seat: int, move: Store, forced: bool = False) -> None:
+    """Keep what ``move`` says and return the rest to the supply; ``forced`` when the rules chose the
+    seat's only possible outcome for it."""
     pv = t.view(seat)
     slots = _storage_slots(pv)
     for g in move.warehouse:
@@ -935,13 +982,17 @@ def _do_store(t: Table, seat: int, move: Store) -> None:
     if not any(pv.goods):
         return
     mp = t.p(seat)
+    returned = [0] * 5
     for i, g in enumerate(GOODS):
         if g in move.warehouse:
             continue
         keep = 1 if g is move.keep else 0
         if mp.goods[i] > keep:
+            returned[i] = mp.goods[i] - keep
             t.goods_supply[i] += mp.goods[i] - keep
             mp.goods[i] = keep
+    if forced or any(returned):
+        t.events.append(("store", seat, move, tuple(returned), forced))
 
 
 _ALLOWED: dict[Stage, tuple[type, ...]] = {
@@ -1119,7 +1170,25 @@ def default_move(state: PuertoRicoState) -> Store | None:
     return _store_default(state.players[seat])
 
 
+def apply_default(state: PuertoRicoState) -> PuertoRicoState:
+    """The state after the decision a log left out (``default_move``), taken as the engine took it
+    alone before players could choose: it is not a move (``step`` stays), and its events follow the
+    events already in ``state``, since they belong to the move that led here.
+
+    Raises ``ValueError`` when there is no default at ``state``."""
+    move = default_move(state)
+    if move is None:
+        raise ValueError(f"no decision to take by default: {describe_pending(state)}")
+    t = Table(state)
+    t.events = list(state.events)
+    seat = t.queue[0]
+    _do_store(t, seat, move, forced=True)
+    t.queue.pop(0)
+    _advance(t)
+    return t.freeze()
+
+
 __all__ = [
-    "apply", "default_move", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
+    "apply", "apply_default", "default_move", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
     "sale_price", "ship_name", "start", "TILE_KINDS",
 ]

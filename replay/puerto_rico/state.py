@@ -105,6 +105,10 @@ class PuertoRicoState:
     reshuffles: tuple[tuple[str, ...], ...]
     reshuffles_used: tuple[tuple[str, ...], ...]
     shuffle_seed: int | None
+    #: What the rules did by themselves while reaching this state from the previous one (forced loads,
+    #: ships emptied, colonists handed out...), as ``(code, ...)`` tuples; ``replay.puerto_rico.events``
+    #: puts them in words.
+    events: tuple[tuple[object, ...], ...] = ()
 
     @property
     def num_players(self) -> int:
@@ -170,7 +174,7 @@ class Table:
         "quarries", "colonist_ship", "colonist_supply", "vp_chips_left", "bank", "goods_supply",
         "building_supply", "ship_capacity", "ship_good", "ship_load", "trading_house", "hacienda_done",
         "craft_kinds", "captain_paid", "wharf_used", "idle", "end", "reshuffles", "reshuffles_used",
-        "shuffle_seed",
+        "shuffle_seed", "events",
     )
 
     def __init__(self, s: PuertoRicoState) -> None:
@@ -210,6 +214,7 @@ class Table:
         self.reshuffles = s.reshuffles
         self.reshuffles_used = s.reshuffles_used
         self.shuffle_seed = s.shuffle_seed
+        self.events: list[tuple[object, ...]] = []
 
     def p(self, seat: int) -> MPlayer:
         """The mutable copy of ``seat`` (made on first use)."""
@@ -237,7 +242,7 @@ class Table:
             tuple(self.goods_supply), self.building_supply, self.ship_capacity,  # type: ignore[arg-type]
             tuple(self.ship_good), tuple(self.ship_load), tuple(self.trading_house), self.hacienda_done,
             self.craft_kinds, self.captain_paid, self.wharf_used, self.idle, self.end, self.reshuffles,
-            self.reshuffles_used, self.shuffle_seed,
+            self.reshuffles_used, self.shuffle_seed, tuple(self.events),
         )
 
     @property

@@ -11,7 +11,7 @@ import pyarrow as pa
 from replay.engine_base import RulesEngine
 from replay.errors import FieldError
 from replay.logfile import GameLog
-from replay.san_juan import rules, scoring
+from replay.san_juan import change_words, events, hidden, rules, scoring
 from replay.san_juan.cards import CARDS, TILES, Good, Role
 from replay.san_juan.moves import (
     Build,
@@ -50,6 +50,9 @@ class SanJuanEngine(RulesEngine):
 
     rules = rules
     scoring = scoring
+    event_words = events
+    change_words = change_words.WORDS
+    hidden = hidden
     parse = staticmethod(parse_move)
     over = Stage.OVER
 

@@ -262,21 +262,34 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
         return len(t.hands[seat]) > _hand_limit(t, seat)
     role = t.role
     if role is Role.BUILDER:
-        return _can_build(t, seat)
+        if _can_build(t, seat):
+            return True
+        t.events.append(("skip", seat, "builder", "no_cards" if not t.hands.read(seat) else "cannot_afford"))
+        return False
     if role is Role.PRODUCER:
-        return min(_max_produce(t, seat), sum(_empty_by_good(t, seat).values())) >= 1 and bool(
-            t.cards_left()
-        )
+        if not t.cards_left():
+            t.events.append(("skip", seat, "producer", "no_cards_left"))
+            return False
+        if not sum(_empty_by_good(t, seat).values()):
+            t.events.append(("skip", seat, "producer", "no_empty_building"))
+            return False
+        return True
     if role is Role.TRADER:
-        return any(g is not None for g in t.goods[seat])
+        if any(g is not None for g in t.goods[seat]):
+            return True
+        t.events.append(("skip", seat, "trader", "no_goods"))
+        return False
     if role is Role.COUNCILLOR:
         count = 2 + 3 * _privilege(t, seat)
         t.looking = t.draw(count)
+        t.events.append(("draw", seat, len(t.looking), "councillor"))
         return bool(t.looking)
     if role is Role.PROSPECTOR:
         # Only gold-mine owners are queued in this phase.
         shown = t.draw(4)
-        if len(shown) == 4 and len({CARDS[c].cost for c in shown}) == 4:
+        hit = len(shown) == 4 and len({CARDS[c].cost for c in shown}) == 4
+        t.events.append(("gold_mine", seat, tuple(shown), hit))
+        if hit:
             t.looking = shown
             return True
         t.discard.extend(shown)
@@ -310,6 +323,7 @@ def _end_phase(t: Table) -> None:
         t.tile = None
     if t.role is Role.BUILDER and any(len(b) >= CITY_SIZE_TO_END for b in t.buildings):
         t.stage, t.role, t.chooser, t.library = Stage.OVER, None, None, False
+        t.events.append(("over", tuple(s for s in range(t.n) if len(t.buildings.read(s)) >= CITY_SIZE_TO_END)))
         return
     t.role, t.chooser, t.library = None, None, False
     t.role_turn += 1
@@ -323,6 +337,7 @@ def _end_phase(t: Table) -> None:
     t.role_turn = 0
     t.library_used = [False] * t.n
     t.stage, t.queue = Stage.CHAPEL, list(seats_from(t.governor, t.n))
+    t.events.append(("round", t.round, t.governor))
 
 
 def _start_phase(t: Table, role: Role, seat: int) -> None:
@@ -332,7 +347,9 @@ def _start_phase(t: Table, role: Role, seat: int) -> None:
     if role is Role.TRADER:
         t.tile = t.tiles[t.tile_index]
     if role is Role.PROSPECTOR:
-        t.hands[seat].extend(t.draw(_privilege(t, seat)))
+        drawn = t.draw(_privilege(t, seat))
+        t.hands[seat].extend(drawn)
+        t.events.append(("draw", seat, len(drawn), "prospector"))
         t.queue = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings.read(s)]
     else:
         t.queue = list(seats_from(seat, t.n))
@@ -466,9 +483,13 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         owned.append(move.building)
         t.goods[seat].append(None)
     if card.is_violet and Power.CARPENTER in powers:
-        hand.extend(t.draw(1))
+        drawn = t.draw(1)
+        hand.extend(drawn)
+        t.events.append(("draw", seat, len(drawn), "carpenter"))
     if Power.POOR_HOUSE in powers and len(hand) <= 1:
-        hand.extend(t.draw(1))
+        drawn = t.draw(1)
+        hand.extend(drawn)
+        t.events.append(("draw", seat, len(drawn), "poor_house"))
 
 
 def _apply_produce(t: Table, seat: int, move: Produce) -> None:
@@ -490,7 +511,9 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
         index = next(i for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])) if b == name and g is None)
         t.goods[seat][index] = t.draw(1)[0]
     if len(move.goods) >= 2 and "Well" in t.buildings.read(seat):
-        t.hands[seat].extend(t.draw(1))
+        drawn = t.draw(1)
+        t.hands[seat].extend(drawn)
+        t.events.append(("draw", seat, len(drawn), "well"))
 
 
 def _apply_sell(t: Table, seat: int, move: Sell) -> None:
@@ -512,11 +535,19 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
         income += prices[good]
+    bonuses = []
     if len(move.goods) >= 2 and "Market stand" in t.buildings.read(seat):
-        income += 1
+        bonuses.append("market_stand")
     if move.goods and "Market hall" in t.buildings.read(seat):
-        income += 1
-    t.hands[seat].extend(t.draw(income))
+        bonuses.append("market_hall")
+    drawn = t.draw(income + len(bonuses))
+    t.hands[seat].extend(drawn)
+    # The sale's own cards are in the move's words; what the markets add (when the piles held it) is not.
+    extra = len(drawn) - income
+    for bonus in bonuses:
+        if extra > 0:
+            t.events.append(("draw", seat, 1, bonus))
+            extra -= 1
 
 
 def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:

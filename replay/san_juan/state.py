@@ -69,6 +69,10 @@ class SanJuanState:
     reshuffles_used: tuple[tuple[str, ...], ...]
     shuffle_seed: int | None
     draft: bool
+    #: What the rules did by themselves while reaching this state from the previous one (cards drawn
+    #: by powers, reshuffles, skipped seats...), as ``(code, ...)`` tuples; ``replay.san_juan.events``
+    #: puts them in words.
+    events: tuple[tuple[object, ...], ...] = ()
 
     @property
     def num_players(self) -> int:
@@ -159,7 +163,7 @@ class Table:
         "hands", "buildings", "goods", "chapel", "covered", "library_used", "_draw_pile", "_discard",
         "tiles", "tile_index", "tile", "round", "governor", "role_turn", "roles_taken", "stage",
         "role", "chooser", "library", "queue", "looking", "step", "reshuffles", "reshuffles_used",
-        "shuffle_seed", "draft", "n", "before",
+        "shuffle_seed", "draft", "n", "before", "events",
     )
 
     def __init__(self, s: SanJuanState) -> None:
@@ -192,6 +196,7 @@ class Table:
         self.reshuffles_used = list(s.reshuffles_used)
         self.shuffle_seed = s.shuffle_seed
         self.draft = s.draft
+        self.events: list[tuple[object, ...]] = []
 
     def freeze(self) -> SanJuanState:
         players = tuple(self._freeze_player(i) for i in range(self.n))
@@ -218,6 +223,7 @@ class Table:
             tuple(self.reshuffles_used),
             self.shuffle_seed,
             self.draft,
+            tuple(self.events),
         )
 
     @property
@@ -311,6 +317,7 @@ class Table:
                 f"{number} reshuffle order(s); reshuffle {number + 1} is missing",
             )
         self.reshuffles_used.append(tuple(order))
+        self.events.append(("reshuffle", len(order)))
         self.draw_pile = order
         self.discard = []
 

@@ -86,3 +86,23 @@ def open_page(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
         return at
 
     return _open
+
+
+@pytest.fixture(scope="session")
+def dated_db(tmp_path_factory: pytest.TempPathFactory, dash_db: Path) -> Path:
+    """The San Juan sample with a date on every game (2024-01-01 onwards, by game id) and one 2-player
+    game turned into a full tie (both seats score the same and win)."""
+    target = tmp_path_factory.mktemp("dated_db") / "dated.duckdb"
+    shutil.copy(dash_db, target)
+    con = duckdb.connect(str(target))
+    try:
+        con.execute("UPDATE games SET played_at = d FROM (SELECT game_id AS gid, strftime(DATE '2024-01-01' + "
+                    "(row_number() OVER (ORDER BY game_id) - 1)::INT, '%Y-%m-%d') AS d FROM games) WHERE game_id = gid")
+        (tied,) = con.execute("SELECT min(game_id) FROM games WHERE player_count = 2").fetchone()
+        (top, tiebreak) = con.execute("SELECT max(score), max(tiebreak) FROM players WHERE game_id = ?", [tied]).fetchone()
+        con.execute("UPDATE players SET score = ?, tiebreak = ?, won = true, rank = 1 WHERE game_id = ?",
+                    [top, tiebreak, tied])
+        con.execute("UPDATE games SET winners = [0, 1], winner_names = players WHERE game_id = ?", [tied])
+    finally:
+        con.close()
+    return target

@@ -77,16 +77,37 @@ def test_puerto_rico_board_shows_island_city_ships_and_goods() -> None:
     assert "<b>4</b> doubloons" in html and "coffee 1" in html
 
 
-def test_diff_of_rows_reports_changes_as_multisets() -> None:
-    assert change("hand", ["Well", "Well", "Hero"], ["Well", "Smithy"]) == "hand +Smithy, \u2212Well, \u2212Hero"
-    assert change("round", 1, 2) == "round 1 \u2192 2"
-    assert change("round", 2, 2) is None
+def test_diff_kinds_speak_words_and_never_column_names() -> None:
+    assert change("items", "hand cards", ["Well", "Well", "Hero"], ["Well", "Smithy"]) == [
+        "hand cards: +Smithy, \u2212Well, \u2212Hero"
+    ]
+    assert change("items", None, ["Well"], ["Well", "Smithy"]) == ["+Smithy"]
+    assert change("value", "round", 1, 2) == ["round 1 \u2192 2"]
+    assert change("value", "round", 2, 2) == []
+    assert change("value", "role", "builder", None) == ["role builder \u2192 \u2013"]
+    assert change("seat", "governor", 0, 1, ["Ana", "Bruno"]) == ["governor Ana \u2192 Bruno"]
+    assert change("count", "tobacco", 3, 1) == ["\u22122 tobacco"]
+    assert change("goods", None, ["indigo"], ["indigo", "sugar", "sugar"]) == ["+2 sugar"]
+    assert change("tagged", "supply of", ["corn:10", "sugar:3"], ["corn:8", "sugar:3"]) == ["supply of corn 10 \u2192 8"]
+    assert change("ships", None, ["empty 0/4", "corn 5/5"], ["indigo 2/4", "empty 0/5"]) == [
+        "the 4-ship: empty \u2192 2 indigo", "the 5-ship: 5 corn \u2192 empty"
+    ]
+    assert change("tiles", None, ["corn"], ["corn*", "quarry", "sugar"]) == ["+quarry", "+sugar plantation"]
+    with pytest.raises(ValueError, match="unknown kind of change 'colour'"):
+        change("colour", None, 1, 2)
+    # Columns the engine has no words for (keys, derived counts, seats of roles) are never shown.
     changes = step_changes(
-        {"game_id": "g", "step": 1, "round": 1}, {"game_id": "g", "step": 2, "round": 2},
-        [{"seat": 0, "vp": 1}, {"seat": 1, "vp": 1}], [{"seat": 0, "vp": 1}, {"seat": 1, "vp": 3}], ["Ana", "Bruno"],
+        "san_juan", {"game_id": "g", "step": 1, "round": 1, "to_act": 0, "stage": "role"},
+        {"game_id": "g", "step": 2, "round": 2, "to_act": 1, "stage": "chapel"},
+        [{"seat": 0, "vp": 1, "building_count": 1}, {"seat": 1, "vp": 1}],
+        [{"seat": 0, "vp": 1, "building_count": 2}, {"seat": 1, "vp": 3}], ["Ana", "Bruno"],
     )
-    assert changes == [("table", ["round 1 \u2192 2"]), ("Bruno", ["vp 1 \u2192 3"])]
-    assert 'class="plus"' in changes_html([("Ana", ["hand +Well"])])
+    assert changes == [("Table", ["round 1 \u2192 2"]), ("Bruno", ["VP 1 \u2192 3"])]
+    html = changes_html([("Ana", ["+Well", "hand cards: +Hero, \u2212Tower", "hand 3 \u2192 1"])])
+    assert html == (
+        '<ul class="gv-diff"><li><b>Ana</b>: <span class="plus">+Well</span>, hand cards: '
+        '<span class="plus">+Hero</span>, <span class="minus">\u2212Tower</span>, hand 3 \u2192 1</li></ul>'
+    )
 
 
 def test_move_list_highlights_the_current_move() -> None:

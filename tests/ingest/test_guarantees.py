@@ -25,6 +25,9 @@ TABLES = {
     "san_juan_states": "SELECT * FROM san_juan_states",
     "san_juan_player_states": "SELECT * FROM san_juan_player_states",
     "rejections": "SELECT * EXCLUDE (rejected_at) FROM rejections",
+    "openings": "SELECT * FROM openings",
+    "player_ratings": "SELECT * FROM player_ratings",
+    "player_rating_history": "SELECT * FROM player_rating_history",
 }
 
 

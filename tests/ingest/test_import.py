@@ -15,6 +15,7 @@ import pytest
 
 from ingest.db import DatabaseError
 from ingest.importer import import_paths
+from ingest.schema import SCHEMA_VERSION
 from replay.logfile import read_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,7 +172,7 @@ def test_newer_schema_is_refused(sample_db_copy: Path) -> None:
     with pytest.raises(DatabaseError) as err:
         import_paths([SJ / "san_juan-2p-seed2026-0000.json"], sample_db_copy, workers=1)
     assert str(err.value) == (
-        f"{sample_db_copy}: the database has schema version 99, newer than this governor's 1; "
+        f"{sample_db_copy}: the database has schema version 99, newer than this governor's {SCHEMA_VERSION}; "
         "upgrade governor to use it"
     )
 

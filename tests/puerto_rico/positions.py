@@ -126,8 +126,8 @@ def play(state: PuertoRicoState, *moves: PuertoRicoMove) -> PuertoRicoState:
 def defaults(state: PuertoRicoState) -> PuertoRicoState:
     """Take every decision a log may leave out here (storage keeping the most, when that outcome is
     unique), as the replayer does when the log's next move is not the seat's."""
-    while (move := rules.default_move(state)) is not None:
-        state = rules.apply(state, move)
+    while rules.default_move(state) is not None:
+        state = rules.apply_default(state)
     return state
 
 

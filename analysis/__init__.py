@@ -1,0 +1,1 @@
+"""Analysis of played games: each decision's estimated winning chance by rollouts that never cheat."""

@@ -1,0 +1,92 @@
+"""Monte Carlo rollouts that never cheat: each one starts from a determinisation of the position (what
+the acting seat cannot see, dealt again at random) and is played to the end by the heuristic bots.
+
+Every random choice comes from a string seed built of the analysis seed, the step and the rollout
+number, so results are the same whichever worker runs a rollout and in whatever order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replay.errors import FieldError, RuleViolation
+from replay.registry import engine_for
+from replay.simulate import MAX_MOVES, make_bot
+
+
+@dataclass(frozen=True)
+class RolloutTask:
+    """Rollouts ``first`` to ``first + count - 1`` of every candidate at one decision."""
+
+    game: str
+    step: int
+    seat: int
+    state: Any
+    candidates: tuple[Any, ...]
+    seed: int
+    first: int
+    count: int
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """Per candidate: the acting seat's share of wins summed over the rollouts (a full tie between k
+    seats counts 1/k), and how many rollouts ended (a rollout whose candidate is illegal in a sampled
+    world, or that does not end, is not counted)."""
+
+    step: int
+    wins: tuple[float, ...]
+    played: tuple[int, ...]
+
+
+def world_rng(seed: int, step: int, rollout: int) -> random.Random:
+    """The generator of one rollout's determinisation and bots: shared by every candidate of the
+    decision (common random numbers make the comparison between candidates sharper)."""
+    return random.Random(f"analysis:{seed}:{step}:{rollout}")
+
+
+def play_out(engine: Any, state: Any, rng: random.Random) -> list[int] | None:
+    """Play ``state`` to the end with one heuristic bot per seat seeded from ``rng``; the winners, or
+    None when the game does not end within the simulation's move limit."""
+    bots = [make_bot(engine.game, "heuristic", rng.randrange(2**31)) for _ in range(state_players(state))]
+    for _ in range(MAX_MOVES):
+        if engine.is_over(state):
+            return list(engine.winners(state))
+        seat = engine.current_seat(state)
+        state = engine.apply(state, bots[seat].choose(state))
+    return None
+
+
+def state_players(state: Any) -> int:
+    """The number of seats of a state (both games keep a tuple of players)."""
+    return len(state.players)
+
+
+def win_share(winners: Sequence[int], seat: int) -> float:
+    """1 for a sole win, 1/k for a k-way full tie, 0 otherwise."""
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+def run_task(task: RolloutTask) -> RolloutResult:
+    """Run a task's rollouts for every candidate (in a worker process or inline)."""
+    engine = engine_for(task.game)
+    wins = [0.0] * len(task.candidates)
+    played = [0] * len(task.candidates)
+    for number in range(task.first, task.first + task.count):
+        rng = world_rng(task.seed, task.step, number)
+        world = engine.determinise(task.state, task.seat, rng)
+        play_seed = rng.randrange(2**62)
+        for index, move in enumerate(task.candidates):
+            try:
+                after = engine.apply(world, move)
+            except (RuleViolation, FieldError):
+                continue
+            winners = play_out(engine, after, random.Random(play_seed))
+            if winners is None:
+                continue
+            wins[index] += win_share(winners, task.seat)
+            played[index] += 1
+    return RolloutResult(task.step, tuple(wins), tuple(played))

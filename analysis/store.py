@@ -1,0 +1,58 @@
+"""Storing analyses in the database (table ``analysis``, one row per decision and candidate move) and
+reading them back for the dashboard. Rows are built as Arrow columns and loaded in one statement."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from analysis.decisions import Decision, Options
+from ingest.db import read_arrow, writer
+from ingest.schema import ANALYSIS
+
+
+def analysis_table(game_id: str, engine_version: str, decisions: Sequence[Decision], options: Options) -> pa.Table:
+    """The rows of ``decisions`` as an Arrow table of the ``analysis`` schema."""
+    now = datetime.now(UTC)
+    columns: dict[str, list[Any]] = {name: [] for name in ANALYSIS.names}
+    for decision in decisions:
+        best = decision.best
+        for rank, candidate in enumerate(decision.candidates, start=1):
+            row = {
+                "game_id": game_id, "step": decision.step, "seat": decision.seat, "player": decision.player,
+                "candidate": candidate.text, "move": json.dumps(candidate.move.to_json(), sort_keys=True),
+                "words": candidate.words, "played": candidate.played, "rank": rank,
+                "rollouts": candidate.rollouts, "wins": candidate.wins, "estimate": candidate.estimate,
+                "ci_low": candidate.low, "ci_high": candidate.high,
+                "loss": max(0.0, best.estimate - candidate.estimate),
+                "tag": decision.tag if candidate.played else None,
+                "legal_moves": decision.legal, "rollouts_asked": options.rollouts, "seed": options.seed,
+                "top": options.top, "engine_version": engine_version, "analysed_at": now,
+            }
+            for name in ANALYSIS.names:
+                columns[name].append(row[name])
+    return pa.Table.from_pydict(columns, schema=ANALYSIS)
+
+
+def store(db: str | Path, game_id: str, engine_version: str, decisions: Sequence[Decision], options: Options) -> int:
+    """Replace the stored analysis of the analysed steps of ``game_id`` with ``decisions``, in one
+    transaction; returns the rows written. Raises ``ingest.db.DatabaseError``."""
+    rows = analysis_table(game_id, engine_version, decisions, options)
+    steps = sorted({d.step for d in decisions})
+    with writer(db) as con:
+        con.execute("BEGIN")
+        if steps:
+            con.execute("DELETE FROM analysis WHERE game_id = ? AND list_contains(?, step)", [game_id, steps])
+        con.execute("INSERT INTO analysis SELECT * FROM rows")
+        con.execute("COMMIT")
+    return rows.num_rows
+
+
+def load(db: str | Path, game_id: str) -> pa.Table:
+    """The stored analysis of one game, by step and rank (empty when there is none)."""
+    return read_arrow(db, "SELECT * FROM analysis WHERE game_id = ? ORDER BY step, rank", [game_id])

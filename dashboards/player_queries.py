@@ -1,0 +1,154 @@
+"""The queries of the Players page: the leaderboard of skill ratings (``player_ratings``, computed at
+import by ``ingest.ratings``) and one player's games, results, seats, roles and buildings within one
+game type. A player is a name: the same name in two games is taken to be the same person."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from dashboards import data
+from dashboards.stats import with_intervals
+
+#: The leaderboard's default minimum number of rated games.
+MIN_GAMES = 10
+
+
+def leaderboard(game: str, min_games: int = MIN_GAMES) -> pd.DataFrame:
+    """Rated players of a game type with at least ``min_games`` rated games, best conservative rating
+    first: ``place``, ``name``, ``games``, ``wins``, ``win_rate``, ``mu``, ``sigma``, ``ordinal``."""
+    rows = data.frame(
+        "SELECT name, games, wins, wins / games AS win_rate, mu, sigma, ordinal FROM player_ratings "
+        "WHERE game = ? AND games >= ? ORDER BY ordinal DESC, name",
+        (game, int(min_games)),
+    )
+    rows.insert(0, "place", range(1, len(rows) + 1))
+    return rows
+
+
+def player_names(game: str) -> list[str]:
+    """Every name that played a game of this type, most games first, then by name."""
+    rows = data.frame(
+        "SELECT p.name, count(*) AS n FROM players p JOIN games g USING (game_id) WHERE g.game = ? "
+        "GROUP BY ALL ORDER BY n DESC, p.name",
+        (game,),
+    )
+    return [str(n) for n in rows["name"]]
+
+
+def rating(game: str, name: str) -> dict[str, Any] | None:
+    """The player's stored rating with its place among all rated players of the game type (by
+    ordinal), or None when the player has no rated game."""
+    rows = data.frame(
+        "SELECT * FROM (SELECT name, games, wins, mu, sigma, ordinal, "
+        "row_number() OVER (ORDER BY ordinal DESC, name) AS place, count(*) OVER () AS rated "
+        "FROM player_ratings WHERE game = ?) WHERE name = ?",
+        (game, name),
+    )
+    return rows.iloc[0].to_dict() if len(rows) else None
+
+
+def rating_history(game: str, name: str) -> pd.DataFrame:
+    """The player's rating after each of their rated games: ``number``, ``mu``, ``sigma``, ``ordinal``."""
+    return data.frame(
+        "SELECT number, mu, sigma, ordinal, game_id FROM player_rating_history WHERE game = ? AND name = ? "
+        "ORDER BY number",
+        (game, name),
+    )
+
+
+_SEATS = """
+    WITH mine AS (
+        SELECT p.game_id, p.seat, p.score, p.rank, p.won, g.player_count, g.played_at, g.players,
+               g.winner_names, g.rounds
+        FROM players p JOIN games g USING (game_id) WHERE g.game = ? AND p.name = ?)
+"""
+
+
+def results(game: str, name: str) -> dict[str, Any]:
+    """Games (seats, strictly: a name holding two seats of a game counts twice), wins, average score
+    and rank, and the first and last date played."""
+    row = data.frame(
+        _SEATS + "SELECT count(*) AS games, coalesce(sum(won::INT), 0) AS wins, avg(score) AS score, "
+        "avg(rank) AS rank, avg(1.0 / player_count) AS baseline, min(played_at) AS first, max(played_at) AS last "
+        "FROM mine",
+        (game, name),
+    ).iloc[0]
+    return row.to_dict()
+
+
+def by_seat(game: str, name: str) -> pd.DataFrame:
+    """Win rate by player count and seat (``seat`` 0 = the first governor), with its interval and the
+    baseline 1 / player count."""
+    rows = data.frame(
+        _SEATS + "SELECT player_count, seat, count(*) AS n, sum(won::INT) AS wins, 1.0 / player_count AS baseline "
+        "FROM mine GROUP BY ALL ORDER BY player_count, seat",
+        (game, name),
+    )
+    return with_intervals(rows)
+
+
+def by_player_count(game: str, name: str) -> pd.DataFrame:
+    """Win rate by player count, with its interval and baseline."""
+    rows = data.frame(
+        _SEATS + "SELECT player_count, count(*) AS n, sum(won::INT) AS wins, 1.0 / player_count AS baseline, "
+        "avg(score) AS score, avg(rank) AS rank FROM mine GROUP BY ALL ORDER BY player_count",
+        (game, name),
+    )
+    return with_intervals(rows)
+
+
+def roles(game: str, name: str) -> pd.DataFrame:
+    """The roles the player chose, most often first: ``choices``, ``share`` of their role choices,
+    and the win rate of the games in which they chose it (``n`` games, ``wins``)."""
+    rows = data.frame(
+        _SEATS + """
+        SELECT upper(json_extract_string(m.details, '$.role')[1]) || json_extract_string(m.details, '$.role')[2:] AS role,
+               count(*) AS choices,
+               count(DISTINCT m.game_id) AS n,
+               count(DISTINCT CASE WHEN mine.won THEN m.game_id END) AS wins
+        FROM moves m JOIN mine ON m.game_id = mine.game_id AND m.seat = mine.seat
+        WHERE m.kind = 'role' GROUP BY ALL ORDER BY choices DESC, role""",
+        (game, name),
+    )
+    rows = with_intervals(rows)
+    total = int(rows["choices"].sum()) if len(rows) else 0
+    rows["share"] = rows["choices"] / total if total else 0.0
+    return rows
+
+
+def buildings(game: str, name: str) -> pd.DataFrame:
+    """The buildings the player built, most often first: ``n`` games in which they built it, ``share``
+    of their games, ``built`` (copies in all), and the win rate of those games."""
+    rows = data.frame(
+        _SEATS + """
+        SELECT json_extract_string(m.details, '$.building') AS building, count(*) AS built,
+               count(DISTINCT m.game_id) AS n,
+               count(DISTINCT CASE WHEN mine.won THEN m.game_id END) AS wins,
+               (SELECT count(*) FROM mine) AS games
+        FROM moves m JOIN mine ON m.game_id = mine.game_id AND m.seat = mine.seat
+        WHERE m.kind = 'build' GROUP BY ALL ORDER BY n DESC, building""",
+        (game, name),
+    )
+    rows = with_intervals(rows)
+    rows["share"] = rows["n"] / rows["games"] if len(rows) else 0.0
+    return rows.drop(columns=["games"])
+
+
+def games(game: str, name: str) -> pd.DataFrame:
+    """The player's games, newest first: date, player count, seat, score, rank, result, the names at
+    the table and the winners."""
+    return data.frame(
+        _SEATS + """
+        SELECT game_id, played_at, player_count, seat, score, rank, won, rounds,
+               array_to_string(players, ', ') AS players, array_to_string(winner_names, ', ') AS winner
+        FROM mine ORDER BY played_at DESC NULLS LAST, game_id""",
+        (game, name),
+    )
+
+
+def game_types() -> list[str]:
+    """Game types with stored games, most games first."""
+    rows = data.frame("SELECT game, count(*) AS n FROM games GROUP BY game ORDER BY n DESC, game")
+    return [str(g) for g in rows["game"]]

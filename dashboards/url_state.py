@@ -1,0 +1,78 @@
+"""Filters that live in the URL, so a view of a page can be linked and reloaded.
+
+A page seeds each filter widget's session state from ``st.query_params`` the first time it runs
+(``seed``), makes its widgets without a default (the state is the default), and afterwards writes
+the chosen values back (``publish``). Values in the URL that do not parse, or are not among the
+allowed ones, are ignored: the widget gets its default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import date
+from typing import Any
+
+import streamlit as st
+
+
+def seed(key: str, param: str, parse: Callable[[str], Any], default: Any, many: bool = False) -> None:
+    """Put a widget's first value in ``st.session_state[key]``: from the URL parameter ``param``
+    (``parse`` turns the text into the value and raises ``ValueError`` when it cannot; ``many``: the
+    parameter is a comma-separated list), else ``default``. Does nothing once the widget has a state."""
+    if key in st.session_state:
+        return
+    raw = st.query_params.get(param)
+    value = default
+    if raw is not None:
+        try:
+            value = [parse(part) for part in raw.split(",") if part != ""] if many else parse(raw)
+        except (ValueError, TypeError):
+            value = default
+    st.session_state[key] = value
+
+
+def one_of(allowed: Iterable[Any], parse: Callable[[str], Any] = str) -> Callable[[str], Any]:
+    """A parser that accepts only values in ``allowed``."""
+    options = list(allowed)
+
+    def _parse(text: str) -> Any:
+        value = parse(text)
+        if value not in options:
+            raise ValueError(f"{text!r} is not one of {options}")
+        return value
+
+    return _parse
+
+
+def parse_date(text: str) -> date:
+    """``2024-05-01`` as a date (``ValueError`` otherwise)."""
+    return date.fromisoformat(text)
+
+
+def parse_bool(text: str) -> bool:
+    """``1``/``true``/``yes`` or ``0``/``false``/``no``."""
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "yes"):
+        return True
+    if lowered in ("0", "false", "no"):
+        return False
+    raise ValueError(f"not a yes/no value: {text!r}")
+
+
+def publish(params: dict[str, Any]) -> None:
+    """Make the URL's query string exactly ``params`` (lists joined by commas, booleans as 1/0, dates
+    in ISO form; ``None`` and empty values left out). Writing the same values again changes nothing."""
+    out: dict[str, str] = {}
+    for name, value in params.items():
+        if value is None or value == "" or (isinstance(value, list | tuple) and not value):
+            continue
+        if isinstance(value, bool):
+            out[name] = "1" if value else "0"
+        elif isinstance(value, list | tuple):
+            out[name] = ",".join(str(v) for v in value)
+        elif isinstance(value, date):
+            out[name] = value.isoformat()
+        else:
+            out[name] = str(value)
+    if dict(st.query_params.to_dict()) != out:
+        st.query_params.from_dict(out)

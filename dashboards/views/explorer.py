@@ -1,0 +1,171 @@
+"""Explorer: the tree of the first decisions of every game (role choices, builds, plantations taken in
+the first rounds), like an opening explorer. Each node shows its games and the win rate of the seat that
+made the decision against chance; a row of the continuations table goes one decision deeper. The game
+type, player counts and path live in the URL (``?type=san_juan&players=3,4&path=Builder,build Smithy``),
+so a node can be linked; example games open on the Replay page at the node's move."""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from dashboards import data, ui
+from dashboards.explorer_queries import (
+    Node,
+    continuations,
+    example_games,
+    game_types,
+    node_summary,
+    parse_path,
+    path_seats,
+    path_text,
+)
+from dashboards.stats import FEW_GAMES, rate_label
+from ingest.openings import OPENING_ROUNDS
+
+
+def _set_path(path: tuple[str, ...]) -> None:
+    if path:
+        st.query_params["path"] = path_text(path)
+    elif "path" in st.query_params:
+        del st.query_params["path"]
+
+
+def _on_filters() -> None:
+    """A new game type or player counts: back to the start, filters into the URL."""
+    st.query_params["type"] = st.session_state["explorer_type"]
+    chosen = sorted(int(c) for c in st.session_state.get("explorer_counts") or [])
+    st.query_params["players"] = ",".join(map(str, chosen))
+    _set_path(())
+
+
+def _counts_from_url(available: list[int]) -> list[int]:
+    text = st.query_params.get("players")
+    if text is None:
+        return available
+    try:
+        wanted = {int(part) for part in text.split(",") if part.strip()}
+    except ValueError:
+        return available
+    return [c for c in available if c in wanted]
+
+
+st.title("Explorer")
+ui.require_games()
+if "openings" not in data.tables():
+    st.info("This database was made by an older governor: run `governor import` once (any log) to build "
+            "the Explorer's table.")
+    st.stop()
+
+kinds = game_types()
+if not len(kinds):
+    st.info("No game has opening decisions stored yet.")
+    st.stop()
+types = list(kinds["game"])
+game = st.query_params.get("type") or ""
+if game not in types:
+    game = str(types[0])
+available = [int(c) for c in kinds.loc[kinds["game"] == game, "counts"].iloc[0]]
+counts = _counts_from_url(available)
+st.session_state["explorer_type"] = game
+st.session_state["explorer_counts"] = counts
+
+left, right = st.columns([1, 2])
+left.selectbox("Game", types, format_func=ui.game_title, key="explorer_type", on_change=_on_filters)
+right.multiselect("Player count", available, key="explorer_counts", on_change=_on_filters,
+                  help="No player count chosen counts every player count.")
+st.caption(
+    f"Decisions of the first {OPENING_ROUNDS} rounds: role choices and builds"
+    + (", plantations and quarries taken" if game == "puerto_rico" else "")
+    + f". A win counts for the seat that made the decision (on a full tie every tied seat wins); "
+    f"the baseline is chance, 1 / player count. Rates from fewer than {FEW_GAMES} games are marked few."
+)
+
+path = parse_path(st.query_params.get("path"))
+node = Node(game, tuple(counts), path)
+summary = node_summary(node)
+if summary["games"] == 0 and path:
+    st.warning("No game of this selection goes through this path; back to the start.")
+    node = Node(game, tuple(counts), ())
+    path = ()
+    _set_path(())
+    summary = node_summary(node)
+
+# -- where we are ----------------------------------------------------------------------------------
+seats = path_seats(node)
+crumbs = ["Start"] + [
+    f"{i}. {html.escape(token)} <small style='opacity:.7'>(seat {html.escape(seat)})</small>"
+    for i, (token, seat) in enumerate(zip(path, seats), start=1)
+]
+st.html("<div style='line-height:1.9'><b>Path:</b> " + " &rsaquo; ".join(crumbs) + "</div>")
+nav = st.columns([1, 1, 6])
+nav[0].button("Back", key="explorer_back", icon=":material/undo:", disabled=not path,
+              on_click=_set_path, args=(path[:-1],), width="stretch")
+nav[1].button("Start", key="explorer_start", icon=":material/home:", disabled=not path,
+              on_click=_set_path, args=((),), width="stretch")
+
+metrics = st.columns(3)
+metrics[0].metric("Games here", f"{summary['games']:,}")
+if path:
+    metrics[1].metric(f"Win rate of seat {seats[-1]} (made decision {len(path)})",
+                      rate_label(summary["wins"], summary["games"]))
+    metrics[2].metric("Baseline (chance)", f"{summary['baseline']:.1%}")
+else:
+    metrics[1].metric("Baseline (chance)", f"{summary['baseline']:.1%}")
+
+# -- next decisions ---------------------------------------------------------------------------------
+moves = continuations(node)
+st.subheader("Next decisions")
+if not len(moves):
+    st.info(f"No recorded decision after this one within the first {OPENING_ROUNDS} rounds.")
+else:
+    ended = summary["games"] - int(moves["games"].sum())
+    note = f" ({ended:,} of the node's games record no further decision in these rounds)" if ended else ""
+    st.caption("Select a row to go one decision deeper." + note)
+    shown = moves[["decision", "seats", "games", "share", "wins", "win_rate", "ci_low", "ci_high", "baseline",
+                   "lift", "few_games"]].copy()
+    for column in ("share", "win_rate", "ci_low", "ci_high", "baseline", "lift"):
+        shown[column] = shown[column] * 100
+    # One table per depth: going deeper or back shows a table with nothing selected.
+    event = st.dataframe(
+        shown, key=f"explorer_moves_{len(path)}", hide_index=True, selection_mode="single-row", on_select="rerun",
+        width="stretch", height=min(420, 38 + 35 * len(shown)),
+        column_config={
+            "decision": st.column_config.TextColumn("decision"),
+            "seats": st.column_config.TextColumn("seat", help="Who makes it: numbered from 0 (the first governor), as in SQL"),
+            "games": st.column_config.NumberColumn("games", help="Games in which this was the next decision"),
+            "share": st.column_config.NumberColumn("share", format="%.1f%%", help="Of the games going on from here"),
+            "wins": st.column_config.NumberColumn("wins", help="Games the seat making the decision won"),
+            "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
+            "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f%%"),
+            "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f%%"),
+            "baseline": st.column_config.NumberColumn("baseline", format="%.1f%%", help="Chance: 1 / player count"),
+            "lift": st.column_config.NumberColumn("vs baseline", format="%+.1f pts",
+                                                  help="Win rate minus baseline, in percentage points"),
+            "few_games": st.column_config.CheckboxColumn(f"few (< {FEW_GAMES})"),
+        },
+    )
+    picked = event.selection.rows if event is not None else []
+    if picked:
+        _set_path(path + (str(moves.iloc[picked[0]]["decision"]),))
+        st.rerun()
+
+# -- example games ----------------------------------------------------------------------------------
+st.subheader("Example games")
+examples = example_games(node)
+examples["open"] = [f"replay?game={g}&step={int(s)}" for g, s in zip(examples["game_id"], examples["step"])]
+st.caption("Newest first; the link opens the game on the Replay page at this node's position.")
+st.dataframe(
+    examples[["open", "played_at", "player_count", "players", "winner", "step", "game_id"]],
+    key="explorer_examples", hide_index=True, width="stretch",
+    column_config={
+        "open": st.column_config.LinkColumn("replay", display_text="open"),
+        "played_at": st.column_config.TextColumn("date"),
+        "player_count": st.column_config.NumberColumn("players"),
+        "players": st.column_config.TextColumn("names"),
+        "winner": st.column_config.TextColumn("winner"),
+        "step": st.column_config.NumberColumn("at move"),
+        "game_id": st.column_config.TextColumn("game id"),
+    },
+)

@@ -1,0 +1,232 @@
+"""Players: a leaderboard of skill ratings per game type, and one player's games, results, win rate by
+seat and player count, favourite roles and buildings, and rating after each game. Ratings are OpenSkill
+(Plackett-Luce) ratings computed at import (``ingest.ratings``). The game type and player live in the
+URL (``?type=san_juan&name=Ana``). Names are shown as plain text only."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboards import data, ui
+from dashboards.player_queries import (
+    MIN_GAMES,
+    buildings,
+    by_player_count,
+    by_seat,
+    game_types,
+    games,
+    leaderboard,
+    player_names,
+    rating,
+    rating_history,
+    results,
+    roles,
+)
+from dashboards.stats import FEW_GAMES, rate_label
+
+
+def _percent(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    out = frame.copy()
+    for column in columns:
+        out[column] = out[column] * 100
+    return out
+
+
+def _rate_columns(n_help: str) -> dict[str, Any]:
+    return {
+        "n": st.column_config.NumberColumn("n", help=n_help),
+        "wins": st.column_config.NumberColumn("wins"),
+        "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
+        "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f%%"),
+        "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f%%"),
+        "baseline": st.column_config.NumberColumn("baseline", help="Chance: 1 / player count", format="%.1f%%"),
+        "few_games": st.column_config.CheckboxColumn(f"few (< {FEW_GAMES})"),
+    }
+
+
+def _set_name(name: str | None) -> None:
+    if name:
+        st.query_params["name"] = name
+    elif "name" in st.query_params:
+        del st.query_params["name"]
+
+
+def _on_type() -> None:
+    st.query_params["type"] = st.session_state["players_type"]
+    _set_name(None)
+
+
+def _on_name() -> None:
+    _set_name(st.session_state.get("players_name"))
+
+
+def rating_chart(history: pd.DataFrame) -> go.Figure:
+    """Skill (mu, with a band of one sigma each side) and the conservative rating after each game."""
+    fig = go.Figure()
+    x = history["number"]
+    fig.add_trace(go.Scatter(x=x, y=history["mu"] + history["sigma"], mode="lines", line={"width": 0},
+                             showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=x, y=history["mu"] - history["sigma"], mode="lines", line={"width": 0},
+                             fill="tonexty", fillcolor="rgba(31,119,180,0.18)", name="mu \u00b1 sigma",
+                             hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=x, y=history["mu"], mode="lines", name="skill (mu)", line={"color": "#1f77b4", "width": 2}))
+    fig.add_trace(go.Scatter(x=x, y=history["ordinal"], mode="lines", name="rating (mu - 3 sigma)",
+                             line={"color": "#d62728", "width": 2}))
+    fig.update_layout(title="Rating after each game", xaxis_title="rated games", yaxis_title="rating",
+                      height=340, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+st.title("Players")
+ui.require_games()
+if "player_ratings" not in data.tables():
+    st.info("This database was made by an older governor: run `governor import` once (any log) to compute "
+            "the ratings.")
+    st.stop()
+
+types = game_types()
+game = st.query_params.get("type") or ""
+if game not in types:
+    game = str(types[0])
+st.session_state["players_type"] = game
+st.selectbox("Game", types, format_func=ui.game_title, key="players_type", on_change=_on_type)
+
+# -- leaderboard ------------------------------------------------------------------------------------
+st.subheader("Leaderboard")
+min_games = st.number_input("Minimum rated games", min_value=1, value=MIN_GAMES, step=1, key="players_min_games")
+board = leaderboard(game, int(min_games))
+st.caption(
+    "Skill ratings by OpenSkill (Plackett-Luce model), recomputed at every import from all games of this type "
+    "in date order (undated games first, then by game id). Everyone starts at mu 25, sigma 8.33; the rating "
+    "shown, mu - 3 sigma, is low until enough games confirm the skill. "
+    f"{len(board):,} players with at least {int(min_games)} rated games. Select a row to see the player."
+)
+# The table's key follows the chosen player, so that a row picked earlier never overrides a later choice.
+event = st.dataframe(
+    _percent(board, ["win_rate"]), key=f"players_board:{st.query_params.get('name', '')}", hide_index=True,
+    width="stretch", height=min(420, 38 + 35 * max(1, len(board))), selection_mode="single-row", on_select="rerun",
+    column_config={
+        "place": st.column_config.NumberColumn("#", width="small"),
+        "name": st.column_config.TextColumn("player"),
+        "games": st.column_config.NumberColumn("games", help="Rated games (a game where one name holds two seats is not rated)"),
+        "wins": st.column_config.NumberColumn("wins"),
+        "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
+        "mu": st.column_config.NumberColumn("skill (mu)", format="%.2f"),
+        "sigma": st.column_config.NumberColumn("uncertainty (sigma)", format="%.2f"),
+        "ordinal": st.column_config.NumberColumn("rating (mu - 3 sigma)", format="%.2f"),
+    },
+)
+picked = event.selection.rows if event is not None else []
+if picked:
+    _set_name(str(board.iloc[picked[0]]["name"]))
+    st.rerun()
+
+# -- one player -------------------------------------------------------------------------------------
+st.subheader("Player")
+names = player_names(game)
+wanted = st.query_params.get("name")
+if wanted is not None and wanted not in names:
+    st.warning("No player of that name in this game type.")
+    wanted = None
+st.session_state["players_name"] = wanted
+st.selectbox("Player", names, key="players_name", index=None, placeholder="choose a player",
+             on_change=_on_name, help="Every name seen in games of this type, most games first.")
+if not wanted:
+    st.stop()
+name = wanted
+
+st.html(f"<h3 style='margin:0'>{html.escape(name)}</h3>")
+head = results(game, name)
+rated = rating(game, name)
+metrics = st.columns(4)
+played = int(head["games"])
+metrics[0].metric("Games", f"{played:,}")
+metrics[1].metric("Wins", rate_label(int(head["wins"]), played))
+metrics[2].metric("Baseline (chance)", f"{head['baseline']:.1%}")
+if rated is not None:
+    metrics[3].metric("Rating (mu - 3 sigma)", f"{rated['ordinal']:.2f}",
+                      help=f"skill mu {rated['mu']:.2f}, uncertainty sigma {rated['sigma']:.2f}, "
+                      f"place {int(rated['place'])} of {int(rated['rated'])} rated players")
+    st.caption(f"Skill mu {rated['mu']:.2f} \u00b1 sigma {rated['sigma']:.2f}; place {int(rated['place'])} of "
+               f"{int(rated['rated'])} rated players; {int(rated['games'])} rated games; average score "
+               f"{head['score']:.1f}, average rank {head['rank']:.2f}.")
+else:
+    metrics[3].metric("Rating (mu - 3 sigma)", "not rated")
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**Win rate by player count**")
+    counts = by_player_count(game, name)
+    st.dataframe(
+        _percent(counts, ["win_rate", "ci_low", "ci_high", "baseline"])[
+            ["player_count", "n", "wins", "win_rate", "ci_low", "ci_high", "baseline", "score", "few_games"]],
+        key="players_counts", hide_index=True, width="stretch",
+        column_config={"player_count": st.column_config.NumberColumn("players"),
+                       "score": st.column_config.NumberColumn("avg score", format="%.1f"),
+                       **_rate_columns("Games at this player count")},
+    )
+with right:
+    st.markdown("**Win rate by seat**")
+    seats = by_seat(game, name)
+    st.dataframe(
+        _percent(seats, ["win_rate", "ci_low", "ci_high", "baseline"])[
+            ["player_count", "seat", "n", "wins", "win_rate", "ci_low", "ci_high", "baseline", "few_games"]],
+        key="players_seats", hide_index=True, width="stretch",
+        column_config={"player_count": st.column_config.NumberColumn("players"),
+                       "seat": st.column_config.NumberColumn("seat", help="Numbered from 0 (the first governor), as in SQL"),
+                       **_rate_columns("Games in this seat")},
+    )
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**Favourite roles**")
+    chosen = roles(game, name)
+    st.dataframe(
+        _percent(chosen, ["share", "win_rate", "ci_low", "ci_high"])[
+            ["role", "choices", "share", "n", "wins", "win_rate", "ci_low", "ci_high"]],
+        key="players_roles", hide_index=True, width="stretch",
+        column_config={"role": st.column_config.TextColumn("role"),
+                       "choices": st.column_config.NumberColumn("choices", help="Times the player chose it"),
+                       "share": st.column_config.NumberColumn("share", help="Of the player's role choices", format="%.1f%%"),
+                       **_rate_columns("Games in which the player chose it at least once")},
+    )
+with right:
+    st.markdown("**Favourite buildings**")
+    built = buildings(game, name)
+    st.dataframe(
+        _percent(built, ["share", "win_rate", "ci_low", "ci_high"])[
+            ["building", "n", "share", "built", "wins", "win_rate", "ci_low", "ci_high"]],
+        key="players_buildings", hide_index=True, width="stretch", height=min(420, 38 + 35 * max(1, len(built))),
+        column_config={"building": st.column_config.TextColumn("building"),
+                       "share": st.column_config.NumberColumn("share", help="Of the player's games", format="%.1f%%"),
+                       "built": st.column_config.NumberColumn("copies", help="Copies built in all"),
+                       **_rate_columns("Games in which the player built it")},
+    )
+
+history = rating_history(game, name)
+if len(history):
+    st.plotly_chart(rating_chart(history), key="players_rating_chart")
+
+st.markdown("**Games**")
+mine = games(game, name)
+mine["open"] = [f"replay?game={g}&step=0" for g in mine["game_id"]]
+st.dataframe(
+    mine[["open", "played_at", "player_count", "seat", "score", "rank", "won", "rounds", "players", "winner", "game_id"]],
+    key="players_games", hide_index=True, width="stretch",
+    column_config={
+        "open": st.column_config.LinkColumn("replay", display_text="open"),
+        "played_at": st.column_config.TextColumn("date"),
+        "player_count": st.column_config.NumberColumn("players"),
+        "seat": st.column_config.NumberColumn("seat", help="Numbered from 0 (the first governor), as in SQL"),
+        "won": st.column_config.CheckboxColumn("won"),
+        "players": st.column_config.TextColumn("names"),
+        "winner": st.column_config.TextColumn("winner"),
+        "game_id": st.column_config.TextColumn("game id"),
+    },
+)

@@ -1,0 +1,199 @@
+"""What the Puerto Rico rules did by themselves after a move, in words.
+
+``rules.apply`` records each automatic event in the new state's ``events`` as a small tuple (code
+first): forced loads, ships and the trading house emptied, goods returned to the supply, colonists
+handed out, plantations drawn, skipped seats, the round's end. This module only puts them in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from replay.puerto_rico.catalogue import GOODS, role_of
+from replay.puerto_rico.moves import WHARF
+
+#: Why the game ends, by the trigger code the rules record.
+END_REASONS = {
+    "vp_chips": "the VP chips ran out",
+    "colonists": "the colonists ran out",
+    "city": "a city is full",
+}
+
+#: A seat with nothing to decide in a phase, by stage.
+SKIPS = {
+    "settler": "cannot take a plantation",
+    "builder": "cannot build anything",
+    "trader": "cannot sell anything",
+    "craftsman": "cannot take an extra good",
+    "captain": "cannot load anything",
+}
+
+BONUS_WORDS = {"harbor": "1 for the harbor", "privilege": "1 for the captain's privilege"}
+
+
+def _and(items: Sequence[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _name(names: Sequence[str], seat: Any) -> str:
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"Seat {seat}"
+
+
+def _barrels(amounts: Sequence[int]) -> str:
+    return _and([f"{n} {g.value}" for g, n in zip(GOODS, amounts) if n])
+
+
+def _ship(capacity: Any) -> str:
+    return "the wharf" if capacity == WHARF else f"the {capacity}-ship"
+
+
+def _placement(move: Any, owned: int) -> str:
+    placed = [f"{n} on {k}" for k, n in move.plantations] + [f"{n} on {b}" for b, n in move.buildings]
+    left = owned - sum(n for _, n in move.plantations) - sum(n for _, n in move.buildings)
+    text = ", ".join(placed) or "none placed"
+    return text + (f"; {left} in San Juan" if left > 0 else "")
+
+
+def _kept(move: Any) -> str:
+    parts = []
+    if move.warehouse:
+        parts.append(f"all {_and([g.value for g in move.warehouse])} (warehouse)")
+    if move.keep is not None:
+        parts.append(f"1 {move.keep.value}")
+    return _and(parts) or "nothing"
+
+
+def _load(event: tuple[Any, ...], names: Sequence[str]) -> str:
+    _, seat, good, ship, amount, bonuses, forced = event
+    who = _name(names, seat)
+    points = amount + len(bonuses)
+    vp = f"{points} VP"
+    if bonuses:
+        vp += f" ({_and([BONUS_WORDS.get(b, b) for b in bonuses])})"
+    if not forced:
+        return f"{who} gets {vp}"
+    verb = "ships" if ship == WHARF else "loads"
+    where = "with the wharf" if ship == WHARF else f"on {_ship(ship)}"
+    return f"{who} {verb} {amount} {good} {where}, the only possible load: {vp}"
+
+
+def _store(event: tuple[Any, ...], names: Sequence[str]) -> str:
+    _, seat, move, returned, forced = event
+    who = _name(names, seat)
+    back = f"returns {_barrels(returned)} to the supply" if any(returned) else ""
+    if not forced:
+        return f"{who} {back}"
+    return f"{who} keeps {_kept(move)}" + (f" and {back}" if back else "")
+
+
+def _produce(event: tuple[Any, ...], names: Sequence[str]) -> str:
+    _, seat, received, made = event
+    who = _name(names, seat)
+    parts = []
+    for good, got, want in zip(GOODS, received, made):
+        if not want:
+            continue
+        if got == want:
+            parts.append(f"{got} {good.value}")
+        else:
+            parts.append(f"{got} {good.value} (of {want}: the supply ran out)")
+    return f"{who} produces {_and(parts)}"
+
+
+def sentence(event: tuple[Any, ...], names: Sequence[str]) -> str:
+    """One recorded event in words ("Carla loads 3 corn on the 5-ship, the only possible load: 3 VP").
+
+    Raises ``ValueError`` for an event code this module does not know (a rules change without words)."""
+    code = event[0]
+    if code == "load":
+        return _load(event, names)
+    if code == "store":
+        return _store(event, names)
+    if code == "produce":
+        return _produce(event, names)
+    if code == "skip":
+        _, seat, stage = event
+        return f"{_name(names, seat)} {SKIPS.get(stage, f'has nothing to do ({stage})')}"
+    if code == "mayor":
+        _, seat, move, owned = event
+        return f"{_name(names, seat)}'s colonists are placed (the only arrangement): {_placement(move, owned)}"
+    if code == "mayor_privilege":
+        return f"{_name(names, event[1])} takes 1 colonist from the supply (mayor's privilege)"
+    if code == "colonist_ship":
+        _, chooser, dealt = event
+        n = len(dealt)
+        order = [(chooser + i) % n for i in range(n)]
+        shares = [f"{_name(names, s)} {dealt[s]}" for s in order if dealt[s]]
+        if not shares:
+            return "The colonist ship is empty"
+        return f"The colonist ship's {_plural(sum(dealt), 'colonist')} go to {_and(shares)}"
+    if code == "colonist_ship_refilled":
+        _, amount, need = event
+        if amount == need:
+            return f"The colonist ship is refilled with {_plural(amount, 'colonist')}"
+        return f"The colonist ship is refilled with only {_plural(amount, 'colonist')} ({need} needed)"
+    if code == "prospector":
+        return f"{_name(names, event[1])} takes 1 doubloon from the bank (prospector)"
+    if code == "factory":
+        _, seat, amount = event
+        return f"{_name(names, seat)}'s factory pays {_plural(amount, 'doubloon')}"
+    if code == "university":
+        _, seat, building = event
+        return f"{_name(names, seat)}'s university puts a colonist on the new {building}"
+    if code == "ship_emptied":
+        _, capacity, good, load = event
+        return f"The full {capacity}-ship is emptied: {load} {good} go back to the supply"
+    if code == "trading_house_emptied":
+        return f"The full trading house is emptied: {_and([str(g) for g in event[1]])} go back to the supply"
+    if code == "trading_house_full":
+        who = _and([_name(names, s) for s in event[1]])
+        return f"The trading house is full: {who} cannot sell"
+    if code == "plantations_discarded":
+        if not event[1]:
+            return "No face-up plantation is left to discard"
+        return f"The face-up plantations left ({_and(list(event[1]))}) are discarded"
+    if code == "plantations_drawn":
+        if not event[1]:
+            return "No plantations are left to turn face up"
+        return f"New face-up plantations: {_and(list(event[1]))}"
+    if code == "reshuffle":
+        return f"The {_plural(event[1], 'discarded plantation')} are shuffled into a new stack"
+    if code == "end_trigger":
+        _, trigger, seat = event
+        if trigger == "city":
+            return f"{_name(names, seat)}'s city is full: the game ends after this round"
+        if trigger == "vp_chips":
+            return f"{_name(names, seat)} takes the last VP chips: the game ends after this round"
+        return "The colonists cannot refill the ship: the game ends after this round"
+    if code == "role_doubloons":
+        cards = _and([role_of(c).value for c in event[1]])
+        return f"1 doubloon is put on each role card not chosen: {cards}"
+    if code == "round":
+        _, number, governor = event
+        return f"Round {number} begins; {_name(names, governor)} is governor"
+    if code == "over":
+        reasons = _and([END_REASONS.get(t, t) for t in event[1]])
+        return f"The round is over and so is the game ({reasons})"
+    raise ValueError(f"no words for the Puerto Rico event {event!r}")
+
+
+def describe(events: Sequence[tuple[Any, ...]], names: Sequence[str]) -> list[str]:
+    """Every recorded event in words, in the order they happened. A seat the captain phase passes over
+    several times in one step is reported once."""
+    out = []
+    seen_skips: set[tuple[Any, ...]] = set()
+    for event in events:
+        if event[0] == "skip":
+            if event in seen_skips:
+                continue
+            seen_skips.add(event)
+        out.append(sentence(event, names))
+    return out
