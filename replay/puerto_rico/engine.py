@@ -22,6 +22,7 @@ from replay.puerto_rico.moves import (
     Load,
     Mayor,
     Pass,
+    Produce,
     PuertoRicoMove,
     Sell,
     Settle,
@@ -177,6 +178,13 @@ class PuertoRicoEngine(RulesEngine):
                 if left > 0:
                     text += f"; {left} in San Juan"
             return text
+        if isinstance(move, Produce):
+            if seat is None:
+                return f"{who} {'produces' if move.take else 'declines to produce'}"
+            made = rules.production(state.players[seat])
+            goods = _and([f"{min(n, left)} {g.value}" for g, n, left in zip(GOODS, made, state.goods_supply)
+                          if min(n, left)])
+            return f"{who} produces {goods}" if move.take else f"{who} declines to produce ({goods})"
         if isinstance(move, ExtraGood):
             return f"{who} takes an extra {move.good.value} (craftsman)"
         if isinstance(move, Sell):

@@ -1,13 +1,14 @@
 """Puerto Rico moves: one small typed value per kind of decision, with a JSON form and a text form.
 
 A move records only what the player decided; what the rules derive (doubloons paid, barrels loaded,
-colonists dealt) is left out. JSON kinds: role, hacienda, settle, mayor, build, extra_good, sell,
-load, store, pass. ``seat`` may be given on any move and is then checked by the replayer.
+colonists dealt) is left out. JSON kinds: role, hacienda, settle, mayor, build, produce, extra_good,
+sell, load, store, pass. ``seat`` may be given on any move and is then checked by the replayer.
 
 A power that hands out a colonist is used unless the move that triggers it declines it with a field
 set to ``false``: ``privilege`` on the mayor's role move, ``hospice`` on ``settle``, ``university`` on
 ``build``. A move that leaves the field out (or sets it ``true``) uses the power, so logs written before
-the field existed keep their meaning.
+the field existed keep their meaning. ``produce`` takes (or, with ``take`` false, declines) the goods
+a seat makes in the craftsman phase; a log may leave it out, and the goods are then taken.
 """
 
 from __future__ import annotations
@@ -125,6 +126,20 @@ class Build:
 
 
 @dataclass(frozen=True, slots=True)
+class Produce:
+    """Craftsman phase: take the goods the seat's occupied plantations and buildings make, or decline
+    them (``take`` False: the craftsman's action, like every action but the captain's, is optional)."""
+
+    take: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "produce"} if self.take else {"kind": "produce", "take": False}
+
+    def text(self) -> str:
+        return "produce" if self.take else "produce -declined"
+
+
+@dataclass(frozen=True, slots=True)
 class ExtraGood:
     """Craftsman's privilege: one more good of a kind he produced this phase."""
 
@@ -198,7 +213,7 @@ class Pass:
         return "pass"
 
 
-PuertoRicoMove = ChooseRole | Hacienda | Settle | Mayor | Build | ExtraGood | Sell | Load | Store | Pass
+PuertoRicoMove = ChooseRole | Hacienda | Settle | Mayor | Build | Produce | ExtraGood | Sell | Load | Store | Pass
 
 _FIELDS: dict[str, set[str]] = {
     "role": {"role", "privilege"},
@@ -206,6 +221,7 @@ _FIELDS: dict[str, set[str]] = {
     "settle": {"plantation", "hospice"},
     "mayor": {"plantations", "buildings"},
     "build": {"building", "university"},
+    "produce": {"take"},
     "extra_good": {"good"},
     "sell": {"good"},
     "load": {"good", "ship"},
@@ -214,6 +230,7 @@ _FIELDS: dict[str, set[str]] = {
 }
 _PASS = Pass()
 _HACIENDA = Hacienda()
+_PRODUCE = Produce()
 
 
 def _good(obj: dict[str, Any], key: str, path: str) -> Good:
@@ -301,6 +318,8 @@ def parse_move(obj: Any, path: str) -> PuertoRicoMove:
         )
     if kind == "extra_good":
         return ExtraGood(_good(obj, "good", path))
+    if kind == "produce":
+        return _PRODUCE if _flag(obj, "take", path) else Produce(False)
     if kind == "store":
         raw = obj.get("warehouse", [])
         if not isinstance(raw, list):

@@ -7,13 +7,16 @@ made automatically (no move in the log), and a seat with nothing to decide is sk
 * mayor: the privilege colonist and the ship's colonists are handed out automatically; a seat whose
   arrangement is forced (no colonists, or at least as many colonists as circles) is placed for it;
 * builder / trader: a seat that can build / sell nothing is skipped;
-* craftsman: production and the factory are automatic; the extra good is a move (or a pass);
+* craftsman: each seat that would receive goods takes or declines them (``produce``; a seat that would
+  receive nothing is skipped, one whose kinds the supply lacks gets its nothing without a decision);
+  the factory is automatic; the extra good is a move (or a pass);
 * captain: a seat that can load nothing is skipped; a seat with exactly one possible load (one kind,
   one ship, no wharf) loads it; a seat holding no goods has no storage to choose;
 * prospector: the doubloon is automatic.
 
-A storage decision whose most-keeping outcome is unique has a default (``default_move``): a log may
-leave it out, as logs did when the engine made it alone, and the replayer then takes the default.
+Taking one's production, and a storage decision whose most-keeping outcome is unique, have a default
+(``default_move``): a log may leave them out, as logs did when the engine made them alone, and the
+replayer then takes the default.
 
 A violation raises ``RuleViolation`` with a stable rule code; a malformed setup or a missing reshuffle
 raises ``FieldError`` with the JSON path.
@@ -64,6 +67,7 @@ from replay.puerto_rico.moves import (
     Load,
     Mayor,
     Pass,
+    Produce,
     PuertoRicoMove,
     Sell,
     Settle,
@@ -73,6 +77,7 @@ from replay.puerto_rico.state import MPlayer, PlayerState, PuertoRicoState, Stag
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 _PASS = Pass()
+_PRODUCE = Produce()
 _DECIDE = "decide"
 _SKIP = "skip"
 _CORN = GOOD_INDEX[Good.CORN]
@@ -81,7 +86,7 @@ _STAGE_OF_ROLE = {
     Role.SETTLER: Stage.SETTLER,
     Role.MAYOR: Stage.MAYOR,
     Role.BUILDER: Stage.BUILDER,
-    Role.CRAFTSMAN: Stage.CRAFTSMAN,
+    Role.CRAFTSMAN: Stage.PRODUCTION,
     Role.TRADER: Stage.TRADER,
     Role.CAPTAIN: Stage.CAPTAIN,
 }
@@ -518,30 +523,7 @@ def _start_phase(t: Table, card: str, seat: int, privilege: bool = True) -> None
             dealt[(seat + i) % t.n] += 1
         t.events.append(("colonist_ship", seat, tuple(dealt)))
     elif role is Role.CRAFTSMAN:
-        kinds: list[Good] = []
-        for s in t.queue:
-            made = production(t.view(s))
-            if not any(made):
-                continue
-            mp = t.p(s)
-            got = 0
-            received = [0] * 5
-            for i in range(5):
-                amount = min(made[i], t.goods_supply[i])
-                if amount:
-                    mp.goods[i] += amount
-                    t.goods_supply[i] -= amount
-                    received[i] = amount
-                    got += 1
-                    if s == seat:
-                        kinds.append(GOODS[i])
-            t.events.append(("produce", s, tuple(received), tuple(made)))
-            if got and FACTORY_INCOME[got] and mp.active(Power.FACTORY):
-                mp.doubloons += FACTORY_INCOME[got]
-                t.bank -= FACTORY_INCOME[got]
-                t.events.append(("factory", s, FACTORY_INCOME[got]))
-        t.craft_kinds = tuple(kinds)
-        t.queue = [seat]
+        t.craft_kinds = ()
     elif role is Role.CAPTAIN:
         t.queue = [seat]
         t.idle = 0
@@ -608,6 +590,11 @@ def _end_stage(t: Table) -> None:
                 t.goods_supply[GOOD_INDEX[g]] += 1
             t.events.append(("trading_house_emptied", tuple(t.trading_house)))
             t.trading_house = []
+    elif stage is Stage.PRODUCTION:
+        # Everyone has taken or declined his goods: the craftsman's extra good comes next.
+        t.stage = Stage.CRAFTSMAN
+        t.queue = [t.chooser]  # type: ignore[list-item]
+        return
     elif stage is Stage.STORAGE:
         for i, cap in enumerate(t.ship_capacity):
             if t.ship_load[i] >= cap:
@@ -630,6 +617,14 @@ def _turn(t: Table, seat: int) -> Any:
         return _DECIDE if _can_build(t, seat) else _SKIP
     if stage is Stage.TRADER:
         return _DECIDE if _sellable(t, seat) else _SKIP
+    if stage is Stage.PRODUCTION:
+        made = production(t.view(seat))
+        if not any(made):
+            return _SKIP
+        if not any(min(m, left) for m, left in zip(made, t.goods_supply)):
+            # The supply lacks every kind the seat makes: it receives nothing, nothing to decline.
+            return _PRODUCE
+        return _DECIDE
     if stage is Stage.CRAFTSMAN:
         return _DECIDE if _extra_goods(t) else _SKIP
     if stage is Stage.MAYOR:
@@ -705,9 +700,12 @@ def _advance(t: Table) -> None:
             if result is _DECIDE:
                 return
             if result is _SKIP:
-                # A seat with no goods has no storage to tell about (as when storage was automatic).
-                if stage is not Stage.STORAGE:
+                # A seat that makes no goods, or holds none at storage, has nothing to tell about (as
+                # when production and storage were automatic).
+                if stage is not Stage.STORAGE and stage is not Stage.PRODUCTION:
                     t.events.append(("skip", seat, stage.value))
+            elif stage is Stage.PRODUCTION:
+                _do_produce(t, seat, result, forced=True)
             else:
                 pv = t.view(seat)
                 layout = (tuple(pv.island_workers), tuple(pv.city_workers))
@@ -855,6 +853,33 @@ def _do_build(t: Table, seat: int, move: Build) -> None:
         t.events.append(("end_trigger", "city", seat))
 
 
+def _do_produce(t: Table, seat: int, move: Produce, forced: bool = False) -> None:
+    """Take (or decline) the goods the seat makes, each kind limited by the supply; the factory pays
+    for the kinds received. ``forced`` when the rules took them for the seat (a log that says nothing)."""
+    if not move.take:
+        return
+    made = production(t.view(seat))
+    mp = t.p(seat)
+    received = [0] * 5
+    kinds: list[Good] = []
+    for i in range(5):
+        amount = min(made[i], t.goods_supply[i])
+        if amount:
+            mp.goods[i] += amount
+            t.goods_supply[i] -= amount
+            received[i] = amount
+            kinds.append(GOODS[i])
+    if seat == t.chooser:
+        t.craft_kinds = tuple(kinds)
+    if forced:
+        t.events.append(("produce", seat, tuple(received), tuple(made)))
+    income = FACTORY_INCOME[len(kinds)]
+    if income and mp.active(Power.FACTORY):
+        mp.doubloons += income
+        t.bank -= income
+        t.events.append(("factory", seat, income))
+
+
 def _do_extra(t: Table, seat: int, move: ExtraGood) -> None:
     gi = GOOD_INDEX[move.good]
     if move.good not in t.craft_kinds:
@@ -1000,6 +1025,7 @@ _ALLOWED: dict[Stage, tuple[type, ...]] = {
     Stage.SETTLER: (Settle, Hacienda, Pass),
     Stage.MAYOR: (Mayor,),
     Stage.BUILDER: (Build, Pass),
+    Stage.PRODUCTION: (Produce,),
     Stage.CRAFTSMAN: (ExtraGood, Pass),
     Stage.TRADER: (Sell, Pass),
     Stage.CAPTAIN: (Load, Pass),
@@ -1033,6 +1059,7 @@ def describe_pending(t: Table | PuertoRicoState) -> str:
         Stage.SETTLER: "take a plantation or quarry (or use the hacienda) or pass",
         Stage.MAYOR: "place colonists (mayor)",
         Stage.BUILDER: "build or pass",
+        Stage.PRODUCTION: "take the goods produced or decline them",
         Stage.CRAFTSMAN: "take the craftsman's extra good or pass",
         Stage.TRADER: "sell a good or pass",
         Stage.CAPTAIN: "load goods (captain)",
@@ -1089,6 +1116,8 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
             _do_mayor(t, seat, move)
         elif isinstance(move, Build):
             _do_build(t, seat, move)
+        elif isinstance(move, Produce):
+            _do_produce(t, seat, move)
         elif isinstance(move, ExtraGood):
             _do_extra(t, seat, move)
         elif isinstance(move, Sell):
@@ -1148,6 +1177,8 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
             if university:
                 out.append(Build(name, university=False))
         return out + [_PASS]
+    if stage is Stage.PRODUCTION:
+        return [_PRODUCE, Produce(take=False)]
     if stage is Stage.CRAFTSMAN:
         return [ExtraGood(g) for g in _extra_goods(t)] + [_PASS]
     if stage is Stage.TRADER:
@@ -1160,10 +1191,14 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     return []
 
 
-def default_move(state: PuertoRicoState) -> Store | None:
-    """The decision a log may leave out at this point, or None: the storage keeping the most when that
-    outcome is unique (logs written when the engine made that choice alone have no move for it)."""
-    if state.stage is not Stage.STORAGE:
+def default_move(state: PuertoRicoState) -> Store | Produce | None:
+    """The decision a log may leave out at this point, or None: taking one's production, and the storage
+    keeping the most when that outcome is unique (logs written when the engine made these choices alone
+    have no move for them)."""
+    stage = state.stage
+    if stage is Stage.PRODUCTION:
+        return _PRODUCE
+    if stage is not Stage.STORAGE:
         return None
     seat = state.current_seat
     assert seat is not None
@@ -1182,7 +1217,10 @@ def apply_default(state: PuertoRicoState) -> PuertoRicoState:
     t = Table(state)
     t.events = list(state.events)
     seat = t.queue[0]
-    _do_store(t, seat, move, forced=True)
+    if isinstance(move, Produce):
+        _do_produce(t, seat, move, forced=True)
+    else:
+        _do_store(t, seat, move, forced=True)
     t.queue.pop(0)
     _advance(t)
     return t.freeze()

@@ -1,6 +1,6 @@
 """Choices the rules leave to the player: the colonist powers (the hospice's, the university's and the
-mayor's privilege colonist) used or declined, storage keeping any part the rules allow, and a whole log
-that declines each of them and keeps less than its warehouse allows."""
+mayor's privilege colonist) used or declined, production taken or declined, storage keeping any part
+the rules allow, and a whole log that declines each of them and keeps less than its warehouse allows."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from replay.logfile import read_records
 from replay.puerto_rico import rules
 from replay.puerto_rico.catalogue import GOODS, Good
 from replay.puerto_rico.engine import ENGINE
-from replay.puerto_rico.moves import Build, ChooseRole, Pass, Settle, Store, parse_move
+from replay.puerto_rico.moves import Build, ChooseRole, ExtraGood, Pass, Produce, Settle, Store, parse_move
 from replay.puerto_rico.state import Stage
 from replay.replayer import fill_defaults, replay
 
-from .positions import C, I, K, S, T, at_role, goods, play, seat, supply
+from .positions import C, I, K, S, T, at_role, defaults, goods, play, seat, supply
 
 NAMES = ("Ana", "Bruno", "Carla")
 DECLINES_LOG = Path(__file__).with_name("declines_3p.json")
@@ -175,6 +175,63 @@ def test_decline_fields_in_json_and_text() -> None:
     assert (err.value.path, err.value.reason) == ("moves[5].privilege", "unknown field for a 'sell' move")
 
 
+# -- production ----------------------------------------------------------------------------------------
+
+
+def test_production_taken_or_declined() -> None:
+    producer = seat(island=["corn", "coffee"], city=["Coffee roaster"], workers=[1])
+    state = play(at_role([producer, producer, seat()], 1, goods_supply={K: 1}), ChooseRole("craftsman"))
+    # Clockwise from the craftsman (seat 1); seat 2 makes nothing and is skipped later.
+    assert state.stage is Stage.PRODUCTION and state.current_seat == 1
+    assert rules.legal_moves(state) == [Produce(), Produce(take=False)]
+    assert rules.default_move(state) == Produce()
+    assert ENGINE.describe_move(state, Produce(False), NAMES) == "Bruno declines to produce (1 corn and 1 coffee)"
+    state = play(state, Produce(False))
+    assert goods(state, 1) == {} and supply(state, C) == 10 and supply(state, K) == 1
+    # The coffee Bruno left in the supply goes to Ana.
+    assert state.current_seat == 0
+    assert ENGINE.describe_move(state, Produce(), NAMES) == "Ana produces 1 corn and 1 coffee"
+    state = play(state, Produce())
+    assert goods(state, 0) == {"corn": 1, "coffee": 1} and supply(state, K) == 0
+    # Bruno produced nothing, so the craftsman has no extra good to take: the round goes on.
+    assert state.stage is Stage.ROLE and state.current_seat == 2
+
+
+def test_declined_production_earns_no_factory_and_no_extra_good() -> None:
+    factory = seat(island=["corn", "indigo"], city=["Small indigo plant", "Factory"])
+    start = play(at_role([factory, seat(), seat()], 0), ChooseRole("craftsman"))
+    taken = play(start, Produce())
+    assert goods(taken, 0) == {"corn": 1, "indigo": 1} and taken.players[0].doubloons == 1
+    assert taken.stage is Stage.CRAFTSMAN and rules.legal_moves(taken) == [ExtraGood(C), ExtraGood(I), Pass()]
+    declined = play(start, Produce(False))
+    assert goods(declined, 0) == {} and declined.players[0].doubloons == 0
+    assert declined.stage is Stage.ROLE
+    # A log that says nothing takes the goods, as the engine always did.
+    assert defaults(start) == rules.apply_default(start)
+    assert goods(defaults(start), 0) == {"corn": 1, "indigo": 1} and defaults(start).stage is Stage.CRAFTSMAN
+
+
+def test_production_from_an_empty_supply_is_no_decision() -> None:
+    producer = seat(island=["coffee"], city=["Coffee roaster"], workers=[1])
+    state = play(at_role([producer, seat(), seat()], 0, goods_supply={K: 0}), ChooseRole("craftsman"))
+    # Ana would receive nothing: nothing to take or decline, and no extra good either.
+    assert state.stage is Stage.ROLE
+    assert ENGINE.automatic_events(None, None, state, NAMES)[0] == (
+        "Ana produces 0 coffee (of 1: the supply ran out)"
+    )
+
+
+def test_production_decisions_only_in_the_craftsman_phase() -> None:
+    state = at_role([seat(island=["corn"]), seat(), seat()], 0)
+    _raises(state, Produce(False), "turn.kind", "seat 0 must choose a role, not 'produce -declined'")
+    state = play(defaults(play(state, ChooseRole("craftsman"))))
+    assert state.stage is Stage.CRAFTSMAN
+    _raises(state, Produce(), "turn.kind", "seat 0 must take the craftsman's extra good or pass, not 'produce'")
+    assert parse_move({"kind": "produce", "take": False}, "m") == Produce(False)
+    assert parse_move({"kind": "produce"}, "m") == Produce()
+    assert Produce(False).to_json() == {"kind": "produce", "take": False} and Produce().to_json() == {"kind": "produce"}
+
+
 # -- storage -----------------------------------------------------------------------------------------
 
 
@@ -273,7 +330,11 @@ def test_log_declining_every_power_and_keeping_less_replays() -> None:
     seen = set()
     for step in game.steps:
         before, after, move = game.state_at(step.number - 1), step.state, step.move
-        if isinstance(move, Settle) and not move.hospice:
+        if isinstance(move, Produce) and not move.take:
+            seen.add("production")
+            assert step.seat == 0 and step.words == "Ana declines to produce (2 indigo)"
+            assert after.players[0].goods == before.players[0].goods == (0, 0, 0, 0, 0)
+        elif isinstance(move, Settle) and not move.hospice:
             seen.add("hospice")
             assert step.words == f"Ana takes {'an' if move.tile == 'indigo' else 'a'} {move.tile} plantation" \
                 " and declines the hospice's colonist"
@@ -302,11 +363,11 @@ def test_log_declining_every_power_and_keeping_less_replays() -> None:
             assert rules._storage_slots(at.players[0]) >= 1 and not move.warehouse and move.keep is not None
             assert after.players[0].goods == tuple(1 if g is move.keep else 0 for g in GOODS) != held
             assert step.words == f"Ana keeps 1 {move.keep.value}"
-    assert seen == {"hospice", "university", "privilege", "keeps less"}
+    assert seen == {"production", "hospice", "university", "privilege", "keeps less"}
     # Bruno and Carla leave out every storage that has a default: the log records only real choices.
     stores = [m for m in record.log.moves if m["kind"] == "store"]
-    assert len(stores) == 10 and len(game.steps) == len(record.log.moves) == 156
-    assert ENGINE.is_over(game.final) and record.log.result == {"scores": [24, 34, 34], "winners": [2]}
-    # Move 94 is the issue's example: 2 sugar and an occupied small warehouse, 1 sugar kept.
-    assert game.steps[93].move == Store((), S) and game.steps[93].words == "Ana keeps 1 sugar"
-    assert game.state_at(93).players[0].goods == (0, 0, 2, 0, 0) and goods(game.steps[93].state, 0) == {"sugar": 1}
+    assert len(stores) == 15 and len(game.steps) == len(record.log.moves) == 170
+    assert ENGINE.is_over(game.final) and record.log.result == {"scores": [43, 49, 36], "winners": [1]}
+    # Move 87 is the issue's example: 2 indigo and an occupied small warehouse, 1 indigo kept.
+    assert game.steps[86].move == Store((), I) and game.steps[86].words == "Ana keeps 1 indigo"
+    assert game.state_at(86).players[0].goods == (0, 2, 0, 0, 0) and goods(game.steps[86].state, 0) == {"indigo": 1}

@@ -35,6 +35,7 @@ from replay.puerto_rico.moves import (
     Hacienda,
     Load,
     Pass,
+    Produce,
     PuertoRicoMove,
     Sell,
     Settle,
@@ -95,6 +96,7 @@ def candidates(s: PuertoRicoState) -> list:
     out += [ChooseRole(c, privilege) for c in cards for privilege in (True, False)]
     out += [Settle(k, hospice) for k in TILE_KINDS for hospice in (True, False)]
     out += [Build(b.name, university) for b in CATALOGUE for university in (True, False)]
+    out += [Produce(), Produce(take=False)]
     out += [ExtraGood(g) for g in GOODS] + [Sell(g) for g in GOODS]
     out += [Load(g, ship) for g in GOODS for ship in (0, 1, 2, WHARF)]
     return out
@@ -134,6 +136,8 @@ def _declines(state: PuertoRicoState, move: PuertoRicoMove) -> list[str]:
         return ["hospice"]
     if isinstance(move, Build) and not move.university:
         return ["university"]
+    if isinstance(move, Produce) and not move.take:
+        return ["production"]
     default = rules.default_move(state)
     if isinstance(move, Store) and default is not None and move != default:
         return ["keeps less"]
@@ -195,7 +199,7 @@ def test_random_play_invariants_and_replay(players: int, kind: str) -> None:
         assert not declined
     elif kind == "random":
         # Random players decline now and then, so the invariants above cover every declined power.
-        assert set(declined) == {"privilege", "hospice", "university", "keeps less"}, declined
+        assert set(declined) == {"privilege", "hospice", "university", "production", "keeps less"}, declined
     else:
         assert declined["privilege"] > 0 and declined["keeps less"] > 0, declined
 
