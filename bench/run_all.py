@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import bench_dashboard, bench_import, bench_replay  # noqa: E402
+from bench import bench_dashboard, bench_explorer, bench_import, bench_replay  # noqa: E402
 from bench.common import OUT, machine  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -153,10 +153,11 @@ def markdown(results: dict[str, Any]) -> str:
             f"### {d['games']:,} games ({d['db_bytes'] / 2**20:,.0f} MiB)",
             "",
             _table(["page", "cold s", "warm s"], [[name, p["cold_s"], p["warm_s"]] for name, p in d["pages"].items()]
-                   + [["replay: one step (Next)", "", d["replay_next_step_s"]]]),
+                   + ([["replay: one step (Next)", "", d["replay_next_step_s"]]] if d.get("replay_next_step_s") else [])),
             "",
         ]
-    out += [PROFILE, ""]
+    # The Explorer's and Players page's numbers come from their own script (bench/bench_explorer.py).
+    out += [bench_explorer.section(), PROFILE, ""]
     return "\n".join(out)
 
 

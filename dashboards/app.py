@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboards import ui
 from dashboards.data import db_path
 
 st.set_page_config(page_title="Governor", page_icon="\U0001f3db", layout="wide")
@@ -24,5 +25,6 @@ PAGES = [
 
 page = st.navigation(PAGES)
 with st.sidebar:
-    st.caption(f"Database: `{db_path()}`")
+    ui.inject_css()
+    ui.caption(f"Database: {db_path()}")
 page.run()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from dashboards.plain import cut
+
 
 def as_list(value: Any) -> list[Any]:
     """A stored list column as a list (None and non-lists give [])."""
@@ -38,6 +40,7 @@ def panel_open(name: str, vp: int | None, parts: str, *, governor: bool, acting:
     classes = "gv-player" + (" acting" if acting else "") + (" winner" if winner else "")
     return (
         f'<div class="{classes}">'
-        f'<div class="gv-phead"><span class="gv-name">{escape(name)}{badges}</span>'
+        # A long name is cut (the whole of it on hover) so that the VP stays in view.
+        f'<div class="gv-phead" title="{escape(name)}"><span class="gv-name">{escape(cut(name))}{badges}</span>'
         f'<span class="gv-vp" title="{escape(parts)}">{vp} <small>VP</small></span></div>'
     )

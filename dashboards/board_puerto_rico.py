@@ -11,6 +11,7 @@ from typing import Any
 from dashboards.board_parts import as_int as _int
 from dashboards.board_parts import as_list as _as_list
 from dashboards.board_parts import panel_open
+from dashboards.plain import name_html
 
 GOODS = ("corn", "indigo", "sugar", "tobacco", "coffee")
 
@@ -82,12 +83,12 @@ def status_bar(state: dict[str, Any], names: Sequence[str]) -> str:
     face_up = "".join(island_tile(str(k)) for k in _as_list(state.get("face_up_plantations")))
     who = names[governor] if governor is not None and governor < len(names) else "?"
     stage = str(state.get("stage") or "")
-    waiting = f" &middot; <b>to act</b> {escape(names[acting])}" if acting is not None and acting < len(names) else ""
+    waiting = f" &middot; <b>to act</b> {name_html(names[acting])}" if acting is not None and acting < len(names) else ""
     triggers = ", ".join(str(t) for t in _as_list(state.get("end_triggers")))
     return (
         '<div class="gv-bar">'
         f"<span><b>Round</b> {_int(state.get('round'))}</span>"
-        f"<span><b>Governor</b> {escape(who)}</span>"
+        f"<span><b>Governor</b> {name_html(who)}</span>"
         f"<span><b>Now</b> {escape(str(role) + ' phase' if role else stage.replace('_', ' '))}{waiting}</span>"
         f"<span><b>Roles</b> {''.join(chips)}</span>"
         "</div>"

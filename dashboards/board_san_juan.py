@@ -11,6 +11,7 @@ from typing import Any
 from dashboards.board_parts import as_int as _int
 from dashboards.board_parts import as_list as _as_list
 from dashboards.board_parts import panel_open
+from dashboards.plain import name_html
 from replay.san_juan.cards import CARDS, TILES, Card
 
 ROLES = ("builder", "producer", "trader", "councillor", "prospector")
@@ -87,7 +88,7 @@ def status_bar(state: dict[str, Any], names: Sequence[str]) -> str:
         tile_html = f"<b>Trading house</b> next tile {next_tile if next_tile else '?'} (face down)"
     who = names[governor] if governor is not None and governor < len(names) else "?"
     acting = _int(state.get("to_act"))
-    waiting = f" &middot; <b>to act</b> {escape(names[acting])}" if acting is not None and acting < len(names) else ""
+    waiting = f" &middot; <b>to act</b> {name_html(names[acting])}" if acting is not None and acting < len(names) else ""
     stage_text = {
         "over": "game over", "role": "choosing a role", "phase": f"{role} phase", "chapel": "chapel (start of turn)",
         "hand_limit": "discarding to the hand limit", "draft": "drafting the starting hand",
@@ -95,7 +96,7 @@ def status_bar(state: dict[str, Any], names: Sequence[str]) -> str:
     return (
         '<div class="gv-bar">'
         f"<span><b>Round</b> {_int(state.get('round'))}</span>"
-        f"<span><b>Governor</b> {escape(who)}</span>"
+        f"<span><b>Governor</b> {name_html(who)}</span>"
         f"<span><b>Now</b> {escape(stage_text)}{waiting}</span>"
         f"<span><b>Roles</b> {''.join(chips)}</span>"
         f"<span><b>Draw pile</b> {_int(state.get('draw_pile'))}</span>"

@@ -1,56 +1,13 @@
-"""Plotly figures of the dashboard: the scoring trend of a game, rates with intervals, distributions."""
+"""Plotly figures of the dashboard: rates with intervals, heat maps, distributions and curves."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from html import escape
 
 import pandas as pd
 import plotly.graph_objects as go
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
-
-
-def vp_trend(
-    player_states: pd.DataFrame,
-    names: Sequence[str],
-    step: int,
-    rounds: pd.Series | None = None,
-) -> go.Figure:
-    """VP of every seat after every step, with a marker at ``step``. With ``rounds`` (round number by
-    step) the x axis shows rounds and each round's last step."""
-    fig = go.Figure()
-    by_round = rounds is not None
-    for seat, rows in player_states.groupby("seat", sort=True):
-        seat = int(seat)
-        name = names[seat] if seat < len(names) else f"Seat {seat}"
-        colour = PALETTE[seat % len(PALETTE)]
-        if by_round:
-            frame = rows.assign(round=rows["step"].map(rounds)).groupby("round", as_index=False).last()
-            x, y = frame["round"], frame["vp"]
-        else:
-            x, y = rows["step"], rows["vp"]
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=name, line={"color": colour, "width": 2, "shape": "hv"}))
-        here = rows[rows["step"] == step]
-        if not here.empty:
-            mark_x = rounds.get(step) if by_round and rounds is not None else step
-            fig.add_trace(
-                go.Scatter(
-                    x=[mark_x], y=[int(here["vp"].iloc[0])], mode="markers", showlegend=False,
-                    marker={"color": colour, "size": 11, "line": {"color": "#222", "width": 1.5}},
-                    hovertemplate=f"{name}: %{{y}} VP<extra>now</extra>",
-                )
-            )
-    current = rounds.get(step) if by_round and rounds is not None else step
-    if current is not None:
-        fig.add_vline(x=current, line={"color": "#888", "dash": "dot", "width": 1})
-    fig.update_layout(
-        height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        title={"text": "Victory points so far", "font": {"size": 14}},
-        xaxis_title="round" if by_round else "move", yaxis_title="VP",
-        legend={"orientation": "h", "y": -0.25}, hovermode="x unified",
-    )
-    return fig
 
 
 def rate_bars(frame: pd.DataFrame, label: str, title: str, group: str | None = None, height: int | None = None) -> go.Figure:

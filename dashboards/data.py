@@ -41,6 +41,8 @@ def db_stamp(path: str) -> tuple[int, int, int, int]:
     """What changes when the database is written: size and modification time of the file and of its
     write-ahead log (zeros when missing)."""
     out: list[int] = []
+    if os.path.isdir(path):  # a lake (ingest.lake): a committed batch adds a manifest
+        path = os.path.join(path, "_manifest")
     for name in (path, path + ".wal"):
         try:
             info = os.stat(name)
@@ -122,7 +124,7 @@ def game_players(game_id: str) -> pd.DataFrame:
 def game_moves(game_id: str) -> pd.DataFrame:
     """Every move of one game, in order."""
     return frame(
-        "SELECT step, round, governor, role, seat, player, kind, text, words FROM moves "
+        "SELECT step, round, governor, role, seat, player, kind, text, words, details FROM moves "
         "WHERE game_id = ? ORDER BY step",
         (game_id,),
     )
@@ -153,3 +155,34 @@ def schema_columns() -> pd.DataFrame:
         WHERE c.table_schema = 'main'
         ORDER BY t.table_type, c.table_name, c.ordinal_position"""
     )
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+
+@st.cache_data(ttl=CACHE_TTL, show_spinner=False, max_entries=32)
+def _cached_replay(path: str, stamp: tuple[int, ...], game: str, game_id: str) -> dict[str, Any]:
+    from dashboards.replay_data import game_payload
+
+    states, player_states = f'"{game}_states"', f'"{game}_player_states"'
+    # One connection for the four reads of a game: opening the file is a good part of their time.
+    with reader(path, config=READ_CONFIG) as con:
+        row = con.execute("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", [game_id]).df()
+        # Every column: ``events`` is there from schema version 3 on.
+        moves = con.execute("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step", [game_id]).df()
+        table = con.execute(f"SELECT * FROM {states} WHERE game_id = ? ORDER BY step", [game_id]).df()
+        seats = con.execute(f"SELECT * FROM {player_states} WHERE game_id = ? ORDER BY step, seat", [game_id]).df()
+    if row.empty:
+        raise KeyError(f"no game with id '{game_id}' in {path}")
+    return game_payload(row.iloc[0].to_dict(), moves, table, seats)
+
+
+def replay_payload(game: str, game_id: str) -> dict[str, Any]:
+    """Everything the Replay page sends to the browser for one game (``replay_data.game_payload``),
+    cached until the database changes.
+
+    Raises ``KeyError`` when the game or its state tables are missing, ``ingest.db.DatabaseError``
+    when the database cannot be read."""
+    path = db_path()
+    _state_table(game, "states")  # checks the game's state tables exist (its name goes into SQL text)
+    return _cached_replay(path, db_stamp(path), game, game_id)

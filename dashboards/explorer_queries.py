@@ -64,17 +64,24 @@ def _where(node: Node, table: str = "openings") -> tuple[str, list[Any]]:
 
 
 def node_summary(node: Node) -> dict[str, Any]:
-    """Games at the node, and the wins of the seats that made its last decision (none at the root),
-    with the baseline of those games."""
+    """Games at the node, the wins of the seats that made its last decision (none at the root), the
+    baseline of those games, and ``seats``: who made each decision of the path as text (0 = the first
+    governor, as in SQL; several seats when the selected player counts disagree). One query."""
     where, params = _where(node)
     won = f"list_contains(winners, seats[{node.depth}])" if node.depth else "false"
+    seat_columns = "".join(
+        f", array_to_string(list_sort(list_distinct(list(seats[{i}]))), ', ') AS seat_{i}"
+        for i in range(1, node.depth + 1)
+    )
     row = data.frame(
-        f"SELECT count(*) AS games, coalesce(sum({won}::INT), 0) AS wins, avg(1.0 / player_count) AS baseline "
-        f"FROM openings WHERE {where}",
+        f"SELECT count(*) AS games, coalesce(sum({won}::INT), 0) AS wins, avg(1.0 / player_count) AS baseline"
+        f"{seat_columns} FROM openings WHERE {where}",
         tuple(params),
     ).iloc[0]
+    seats = [row[f"seat_{i}"] for i in range(1, node.depth + 1)]
     return {"games": int(row["games"]), "wins": int(row["wins"]),
-            "baseline": float(row["baseline"]) if pd.notna(row["baseline"]) else float("nan")}
+            "baseline": float(row["baseline"]) if pd.notna(row["baseline"]) else float("nan"),
+            "seats": [str(v) if isinstance(v, str) and v else "?" for v in seats]}
 
 
 def continuations(node: Node) -> pd.DataFrame:
@@ -115,19 +122,9 @@ def example_games(node: Node, limit: int = EXAMPLES) -> pd.DataFrame:
     )
 
 
-def path_seats(node: Node) -> list[str]:
-    """Who made each decision of the path (0 = the first governor, as in SQL), as text: one seat, or several
-    when the selected player counts disagree."""
-    if not node.depth:
-        return []
-    where, params = _where(node)
-    parts = ", ".join(
-        f"array_to_string(list_sort(list_distinct(list(seats[{i}]))), ', ')" for i in range(1, node.depth + 1)
-    )
-    row = data.frame(f"SELECT {parts} FROM openings WHERE {where}", tuple(params))
-    if not len(row):
-        return ["?"] * node.depth
-    return [str(v) if isinstance(v, str) and v else "?" for v in row.iloc[0].tolist()]
+def interval_text(frame: pd.DataFrame) -> list[str]:
+    """Each row's 95 % interval (``ci_low``, ``ci_high``) as short text, e.g. ``10.8-60.3%``."""
+    return [f"{low:.1%}-{high:.1%}".replace("%-", "-") for low, high in zip(frame["ci_low"], frame["ci_high"])]
 
 
 def game_types() -> pd.DataFrame:

@@ -93,6 +93,8 @@ PAGES = {
     "games": "/",
     "replay": "/replay?step=40",
     "statistics": "/statistics",
+    "explorer": "/explorer?type=san_juan&players=3&path=Builder",
+    "players": "/players?type=san_juan&name=Ana",
     "sql": "/sql",
     "import": "/import",
 }

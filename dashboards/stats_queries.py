@@ -1,11 +1,17 @@
 """The queries of the Statistics page: each over the games and players a ``Filters`` selects.
 
 Every query starts from common tables: ``sel`` (the games that match), ``base`` (the win share ``p0``
-of all players of each player count in ``sel``: what a player wins by chance there) and ``pl`` (the
+of all players of each player count in ``sel``, from the games' winners: what a player wins by
+chance there) and ``pl`` (the
 players of ``sel`` with their ``w``, 1 for a win, 0 else, or ``1/k`` for a full tie of ``k`` winners
 when ties are shared, and their ``p0``; only the named player's seats when a player name is given).
 Rates come back as ``n`` (rows counted), ``wins`` (sum of ``w``) and ``expected`` (sum of ``p0``);
 ``dashboards.stats.with_intervals`` adds the rate, its Wilson interval, the baseline and the lift.
+
+The rates by building and role read the importer's summary tables (``ingest/summaries.py``), whose
+rows carry game type, player count, name and result, so they need no join back to the players; a
+database without them (an older schema, only read here) gets the same numbers from ``players`` and
+``moves``.
 
 Seats are numbered as in SQL: seat 0 is the first governor (the first player).
 """
@@ -59,16 +65,18 @@ def base_sql(filters: Filters) -> tuple[str, list[Any]]:
         where.append("list_contains(players, ?)")
         params.append(filters.player)
     win = "1.0 / greatest(len(sel.winners), 1)" if filters.ties == "share" else "1.0"
+    # Wins per game: every winner with full ties, one (shared) with shared ties; p0 = wins / seats.
+    per_game = "(len(winners) > 0)::INT" if filters.ties == "share" else "len(winners)"
     player_where = ""
     if filters.player:
-        player_where = "WHERE a.name = ?"
+        player_where = "WHERE p.name = ?"
         params.append(filters.player)
     sql = (
         f"WITH sel AS (SELECT game_id, player_count, rounds, moves, winners FROM games WHERE {' AND '.join(where)}), "
-        "allpl AS (SELECT p.game_id, p.seat, p.name, p.score, p.rank, p.won, p.final_buildings, sel.player_count, "
-        f"CASE WHEN p.won THEN {win} ELSE 0.0 END AS w FROM players p JOIN sel USING (game_id)), "
-        "base AS (SELECT player_count, avg(w) AS p0 FROM allpl GROUP BY ALL), "
-        f"pl AS (SELECT a.*, base.p0 FROM allpl a JOIN base USING (player_count) {player_where}) "
+        f"base AS (SELECT player_count, sum({per_game})::DOUBLE / (count(*) * player_count) AS p0 FROM sel GROUP BY player_count), "
+        "pl AS (SELECT p.game_id, p.seat, p.name, p.score, p.rank, p.won, p.final_buildings, sel.player_count, "
+        f"CASE WHEN p.won THEN {win} ELSE 0.0 END AS w, base.p0 FROM players p JOIN sel USING (game_id) "
+        f"JOIN base USING (player_count) {player_where}) "
     )
     return sql, params
 
@@ -111,9 +119,43 @@ def seat_label(seat: int, player_count: int) -> str:
     return f"{player_count}p seat {seat}{where}"
 
 
+def _has_summaries() -> bool:
+    """Whether the database has the importer's summary tables (schema 5 on)."""
+    return {"player_builds", "player_roles", "player_owned"} <= data.tables()
+
+
+def _from_summary(filters: Filters, table: str, keys: str, where: str = "", more: list[Any] | None = None,
+                  split: bool = False) -> pd.DataFrame:
+    """Rates grouped by ``keys`` (columns of the summary table ``t``) over the selected players, with
+    ``where`` (more conditions on ``t``) and its parameters ``more``."""
+    share = "1.0 / greatest(t.winners, 1)" if filters.ties == "share" else "1.0"
+    conditions = ["t.game = ?"]
+    params: list[Any] = [filters.game]
+    if filters.player_counts:
+        conditions.append("t.player_count IN (SELECT unnest(?::INT[]))")
+        params.append(list(filters.player_counts))
+    if filters.date_from is not None or filters.date_to is not None:
+        conditions.append("t.game_id IN (SELECT game_id FROM sel)")
+    if filters.player:
+        conditions.append("t.name = ?")
+        params.append(filters.player)
+    if where:
+        conditions.append(where)
+    group = ("t.player_count, " if split else "") + keys
+    rows = _run(
+        filters,
+        f"SELECT {group}, count(*) AS n, sum(CASE WHEN t.won THEN {share} ELSE 0.0 END) AS wins, sum(base.p0) AS expected "
+        f"FROM {table} t JOIN base USING (player_count) WHERE {' AND '.join(conditions)} GROUP BY ALL ORDER BY {group}",
+        params + (more or []),
+    )
+    return with_intervals(rows)
+
+
 def win_rate_by_building(filters: Filters, split: bool = False) -> pd.DataFrame:
     """Win rate of players owning each building at the end of the game; ``n`` counts players
     (a player owning two of a building counts once). ``split``: one row per player count too."""
+    if _has_summaries():
+        return _from_summary(filters, "player_owned", "t.building", split=split)
     cols, order = _split(split)
     rows = _run(
         filters,
@@ -127,14 +169,15 @@ def win_rate_by_building(filters: Filters, split: bool = False) -> pd.DataFrame:
 def win_rate_by_building_round(filters: Filters, by_round: int, split: bool = False) -> pd.DataFrame:
     """Win rate of players who had built each building by the end of round ``by_round``; ``n`` counts
     players (building it twice counts once)."""
+    if _has_summaries():
+        return _from_summary(filters, "player_builds", "t.building", "t.round <= ?", [by_round], split)
     cols, order = _split(split)
     rows = _run(
         filters,
         f"SELECT {cols.replace('player_count', 'pl.player_count')}b.building, count(*) AS n, sum(pl.w) AS wins, "
         "sum(pl.p0) AS expected FROM "
-        "(SELECT m.game_id, m.seat, json_extract_string(m.details, '$.building') AS building "
-        " FROM moves m WHERE m.kind = 'build' AND m.round <= ? AND m.game_id IN (SELECT game_id FROM sel) "
-        " GROUP BY ALL) b "
+        "(SELECT game_id, seat, json_extract_string(details, '$.building') AS building FROM moves "
+        " WHERE kind = 'build' AND round <= ? AND game_id IN (SELECT game_id FROM sel) GROUP BY ALL) b "
         f"JOIN pl ON pl.game_id = b.game_id AND pl.seat = b.seat GROUP BY ALL ORDER BY {order}b.building",
         [by_round],
     )
@@ -146,6 +189,8 @@ def win_rate_by_role_round(filters: Filters, split: bool = False) -> pd.DataFram
     choices: each role is chosen at most once a round, so that is the games in which it was chosen
     that round, one chooser each (in 2-player games the governor chooses twice a round, so one
     player can count under two roles of the same round)."""
+    if _has_summaries():
+        return _from_summary(filters, "player_roles", "t.round, t.role", split=split)
     cols, order = _split(split)
     rows = _run(
         filters,

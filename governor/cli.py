@@ -155,28 +155,39 @@ def cmd_golden(args: argparse.Namespace) -> int:
 # -- database commands (ingest) ----------------------------------------------------------------
 
 
+def _target(args: argparse.Namespace) -> str:
+    """The database file, or the lake folder or URL given with --lake."""
+    lake = getattr(args, "lake", None)
+    if lake and getattr(args, "db", None):
+        raise SystemExit(f"governor {args.command}: give --db or --lake, not both")
+    return lake or args.db or default_db()
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from ingest.cli import run_import
 
-    return run_import(args.paths, args.db or default_db(), workers=args.workers, progress=args.progress)
+    if args.cluster and not args.lake:
+        raise SystemExit("governor import: --cluster writes a lake: give --lake DIR too")
+    return run_import(args.paths, _target(args), workers=args.workers, progress=args.progress,
+                      lake=bool(args.lake), cluster=args.cluster)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
     from ingest.cli import run_query
 
-    return run_query(args.sql, args.db or default_db(), args.format, args.out)
+    return run_query(args.sql, _target(args), args.format, args.out)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ingest.cli import run_export
 
-    return run_export(args.db or default_db(), Path(args.parquet), games=args.games)
+    return run_export(_target(args), Path(args.parquet), games=args.games)
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from dashboards.launch import launch
 
-    return launch(args.db or default_db(), port=args.port, headless=args.headless)
+    return launch(_target(args), port=args.port, headless=args.headless)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -232,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="replay processes (default: the number of cores)")
     p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
                    help="progress bar (default: when writing to a terminal)")
+    p.add_argument("--lake", metavar="DIR", help="write Parquet files into a lake folder or URL instead of a database file")
+    p.add_argument("--cluster", metavar="ENGINE", help=(
+        "with --lake: run on a cluster: local (a local Dask cluster of --workers processes), dask://ADDR or "
+        "ray://ADDR (an existing cluster; needs pip install 'governor[cluster]')"))
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("query", help="run SQL against the database", description=(
@@ -240,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
     p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table", help="output format")
     p.add_argument("--out", help="write to this file instead of standard output (required for parquet)")
+    p.add_argument("--lake", metavar="DIR", help="a lake folder or URL (Parquet files, docs/scaling.md) instead of the database file")
     p.set_defaults(func=cmd_query)
 
     p = sub.add_parser("export", help="export every table as Parquet", description=(
@@ -248,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parquet", required=True, metavar="DIR", help="output folder")
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
     p.add_argument("--games", action="store_true", help="also write the original logs to DIR/games.jsonl")
+    p.add_argument("--lake", metavar="DIR", help="a lake folder or URL (Parquet files, docs/scaling.md) instead of the database file")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("dashboard", help="open the Streamlit dashboard", description=(
@@ -255,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
     p.add_argument("--port", type=int, default=8501, help="port (default 8501)")
     p.add_argument("--headless", action="store_true", help="do not open a browser")
+    p.add_argument("--lake", metavar="DIR", help="a lake folder or URL (Parquet files, docs/scaling.md) instead of the database file")
     p.set_defaults(func=cmd_dashboard)
 
     from analysis.cli import add_parser as add_analyse

@@ -15,13 +15,24 @@ from ingest.importer import import_paths
 from ingest.schema import table_schemas
 
 
-def run_import(paths: list[str], db: str, workers: int | None = None, progress: str = "auto") -> int:
+def run_import(paths: list[str], db: str, workers: int | None = None, progress: str = "auto",
+               lake: bool = False, cluster: str | None = None) -> int:
     """``governor import``: exit 0 when every game was stored or already there, 1 when any was
-    rejected, 2 when nothing could be done (missing path, database not writable)."""
+    rejected, 2 when nothing could be done (missing path, database or lake not writable). With
+    ``lake``, ``db`` is a lake folder or URL (``ingest.lake``), written on ``cluster`` if given."""
+    from ingest.lake import LakeError
+    from ingest.lake_import import import_to_lake
+
     show = sys.stderr.isatty() if progress == "auto" else progress == "always"
     try:
-        summary = import_paths(paths, db, workers=workers, progress=show)
+        if lake:
+            summary = import_to_lake(paths, db, workers=workers, cluster=cluster, progress=show)
+        else:
+            summary = import_paths(paths, db, workers=workers, progress=show)
     except FileNotFoundError as err:
+        print(f"governor import: {err}", file=sys.stderr)
+        return 2
+    except LakeError as err:
         print(f"governor import: {err}", file=sys.stderr)
         return 2
     except DatabaseError as err:
@@ -93,9 +104,8 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         with reader(db) as con:
-            present = {r[0] for r in con.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
-            ).fetchall()}
+            # A lake's tables are views over its files.
+            present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
             names = [n for n in table_schemas() if n in present]
             for name in names:
                 table = con.sql(f'SELECT * FROM "{name}"').to_arrow_table()

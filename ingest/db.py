@@ -85,10 +85,23 @@ def _first_line(err: Exception) -> str:
 
 @contextmanager
 def reader(path: str | Path, timeout: float = 30.0, config: dict[str, Any] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection, retried while a writer holds the file.
+    """A read-only connection, retried while a writer holds the file; for a lake (``ingest.lake``), an
+    in-memory connection whose tables are views over the lake's committed Parquet files.
 
     Raises ``DatabaseError`` when the file is missing, not ours, or stays locked past ``timeout``."""
     path = str(path)
+    from ingest.lake import Lake, LakeError, is_lake
+
+    if is_lake(path):
+        try:
+            con = Lake(path).connect(config)
+        except (LakeError, OSError, duckdb.Error) as err:
+            raise DatabaseError(f"{path}: cannot read the lake: {_first_line(err)}") from None
+        try:
+            yield con
+        finally:
+            con.close()
+        return
     if not Path(path).exists():
         raise DatabaseError(f"{path}: no such database (import some logs first: governor import PATH)")
     con = _connect(path, timeout, max_delay=0.25, what="reading", read_only=True, config=config or {})

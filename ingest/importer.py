@@ -22,6 +22,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ingest import summaries
 from ingest.db import DatabaseError, reader, writer
 from ingest.derived import refresh_derived
 from ingest.progress import Progress
@@ -150,6 +151,8 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                         summary.rows += _insert(con, name, table)
                 summary.imported += len(fresh)
                 summary.game_ids.extend(fresh.to_pylist())
+                if len(fresh):
+                    summaries.fill(con, fresh.to_pylist())
             rejections = merged.get("rejections")
             if rejections is not None and rejections.num_rows:
                 con.register("incoming", rejections)
@@ -199,6 +202,12 @@ def import_paths(
     """Import every game under ``paths`` into ``db``. ``display_names`` maps a file's path to the name
     stored and reported for it (uploads keep their original name). Raises ``FileNotFoundError`` for a
     missing path and ``DatabaseError`` when the database cannot be written."""
+    from ingest.lake import is_lake
+
+    if is_lake(db):  # a lake folder or URL (the dashboard's Import page on a lake)
+        from ingest.lake_import import import_to_lake
+
+        return import_to_lake(paths, str(db), workers=workers, progress=progress, display_names=display_names)
     start = time.monotonic()
     files = expand_paths(paths)
     summary = ImportSummary(files=len(files))

@@ -99,9 +99,11 @@ def _reject(batch: Batch, record: LogRecord, error: GovernorError, now: datetime
     )
 
 
-def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] | frozenset[str] = frozenset()) -> None:
+def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] | frozenset[str] = frozenset(),
+               complete: bool = True) -> None:
     """Replay one record and append its rows to ``batch``; a bad game becomes a rejection and adds
-    no rows at all. Games whose id is in ``known`` are counted as skipped, not replayed."""
+    no rows at all. Games whose id is in ``known`` are counted as skipped, not replayed. With
+    ``complete`` False, a game that is not over yet is laid out too (a what-if variation)."""
     if record.error is not None or record.log is None:
         _reject(batch, record, record.error or LogFormatError("unreadable", file=record.file), now)
         return
@@ -126,7 +128,7 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
     number = 0
     automatic_events = engine.automatic_events
     try:
-        for state, step in iter_replay(log):
+        for state, step in iter_replay(log, require_complete=complete):
             number = step.number if step else 0
             global_rows.append(engine.global_row(state))
             for seat, prow in enumerate(engine.player_rows(state)):

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 
 
 class SchemaError(Exception):
@@ -187,6 +187,8 @@ def player_change_schema(engine: Any) -> pa.Schema:
 
 def table_schemas() -> dict[str, pa.Schema]:
     """Every table's Arrow schema by table name, in creation order."""
+    from ingest.summaries import SUMMARY_TABLES
+
     tables = {"games": GAMES, "players": PLAYERS, "moves": MOVES, "rejections": REJECTIONS}
     for game, engine in sorted(all_engines().items()):
         global_schema, player_schema = state_schemas(engine)
@@ -194,6 +196,7 @@ def table_schemas() -> dict[str, pa.Schema]:
         tables[f"{game}_player_states"] = player_schema
     tables["analysis"] = ANALYSIS
     tables.update(DERIVED_TABLES)
+    tables.update(SUMMARY_TABLES)
     return tables
 
 
@@ -245,7 +248,8 @@ VIEWS: dict[str, str] = {
 }
 
 
-def _vp_by_step_view() -> str:
+def vp_by_step_view() -> str:
+    """The SQL of the ``vp_by_step`` view (every game's per-seat VP after every step)."""
     parts = [
         f"SELECT '{game}' AS game, game_id, step, seat, vp FROM {game}_player_states"
         for game in sorted(all_engines())
@@ -281,7 +285,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
         _create_table(con, name, schema)
     for name, sql in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
-    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {_vp_by_step_view()}")
+    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {vp_by_step_view()}")
     con.execute(
         "INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
     )
@@ -298,6 +302,10 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _migrate_1_to_2(con)
         elif step == 2:
             _migrate_2_to_3(con)
+        elif step == 3:
+            _set_version(con, 4)  # version 4's summary tables are remade whole by the next step
+        elif step == 4:
+            _migrate_summaries(con, 5)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -321,4 +329,19 @@ def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("BEGIN")
     con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
+    con.execute("COMMIT")
+
+
+def _set_version(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(version)])
+
+
+def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
+    """Make the summary tables ``player_builds``, ``player_roles`` and ``player_owned``
+    (``ingest.summaries``) from the games already stored, replacing version 4's narrower ones."""
+    from ingest import summaries
+
+    con.execute("BEGIN")
+    summaries.rebuild(con, _create_table)
+    _set_version(con, to_version)
     con.execute("COMMIT")

@@ -8,7 +8,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install --quiet -e '.[test]'
+  .venv/bin/python -m pip install --quiet -e '.[test,cluster]'
   if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ]; then
       apt-get update -qq

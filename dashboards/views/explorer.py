@@ -7,6 +7,7 @@ so a node can be linked; example games open on the Replay page at the node's mov
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import streamlit as st
 
@@ -16,12 +17,12 @@ from dashboards.explorer_queries import (
     continuations,
     example_games,
     game_types,
+    interval_text,
     node_summary,
     parse_path,
-    path_seats,
     path_text,
 )
-from dashboards.stats import FEW_GAMES, rate_label
+from dashboards.stats import FEW_GAMES, wilson
 from ingest.openings import OPENING_ROUNDS
 
 
@@ -49,6 +50,11 @@ def _counts_from_url(available: list[int]) -> list[int]:
     except ValueError:
         return available
     return [c for c in available if c in wanted]
+
+
+def _metric(box: Any, label: str, value: str, **options: Any) -> None:
+    """A metric as wide as its figure, so that a row of them wraps instead of cutting figures."""
+    box.metric(label, value, width="content", **options)
 
 
 st.title("Explorer")
@@ -93,26 +99,29 @@ if summary["games"] == 0 and path:
     summary = node_summary(node)
 
 # -- where we are ----------------------------------------------------------------------------------
-seats = path_seats(node)
+seats = summary["seats"]
 crumbs = ["Start"] + [
     f"{i}. {html.escape(token)} <small style='opacity:.7'>(seat {html.escape(seat)})</small>"
     for i, (token, seat) in enumerate(zip(path, seats), start=1)
 ]
 st.html("<div style='line-height:1.9'><b>Path:</b> " + " &rsaquo; ".join(crumbs) + "</div>")
-nav = st.columns([1, 1, 6])
-nav[0].button("Back", key="explorer_back", icon=":material/undo:", disabled=not path,
-              on_click=_set_path, args=(path[:-1],), width="stretch")
-nav[1].button("Start", key="explorer_start", icon=":material/home:", disabled=not path,
-              on_click=_set_path, args=((),), width="stretch")
+nav = st.container(horizontal=True)
+nav.button("Back", key="explorer_back", icon=":material/undo:", disabled=not path, on_click=_set_path, args=(path[:-1],))
+nav.button("Start", key="explorer_start", icon=":material/home:", disabled=not path, on_click=_set_path, args=((),))
 
-metrics = st.columns(3)
-metrics[0].metric("Games here", f"{summary['games']:,}")
+# Metrics wrap onto more lines on a narrow screen rather than cutting their figures.
+metrics = st.container(horizontal=True, gap="large")
+_metric(metrics, "Games here", f"{summary['games']:,}")
+_metric(metrics, "Baseline (chance)", f"{summary['baseline']:.1%}", help="1 / player count, averaged over these games")
 if path:
-    metrics[1].metric(f"Win rate of seat {seats[-1]} (made decision {len(path)})",
-                      rate_label(summary["wins"], summary["games"]))
-    metrics[2].metric("Baseline (chance)", f"{summary['baseline']:.1%}")
-else:
-    metrics[1].metric("Baseline (chance)", f"{summary['baseline']:.1%}")
+    rate = summary["wins"] / summary["games"]
+    low, high = wilson(summary["wins"], summary["games"])
+    _metric(metrics, f"Win rate of seat {seats[-1]}", f"{rate:.1%}",
+                      delta=f"{100 * (rate - summary['baseline']):+.1f} pts vs chance",
+                      help=f"The seat that made decision {len(path)}: {summary['wins']:,} wins in {summary['games']:,} games")
+    _metric(metrics, "95% interval", f"{low:.1%}-{high:.1%}".replace("%-", "-"), help="Wilson score interval")
+    if summary["games"] < FEW_GAMES:
+        st.caption(f"Few games (fewer than {FEW_GAMES}): the rate says little.")
 
 # -- next decisions ---------------------------------------------------------------------------------
 moves = continuations(node)
@@ -123,9 +132,9 @@ else:
     ended = summary["games"] - int(moves["games"].sum())
     note = f" ({ended:,} of the node's games record no further decision in these rounds)" if ended else ""
     st.caption("Select a row to go one decision deeper." + note)
-    shown = moves[["decision", "seats", "games", "share", "wins", "win_rate", "ci_low", "ci_high", "baseline",
-                   "lift", "few_games"]].copy()
-    for column in ("share", "win_rate", "ci_low", "ci_high", "baseline", "lift"):
+    shown = moves.assign(ci=interval_text(moves))[
+        ["decision", "seats", "games", "share", "wins", "win_rate", "ci", "baseline", "lift", "few_games"]]
+    for column in ("share", "win_rate", "baseline", "lift"):
         shown[column] = shown[column] * 100
     # One table per depth: going deeper or back shows a table with nothing selected.
     event = st.dataframe(
@@ -138,8 +147,7 @@ else:
             "share": st.column_config.NumberColumn("share", format="%.1f%%", help="Of the games going on from here"),
             "wins": st.column_config.NumberColumn("wins", help="Games the seat making the decision won"),
             "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
-            "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f%%"),
-            "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f%%"),
+            "ci": st.column_config.TextColumn("95% CI", help="Wilson score interval of the win rate"),
             "baseline": st.column_config.NumberColumn("baseline", format="%.1f%%", help="Chance: 1 / player count"),
             "lift": st.column_config.NumberColumn("vs baseline", format="%+.1f pts",
                                                   help="Win rate minus baseline, in percentage points"),
@@ -154,6 +162,7 @@ else:
 # -- example games ----------------------------------------------------------------------------------
 st.subheader("Example games")
 examples = example_games(node)
+examples["played_at"] = examples["played_at"].fillna("")
 examples["open"] = [f"replay?game={g}&step={int(s)}" for g, s in zip(examples["game_id"], examples["step"])]
 st.caption("Newest first; the link opens the game on the Replay page at this node's position.")
 st.dataframe(

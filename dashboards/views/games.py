@@ -7,6 +7,7 @@ shows the newest ``SHOWN`` matches."""
 from __future__ import annotations
 
 from datetime import date
+from html import escape
 from typing import Any, cast
 
 import pandas as pd
@@ -74,7 +75,7 @@ def compare(ids: list[str]) -> None:
     rows = [data.game_row(i) for i in ids]
     missing = [i for i, r in zip(ids, rows) if r is None]
     if missing:
-        st.warning("Not in the database, so not compared: " + ", ".join(missing))
+        ui.alert("warning", "Not in the database, so not compared: " + ", ".join(missing))
         return
     st.subheader("Compare")
     curves = []
@@ -87,7 +88,8 @@ def compare(ids: list[str]) -> None:
         with column:
             st.markdown(f"**{letter}: {ui.game_title(game)}**, {int(row['player_count'])} players, "
                         f"{int(row['rounds'])} rounds, {int(row['moves'])} moves")
-            st.text(" - ".join(n for n in names) + (f"  (played {row['played_at']})" if row.get("played_at") else ""))
+            played = f" (played {escape(str(row['played_at']))})" if row.get("played_at") else ""
+            st.html('<div class="gv-text">' + " \u2013 ".join(ui.name_html(n) for n in names) + played + "</div>")
             st.caption(f"game id `{game_id}`; end: {row.get('end_reason') or 'not recorded'}")
             st.page_link("views/replay.py", label=f"Replay game {letter}", icon=":material/play_circle:",
                          query_params={"game": game_id, "step": "0"})

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import data
+from dashboards import data, ui
 from dashboards.uploads import MAX_FILE_BYTES, import_uploads
 
 st.title("Import")
 st.caption(
     f"Upload San Juan or Puerto Rico logs: .json (one game), .jsonl (one game a line), either gzipped (.gz); "
     f"at most {MAX_FILE_BYTES // 2**20} MB per file. Games already stored are skipped; bad games are listed "
-    f"with the reason and recorded in the rejections table. Database: `{data.db_path()}`."
+    "with the reason and recorded in the rejections table."
 )
+ui.caption(f"Database: {data.db_path()}")
 
 files = st.file_uploader(
     "Log files", type=["json", "jsonl", "gz"], accept_multiple_files=True, key="import_files",
@@ -37,18 +38,19 @@ last_report = st.session_state.get("import_report")
 if last_report is not None:
     report = last_report
     if report.error:
-        st.error(report.error)
+        ui.alert("error", report.error)
     cols = st.columns(4)
     cols[0].metric("Imported", report.imported)
     cols[1].metric("Duplicates skipped", report.duplicates)
     cols[2].metric("Rejected", report.rejected)
     cols[3].metric("Files refused", len(report.refused))
+    # File names and rejection messages (names, ids from the logs) are shown as text, never Markdown.
     for name, reason in report.refused:
-        st.warning(f"**{name}**: {reason}")
+        ui.alert("warning", f"{name}: {reason}")
     if report.messages:
         st.markdown("**Rejected games**")
         for message in report.messages:
-            st.error(message)
+            ui.alert("error", message)
     if report.games is not None and len(report.games):
         st.markdown("**Imported games**")
         st.dataframe(report.games, hide_index=True, width="stretch")

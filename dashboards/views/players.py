@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboards import data, ui
+from dashboards.explorer_queries import interval_text
 from dashboards.player_queries import (
     MIN_GAMES,
     buildings,
@@ -27,11 +28,14 @@ from dashboards.player_queries import (
     results,
     roles,
 )
-from dashboards.stats import FEW_GAMES, rate_label
+from dashboards.stats import FEW_GAMES, wilson
 
 
 def _percent(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """A copy with the interval as text (``ci``) and ``columns`` turned from fractions to percent."""
     out = frame.copy()
+    if "ci_low" in out.columns:
+        out["ci"] = interval_text(out)
     for column in columns:
         out[column] = out[column] * 100
     return out
@@ -42,8 +46,7 @@ def _rate_columns(n_help: str) -> dict[str, Any]:
         "n": st.column_config.NumberColumn("n", help=n_help),
         "wins": st.column_config.NumberColumn("wins"),
         "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
-        "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f%%"),
-        "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f%%"),
+        "ci": st.column_config.TextColumn("95% CI", help="Wilson score interval of the win rate"),
         "baseline": st.column_config.NumberColumn("baseline", help="Chance: 1 / player count", format="%.1f%%"),
         "few_games": st.column_config.CheckboxColumn(f"few (< {FEW_GAMES})"),
     }
@@ -81,6 +84,11 @@ def rating_chart(history: pd.DataFrame) -> go.Figure:
                       height=340, margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       legend={"orientation": "h", "y": -0.25})
     return fig
+
+
+def _metric(box: Any, label: str, value: str, **options: Any) -> None:
+    """A metric as wide as its figure, so that a row of them wraps instead of cutting figures."""
+    box.metric(label, value, width="content", **options)
 
 
 st.title("Players")
@@ -144,70 +152,69 @@ name = wanted
 st.html(f"<h3 style='margin:0'>{html.escape(name)}</h3>")
 head = results(game, name)
 rated = rating(game, name)
-metrics = st.columns(4)
-played = int(head["games"])
-metrics[0].metric("Games", f"{played:,}")
-metrics[1].metric("Wins", rate_label(int(head["wins"]), played))
-metrics[2].metric("Baseline (chance)", f"{head['baseline']:.1%}")
+# Metrics wrap onto more lines on a narrow screen rather than cutting their figures.
+metrics = st.container(horizontal=True, gap="large")
+played, won = int(head["games"]), int(head["wins"])
+_metric(metrics, "Games", f"{played:,}", help=f"{won:,} won")
+rate = won / played if played else 0.0
+_metric(metrics, "Win rate", f"{rate:.1%}", delta=f"{100 * (rate - head['baseline']):+.1f} pts vs chance",
+                  help=f"{won:,} wins in {played:,} games; chance (1 / player count) is {head['baseline']:.1%}")
+low, high = wilson(won, played)
+_metric(metrics, "95% interval", f"{low:.1%}-{high:.1%}".replace("%-", "-"),
+                  help="Wilson score interval" + (f"; few games (fewer than {FEW_GAMES})" if played < FEW_GAMES else ""))
 if rated is not None:
-    metrics[3].metric("Rating (mu - 3 sigma)", f"{rated['ordinal']:.2f}",
+    _metric(metrics, "Rating (mu - 3 sigma)", f"{rated['ordinal']:.2f}",
                       help=f"skill mu {rated['mu']:.2f}, uncertainty sigma {rated['sigma']:.2f}, "
                       f"place {int(rated['place'])} of {int(rated['rated'])} rated players")
     st.caption(f"Skill mu {rated['mu']:.2f} \u00b1 sigma {rated['sigma']:.2f}; place {int(rated['place'])} of "
                f"{int(rated['rated'])} rated players; {int(rated['games'])} rated games; average score "
                f"{head['score']:.1f}, average rank {head['rank']:.2f}.")
 else:
-    metrics[3].metric("Rating (mu - 3 sigma)", "not rated")
+    _metric(metrics, "Rating (mu - 3 sigma)", "not rated")
 
-left, right = st.columns(2)
-with left:
-    st.markdown("**Win rate by player count**")
-    counts = by_player_count(game, name)
-    st.dataframe(
-        _percent(counts, ["win_rate", "ci_low", "ci_high", "baseline"])[
-            ["player_count", "n", "wins", "win_rate", "ci_low", "ci_high", "baseline", "score", "few_games"]],
-        key="players_counts", hide_index=True, width="stretch",
-        column_config={"player_count": st.column_config.NumberColumn("players"),
-                       "score": st.column_config.NumberColumn("avg score", format="%.1f"),
-                       **_rate_columns("Games at this player count")},
-    )
-with right:
-    st.markdown("**Win rate by seat**")
-    seats = by_seat(game, name)
-    st.dataframe(
-        _percent(seats, ["win_rate", "ci_low", "ci_high", "baseline"])[
-            ["player_count", "seat", "n", "wins", "win_rate", "ci_low", "ci_high", "baseline", "few_games"]],
-        key="players_seats", hide_index=True, width="stretch",
-        column_config={"player_count": st.column_config.NumberColumn("players"),
-                       "seat": st.column_config.NumberColumn("seat", help="Numbered from 0 (the first governor), as in SQL"),
-                       **_rate_columns("Games in this seat")},
-    )
+st.markdown("**Win rate by player count**")
+counts = by_player_count(game, name)
+st.dataframe(
+    _percent(counts, ["win_rate", "baseline"])[
+        ["player_count", "n", "wins", "win_rate", "ci", "baseline", "score", "few_games"]],
+    key="players_counts", hide_index=True, width="stretch",
+    column_config={"player_count": st.column_config.NumberColumn("players"),
+                   "score": st.column_config.NumberColumn("avg score", format="%.1f"),
+                   **_rate_columns("Games at this player count")},
+)
+st.markdown("**Win rate by seat**")
+seats = by_seat(game, name)
+st.dataframe(
+    _percent(seats, ["win_rate", "baseline"])[
+        ["player_count", "seat", "n", "wins", "win_rate", "ci", "baseline", "few_games"]],
+    key="players_seats", hide_index=True, width="stretch",
+    column_config={"player_count": st.column_config.NumberColumn("players"),
+                   "seat": st.column_config.NumberColumn("seat", help="Numbered from 0 (the first governor), as in SQL"),
+                   **_rate_columns("Games in this seat")},
+)
 
-left, right = st.columns(2)
-with left:
-    st.markdown("**Favourite roles**")
-    chosen = roles(game, name)
-    st.dataframe(
-        _percent(chosen, ["share", "win_rate", "ci_low", "ci_high"])[
-            ["role", "choices", "share", "n", "wins", "win_rate", "ci_low", "ci_high"]],
-        key="players_roles", hide_index=True, width="stretch",
-        column_config={"role": st.column_config.TextColumn("role"),
-                       "choices": st.column_config.NumberColumn("choices", help="Times the player chose it"),
-                       "share": st.column_config.NumberColumn("share", help="Of the player's role choices", format="%.1f%%"),
-                       **_rate_columns("Games in which the player chose it at least once")},
-    )
-with right:
-    st.markdown("**Favourite buildings**")
-    built = buildings(game, name)
-    st.dataframe(
-        _percent(built, ["share", "win_rate", "ci_low", "ci_high"])[
-            ["building", "n", "share", "built", "wins", "win_rate", "ci_low", "ci_high"]],
-        key="players_buildings", hide_index=True, width="stretch", height=min(420, 38 + 35 * max(1, len(built))),
-        column_config={"building": st.column_config.TextColumn("building"),
-                       "share": st.column_config.NumberColumn("share", help="Of the player's games", format="%.1f%%"),
-                       "built": st.column_config.NumberColumn("copies", help="Copies built in all"),
-                       **_rate_columns("Games in which the player built it")},
-    )
+st.markdown("**Favourite roles**")
+chosen = roles(game, name)
+st.dataframe(
+    _percent(chosen, ["share", "win_rate"])[
+        ["role", "choices", "share", "n", "wins", "win_rate", "ci"]],
+    key="players_roles", hide_index=True, width="stretch",
+    column_config={"role": st.column_config.TextColumn("role"),
+                   "choices": st.column_config.NumberColumn("choices", help="Times the player chose it"),
+                   "share": st.column_config.NumberColumn("share", help="Of the player's role choices", format="%.1f%%"),
+                   **_rate_columns("Games in which the player chose it at least once")},
+)
+st.markdown("**Favourite buildings**")
+built = buildings(game, name)
+st.dataframe(
+    _percent(built, ["share", "win_rate"])[
+        ["building", "n", "share", "built", "wins", "win_rate", "ci"]],
+    key="players_buildings", hide_index=True, width="stretch", height=min(420, 38 + 35 * max(1, len(built))),
+    column_config={"building": st.column_config.TextColumn("building"),
+                   "share": st.column_config.NumberColumn("share", help="Of the player's games", format="%.1f%%"),
+                   "built": st.column_config.NumberColumn("copies", help="Copies built in all"),
+                   **_rate_columns("Games in which the player built it")},
+)
 
 history = rating_history(game, name)
 if len(history):
@@ -215,6 +222,7 @@ if len(history):
 
 st.markdown("**Games**")
 mine = games(game, name)
+mine["played_at"] = mine["played_at"].fillna("")
 mine["open"] = [f"replay?game={g}&step=0" for g in mine["game_id"]]
 st.dataframe(
     mine[["open", "played_at", "player_count", "seat", "score", "rank", "won", "rounds", "players", "winner", "game_id"]],

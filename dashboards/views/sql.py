@@ -47,7 +47,7 @@ with query_col:
         try:
             result = run_sandboxed(data.db_path(), sql)
         except SandboxError as err:
-            st.error(str(err))
+            ui.alert("error", str(err))  # it may quote the query: text, not Markdown
         else:
             note = f"{result.table.num_rows:,} rows in {result.seconds:.2f} s"
             if result.truncated:

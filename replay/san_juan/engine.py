@@ -41,6 +41,15 @@ def _and(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _declines(buildings: Sequence[str]) -> str:
+    """"declines the well's card" for the buildings whose card a move declines."""
+    return "declines " + _and([f"the {b.lower()}'s card" for b in buildings])
+
+
+def _and_declines(buildings: Sequence[str]) -> str:
+    return f" and {_declines(buildings)}" if buildings else ""
+
+
 def _good_name(good: Good | None) -> str | None:
     return good.value if good is not None else None
 
@@ -121,25 +130,38 @@ class SanJuanEngine(RulesEngine):
                 and move.library is not False
                 and not (state.num_players == 2 and player.library_used)
             )
-            return f"{who} chooses the {move.role.value}" + (" (library doubles the privilege)" if library else "")
+            text = f"{who} chooses the {move.role.value}"
+            if not move.privilege:
+                text += " and declines the privilege"
+            elif library:
+                text += " (library doubles the privilege)"
+            if move.gold_mine_declined:
+                decliners = [names[s] if s < len(names) else f"Seat {s}" for s in move.gold_mine_declined]
+                if len(decliners) == 1:
+                    text += f"; {decliners[0]} declines the gold mine"
+                else:
+                    text += f"; {_and(decliners)} decline their gold mines"
+            return text
         if isinstance(move, Build):
             text = f"{who} builds {move.building}"
             if move.replace:
                 text += f" over {move.replace} (crane)"
             paid = list(move.pay) + [f"1 {g.value} (black market)" for g in move.goods]
-            return text + f", paying {_and(paid)}"
+            text += f", paying {_and(paid)}"
+            return text + (f", and {_declines(move.decline)}" if move.decline else "")
         if isinstance(move, Produce):
-            return f"{who} produces {_and([g.value for g in move.goods])}"
+            return f"{who} produces {_and([g.value for g in move.goods])}" + _and_declines(move.decline)
         if isinstance(move, Sell):
             price = ""
             if state.tile is not None:
                 total = sum(TILES[state.tile][g] for g in move.goods)
                 price = f" for {total} card{'s' if total != 1 else ''}"
-            return f"{who} sells {_and([g.value for g in move.goods])}{price}"
+            return f"{who} sells {_and([g.value for g in move.goods])}{price}" + _and_declines(move.decline)
         if isinstance(move, Councillor):
             if move.discard is not None:
                 return f"{who} discards {_and(list(move.discard))} (archive)"
-            return f"{who} keeps {_and(list(move.keep or ()))} (councillor)"
+            archive = seat is not None and "Archive" in state.players[seat].buildings
+            return f"{who} keeps {_and(list(move.keep or ()))} (councillor" + ("; declines the archive)" if archive else ")")
         if isinstance(move, GoldMine):
             return f"{who} keeps {move.keep} from the gold mine"
         if isinstance(move, Chapel):

@@ -3,6 +3,10 @@
 A move records only what the player decided; everything the rules derive (cards drawn, prices,
 discounts) is left out. JSON kinds: role, build, produce, sell, councillor, gold_mine, chapel,
 hand_limit, draft, pass. ``seat`` may be given on any move and is then checked.
+
+Every optional power is used unless the move says otherwise: ``decline`` on a build, produce or sell
+move names the buildings whose card the player does not take; a role move may decline the privilege
+(councillor, prospector) and name the seats whose gold mine turns up no cards.
 """
 
 from __future__ import annotations
@@ -24,34 +28,60 @@ def _list(cards: tuple[str, ...]) -> str:
     return ", ".join(cards)
 
 
+def _decline_text(decline: tuple[str, ...]) -> str:
+    return f" decline [{_list(decline)}]" if decline else ""
+
+
+#: The buildings whose card each kind of move may decline, in catalogue order.
+DECLINABLE: dict[str, tuple[str, ...]] = {
+    "build": ("Poor house", "Carpenter"),
+    "produce": ("Well",),
+    "sell": ("Market stand", "Market hall"),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class ChooseRole:
     """Choose a role. ``library`` False declines the library's double privilege (it matters in 2-player
-    games, where the library works once a round); None means "use it if possible"."""
+    games, where the library works once a round); None means "use it if possible". ``privilege`` False
+    declines the councillor's or prospector's privilege (its extra cards). ``gold_mine_declined`` lists
+    the seats (sorted) whose gold mine turns up no cards in this prospector phase."""
 
     role: Role
     library: bool | None = None
+    privilege: bool = True
+    gold_mine_declined: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {"kind": "role", "role": self.role.value}
         if self.library is not None:
             obj["library"] = self.library
+        if not self.privilege:
+            obj["privilege"] = False
+        if self.gold_mine_declined:
+            obj["gold_mine_declined"] = list(self.gold_mine_declined)
         return obj
 
     def text(self) -> str:
         suffix = {None: "", True: " +library", False: " -library"}[self.library]
+        if not self.privilege:
+            suffix += " -privilege"
+        if self.gold_mine_declined:
+            suffix += f" -gold mine [{', '.join(str(s) for s in self.gold_mine_declined)}]"
         return f"role {self.role.value}{suffix}"
 
 
 @dataclass(frozen=True, slots=True)
 class Build:
     """Build ``building`` from hand, paying exactly the cards ``pay``, the goods ``goods`` (black market)
-    and, with the crane, building over ``replace``."""
+    and, with the crane, building over ``replace``. ``decline`` names the buildings (carpenter, poor
+    house) whose card the builder does not draw."""
 
     building: str
     pay: tuple[str, ...] = ()
     goods: tuple[Good, ...] = ()
     replace: str | None = None
+    decline: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {"kind": "build", "building": self.building, "pay": list(self.pay)}
@@ -59,6 +89,8 @@ class Build:
             obj["goods"] = [g.value for g in self.goods]
         if self.replace is not None:
             obj["replace"] = self.replace
+        if self.decline:
+            obj["decline"] = list(self.decline)
         return obj
 
     def text(self) -> str:
@@ -68,33 +100,43 @@ class Build:
         parts.append(f"pay [{_list(self.pay)}]")
         if self.goods:
             parts.append(f"goods [{', '.join(g.value for g in self.goods)}]")
-        return " ".join(parts)
+        return " ".join(parts) + _decline_text(self.decline)
 
 
 @dataclass(frozen=True, slots=True)
 class Produce:
-    """Produce one good of each kind listed (repeat a kind for several buildings of it)."""
+    """Produce one good of each kind listed (repeat a kind for several buildings of it); ``decline``
+    may name the well, whose card is then not drawn."""
 
     goods: tuple[Good, ...]
+    decline: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "produce", "goods": [g.value for g in self.goods]}
+        obj: dict[str, Any] = {"kind": "produce", "goods": [g.value for g in self.goods]}
+        if self.decline:
+            obj["decline"] = list(self.decline)
+        return obj
 
     def text(self) -> str:
-        return f"produce {', '.join(g.value for g in self.goods)}"
+        return f"produce {', '.join(g.value for g in self.goods)}" + _decline_text(self.decline)
 
 
 @dataclass(frozen=True, slots=True)
 class Sell:
-    """Sell one good of each kind listed."""
+    """Sell one good of each kind listed; ``decline`` may name the market stand and the market hall,
+    whose cards are then not drawn."""
 
     goods: tuple[Good, ...]
+    decline: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "sell", "goods": [g.value for g in self.goods]}
+        obj: dict[str, Any] = {"kind": "sell", "goods": [g.value for g in self.goods]}
+        if self.decline:
+            obj["decline"] = list(self.decline)
+        return obj
 
     def text(self) -> str:
-        return f"sell {', '.join(g.value for g in self.goods)}"
+        return f"sell {', '.join(g.value for g in self.goods)}" + _decline_text(self.decline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,10 +224,10 @@ class Pass:
 SanJuanMove = ChooseRole | Build | Produce | Sell | Councillor | GoldMine | Chapel | HandLimit | Draft | Pass
 
 _FIELDS: dict[str, set[str]] = {
-    "role": {"role", "library"},
-    "build": {"building", "pay", "goods", "replace"},
-    "produce": {"goods"},
-    "sell": {"goods"},
+    "role": {"role", "library", "privilege", "gold_mine_declined"},
+    "build": {"building", "pay", "goods", "replace", "decline"},
+    "produce": {"goods", "decline"},
+    "sell": {"goods", "decline"},
     "councillor": {"keep", "discard"},
     "gold_mine": {"keep"},
     "chapel": {"card"},
@@ -240,6 +282,30 @@ def _goods(
     return tuple(out) if keep_order else _goods_sorted(tuple(out))
 
 
+def _decline(obj: dict[str, Any], kind: str, path: str) -> tuple[str, ...]:
+    """The ``decline`` list of a build, produce or sell move: distinct buildings that move can decline."""
+    cards = _cards(obj, "decline", path, required=False)
+    allowed = DECLINABLE[kind]
+    for i, card in enumerate(cards):
+        if card not in allowed:
+            raise FieldError(
+                f"{path}.decline[{i}]",
+                f"a '{kind}' move can decline only the card of the {' or the '.join(a.lower() for a in allowed)}, not {card}",
+            )
+    if len(set(cards)) != len(cards):
+        raise FieldError(f"{path}.decline", "names a building twice")
+    return cards
+
+
+def _seats(obj: dict[str, Any], key: str, path: str) -> tuple[int, ...]:
+    value = obj.get(key, [])
+    if not isinstance(value, list) or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value):
+        raise FieldError(f"{path}.{key}", f"expected a list of seat numbers, got {value!r}")
+    if len(set(value)) != len(value):
+        raise FieldError(f"{path}.{key}", "names a seat twice")
+    return tuple(sorted(value))
+
+
 def parse_move(obj: Any, path: str) -> SanJuanMove:
     """A typed move from its JSON form; ``path`` is where it sits in the log (``moves[12]``).
 
@@ -262,18 +328,21 @@ def parse_move(obj: Any, path: str) -> SanJuanMove:
         library = obj.get("library")
         if library is not None and not isinstance(library, bool):
             raise FieldError(f"{path}.library", "expected true or false")
-        return ChooseRole(role, library)
+        privilege = obj.get("privilege", True)
+        if not isinstance(privilege, bool):
+            raise FieldError(f"{path}.privilege", "expected true or false")
+        return ChooseRole(role, library, privilege, _seats(obj, "gold_mine_declined", path))
     if kind == "build":
         replace = None
         if obj.get("replace") is not None:
             replace = _card(obj, "replace", path)
         return Build(_card(obj, "building", path), _cards(obj, "pay", path, required=False),
-                     _goods(obj, "goods", path, required=False), replace)
+                     _goods(obj, "goods", path, required=False), replace, _decline(obj, kind, path))
     if kind == "produce":
         # The order matters: the top card of the draw pile goes under the first good named.
-        return Produce(_goods(obj, "goods", path, keep_order=True))
+        return Produce(_goods(obj, "goods", path, keep_order=True), _decline(obj, kind, path))
     if kind == "sell":
-        return Sell(_goods(obj, "goods", path))
+        return Sell(_goods(obj, "goods", path), _decline(obj, kind, path))
     if kind == "councillor":
         if ("keep" in obj) == ("discard" in obj):
             raise FieldError(path, "a councillor move has exactly one of 'keep' and 'discard'")

@@ -280,7 +280,8 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
         t.events.append(("skip", seat, "trader", "no_goods"))
         return False
     if role is Role.COUNCILLOR:
-        count = 2 + 3 * _privilege(t, seat)
+        # The chooser's turn starts within the role move, so ``privilege_declined`` is still set.
+        count = 2 + 3 * (0 if t.privilege_declined else _privilege(t, seat))
         t.looking = t.draw(count)
         t.events.append(("draw", seat, len(t.looking), "councillor"))
         return bool(t.looking)
@@ -340,19 +341,50 @@ def _end_phase(t: Table) -> None:
     t.events.append(("round", t.round, t.governor))
 
 
-def _start_phase(t: Table, role: Role, seat: int) -> None:
+def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
     t.role, t.chooser = role, seat
     t.roles_taken.append((role, seat))
     t.stage = Stage.PHASE
     if role is Role.TRADER:
         t.tile = t.tiles[t.tile_index]
     if role is Role.PROSPECTOR:
-        drawn = t.draw(_privilege(t, seat))
-        t.hands[seat].extend(drawn)
-        t.events.append(("draw", seat, len(drawn), "prospector"))
-        t.queue = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings.read(s)]
+        if move.privilege:
+            drawn = t.draw(_privilege(t, seat))
+            t.hands[seat].extend(drawn)
+            t.events.append(("draw", seat, len(drawn), "prospector"))
+        t.queue = [
+            s for s in seats_from(seat, t.n)
+            if "Gold mine" in t.buildings.read(s) and s not in move.gold_mine_declined
+        ]
     else:
         t.queue = list(seats_from(seat, t.n))
+
+
+#: The roles whose privilege can be declined: their privilege draws cards. The others only lower a
+#: cost or raise a limit, which a player declines by not using it.
+_DECLINABLE_PRIVILEGE = (Role.COUNCILLOR, Role.PROSPECTOR)
+
+
+def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
+    """Raise ``RuleViolation`` for a declined privilege or gold mine the role move cannot decline."""
+    if not move.privilege and move.role not in _DECLINABLE_PRIVILEGE:
+        raise RuleViolation(
+            "privilege.decline",
+            f"the {move.role.value}'s privilege cannot be declined (it only lowers a cost or raises a limit); "
+            "only the councillor's and the prospector's can",
+        )
+    if not move.privilege and move.library:
+        raise RuleViolation("library.use", "the privilege is declined, so the library has nothing to double")
+    if move.gold_mine_declined:
+        if move.role is not Role.PROSPECTOR:
+            raise RuleViolation(
+                "gold_mine.decline", f"gold mines turn up cards only in the prospector phase, not the {move.role.value}'s"
+            )
+        for other in move.gold_mine_declined:
+            if other >= t.n:
+                raise RuleViolation("gold_mine.decline", f"there is no seat {other} in a {t.n}-player game")
+            if "Gold mine" not in t.buildings.read(other):
+                raise RuleViolation("gold_mine.decline", f"seat {other} owns no gold mine to decline")
 
 
 # -- checks -----------------------------------------------------------------------------------
@@ -482,14 +514,46 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
     else:
         owned.append(move.building)
         t.goods[seat].append(None)
-    if card.is_violet and Power.CARPENTER in powers:
+    carpenter = card.is_violet and Power.CARPENTER in powers
+    if "Carpenter" in move.decline:
+        if not carpenter:
+            raise RuleViolation("carpenter.decline", _no_carpenter_card(t, seat, move))
+    elif carpenter:
         drawn = t.draw(1)
         hand.extend(drawn)
         t.events.append(("draw", seat, len(drawn), "carpenter"))
-    if Power.POOR_HOUSE in powers and len(hand) <= 1:
+    poor_house = Power.POOR_HOUSE in powers and len(hand) <= 1
+    if "Poor house" in move.decline:
+        if not poor_house:
+            raise RuleViolation("poor_house.decline", _no_poor_house_card(t, seat, move, len(hand)))
+    elif poor_house:
         drawn = t.draw(1)
         hand.extend(drawn)
         t.events.append(("draw", seat, len(drawn), "poor_house"))
+
+
+def _not_owned(t: Table, seat: int, name: str, replace: str | None, built: str | None = None) -> str | None:
+    """Why seat's ``name`` gives no card to this move when it does not own it, covers it or has just
+    built it; None when it owns it."""
+    if built == name:
+        return f"the {name.lower()} works only from the end of the builder phase in which it is built"
+    if replace == name:
+        return f"the {name.lower()} is being built over and gives no card"
+    if name not in t.buildings.read(seat):
+        return f"seat {seat} owns no {name.lower()} to decline"
+    return None
+
+
+def _no_carpenter_card(t: Table, seat: int, move: Build) -> str:
+    return _not_owned(t, seat, "Carpenter", move.replace, move.building) or (
+        f"the carpenter draws a card only after a violet building, not after {move.building}"
+    )
+
+
+def _no_poor_house_card(t: Table, seat: int, move: Build, hand_size: int) -> str:
+    return _not_owned(t, seat, "Poor house", move.replace, move.building) or (
+        f"the poor house draws a card only with 0 or 1 cards in hand after building, and {hand_size} are left"
+    )
 
 
 def _apply_produce(t: Table, seat: int, move: Produce) -> None:
@@ -510,7 +574,15 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
         name = PRODUCER_OF[good]
         index = next(i for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])) if b == name and g is None)
         t.goods[seat][index] = t.draw(1)[0]
-    if len(move.goods) >= 2 and "Well" in t.buildings.read(seat):
+    well = len(move.goods) >= 2 and "Well" in t.buildings.read(seat)
+    if "Well" in move.decline:
+        if not well:
+            raise RuleViolation(
+                "well.decline",
+                _not_owned(t, seat, "Well", None)
+                or f"the well draws a card only when 2 or more goods are produced, not {len(move.goods)}",
+            )
+    elif well:
         drawn = t.draw(1)
         t.hands[seat].extend(drawn)
         t.events.append(("draw", seat, len(drawn), "well"))
@@ -536,9 +608,24 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
         t.goods[seat][index] = None
         income += prices[good]
     bonuses = []
-    if len(move.goods) >= 2 and "Market stand" in t.buildings.read(seat):
+    stand = len(move.goods) >= 2 and "Market stand" in t.buildings.read(seat)
+    if "Market stand" in move.decline:
+        if not stand:
+            raise RuleViolation(
+                "market_stand.decline",
+                _not_owned(t, seat, "Market stand", None)
+                or f"the market stand draws a card only when 2 or more goods are sold, not {len(move.goods)}",
+            )
+    elif stand:
         bonuses.append("market_stand")
-    if move.goods and "Market hall" in t.buildings.read(seat):
+    hall = "Market hall" in t.buildings.read(seat)
+    if "Market hall" in move.decline:
+        if not hall:
+            raise RuleViolation(
+                "market_hall.decline",
+                _not_owned(t, seat, "Market hall", None) or "the market hall draws a card only when a good is sold",
+            )
+    elif hall:
         bonuses.append("market_hall")
     drawn = t.draw(income + len(bonuses))
     t.hands[seat].extend(drawn)
@@ -553,12 +640,10 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
 def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
     keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
     drawn = t.looking
-    if "Archive" in t.buildings.read(seat):
-        if move.discard is None:
-            raise RuleViolation(
-                "councillor.archive",
-                "with an archive the drawn cards join the hand: name the cards discarded ('discard')",
-            )
+    # An archive owner who names the cards kept ('keep') declines the archive.
+    if move.discard is not None:
+        if "Archive" not in t.buildings.read(seat):
+            raise RuleViolation("councillor.archive", "discarding from the whole hand needs an archive; name the cards kept ('keep')")
         low, high = max(0, len(drawn) - keep_limit), len(drawn)
         if not low <= len(move.discard) <= high:
             wanted = f"{low}" if low == high else f"{low} to {high}"
@@ -570,8 +655,7 @@ def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
         t.hands[seat] = pool
         t.discard.extend(move.discard)
     else:
-        if move.keep is None:
-            raise RuleViolation("councillor.archive", "discarding from the whole hand needs an archive; name the cards kept ('keep')")
+        assert move.keep is not None
         if len(move.keep) > keep_limit:
             raise RuleViolation("councillor.keep_count", f"may keep at most {keep_limit} of the drawn cards, not {len(move.keep)}")
         rest = list(drawn)
@@ -664,10 +748,12 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
         if move.library and not has_library:
             reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
             raise RuleViolation("library.use", reason)
-        t.library = has_library and move.library is not False
+        _check_role_declines(t, seat, move)
+        t.library = has_library and move.library is not False and move.privilege
         if t.library:
             t.library_used[seat] = True
-        _start_phase(t, move.role, seat)
+        t.privilege_declined = not move.privilege
+        _start_phase(t, move.role, seat, move)
         # Advance before counting the move: cards drawn by what follows (a councillor's draw, the
         # next seat's turn) belong to this move, and a missing reshuffle must name it.
         _advance(t)
@@ -730,14 +816,17 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     if state.stage is Stage.ROLE:
         taken = {r for r, _ in state.roles_taken}
         has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
+        owners = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings.read(s)]
+        declined_sets = [tuple(sorted(c)) for size in range(len(owners) + 1) for c in combinations(owners, size)]
         moves: list[SanJuanMove] = []
         for role in Role:
             if role in taken:
                 continue
-            if has_library:
-                moves += [ChooseRole(role, True), ChooseRole(role, False)]
-            else:
-                moves.append(ChooseRole(role))
+            gold = declined_sets if role is Role.PROSPECTOR else [()]
+            for library in ((True, False) if has_library else (None,)):
+                moves += [ChooseRole(role, library, True, g) for g in gold]
+            if role in _DECLINABLE_PRIVILEGE:
+                moves += [ChooseRole(role, None, False, g) for g in gold]
         return moves
     phase = state.role
     if phase is Role.BUILDER:
@@ -746,14 +835,21 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         empty = _empty_by_good(t, seat)
         most = min(_max_produce(t, seat), t.cards_left())
         out: list[SanJuanMove] = []
+        well = "Well" in t.buildings.read(seat)
         for size in range(1, most + 1):
-            out += [Produce(g) for g in _good_multisets(empty, size)]
+            for goods in _good_multisets(empty, size):
+                out.append(Produce(goods))
+                if well and size >= 2:
+                    out.append(Produce(goods, ("Well",)))
         return out + [Pass()]
     if phase is Role.TRADER:
         have = _goods_by_kind(t, seat)
         out = []
+        owned = t.buildings.read(seat)
         for size in range(1, _max_sell(t, seat) + 1):
-            out += [Sell(g) for g in _good_multisets(have, size)]
+            declinable = tuple(b for b in ("Market stand", "Market hall") if b in owned and (size >= 2 or b == "Market hall"))
+            for goods in _good_multisets(have, size):
+                out += [Sell(goods, d) for d in _subsets(declinable)]
         return out + [Pass()]
     if phase is Role.COUNCILLOR:
         keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
@@ -763,8 +859,9 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
             out = []
             for size in range(len(drawn), max(0, len(drawn) - keep_limit) - 1, -1):
                 out += [Councillor(discard=d) for d in _multisets(pool, size)]
-            return out
-        out = []
+        else:
+            out = []
+        # Without an archive these are the only choices; with one, they decline it.
         for size in range(min(keep_limit, len(drawn)), -1, -1):
             out += [Councillor(keep=k) for k in _multisets(drawn, size)]
         return out
@@ -793,5 +890,36 @@ def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
             for n_goods in range(0, min(2, cost, sum(goods.values())) + 1):
                 for goods_paid in _good_multisets(goods, n_goods):
                     for pay in _multisets(rest, cost - n_goods):
-                        out.append(Build(building, pay, goods_paid, replace))
+                        base = Build(building, pay, goods_paid, replace)
+                        out += [base] + _build_declines(t, seat, base, replace_index)
+    return out
+
+
+def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every subset of ``items`` (kept in their order), the empty one first, then by size."""
+    return [c for size in range(len(items) + 1) for c in combinations(items, size)]
+
+
+def _build_declines(t: Table, seat: int, build: Build, replace_index: int | None) -> list[SanJuanMove]:
+    """The variants of ``build`` that decline the carpenter's or the poor house's card, as far as each
+    would draw one (the poor house counts the hand after the carpenter's card)."""
+    powers = _powers(t, seat, without=build.replace)
+    carpenter = CARDS[build.building].is_violet and Power.CARPENTER in powers
+    poor_house = Power.POOR_HOUSE in powers
+    if not carpenter and not poor_house:
+        return []
+    hand_after = len(t.hands.read(seat)) - 1 - len(build.pay)
+    # Cards the carpenter could draw from: both piles after the payment (and a covered building's good).
+    lost = 1 if replace_index is not None and t.goods.read(seat)[replace_index] is not None else 0
+    can_draw = t.cards_left() + len(build.pay) + len(build.goods) + lost > 0
+    out: list[SanJuanMove] = []
+    for carpenter_declined in ((False, True) if carpenter else (False,)):
+        hand = hand_after + (1 if carpenter and not carpenter_declined and can_draw else 0)
+        declines: list[tuple[str, ...]] = [()]
+        if poor_house and hand <= 1:
+            declines.append(("Poor house",))
+        for decline in declines:
+            full = decline + (("Carpenter",) if carpenter_declined else ())
+            if full:
+                out.append(Build(build.building, build.pay, build.goods, build.replace, full))
     return out

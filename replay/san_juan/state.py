@@ -163,7 +163,7 @@ class Table:
         "hands", "buildings", "goods", "chapel", "covered", "library_used", "_draw_pile", "_discard",
         "tiles", "tile_index", "tile", "round", "governor", "role_turn", "roles_taken", "stage",
         "role", "chooser", "library", "queue", "looking", "step", "reshuffles", "reshuffles_used",
-        "shuffle_seed", "draft", "n", "before", "events",
+        "shuffle_seed", "draft", "n", "before", "events", "privilege_declined",
     )
 
     def __init__(self, s: SanJuanState) -> None:
@@ -197,6 +197,9 @@ class Table:
         self.shuffle_seed = s.shuffle_seed
         self.draft = s.draft
         self.events: list[tuple[object, ...]] = []
+        # Set by a role move that declines its privilege; only read within that move (the chooser's
+        # part of the phase starts in the same ``apply``), so it is not part of the snapshot.
+        self.privilege_declined = False
 
     def freeze(self) -> SanJuanState:
         players = tuple(self._freeze_player(i) for i in range(self.n))

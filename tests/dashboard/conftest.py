@@ -106,3 +106,16 @@ def dated_db(tmp_path_factory: pytest.TempPathFactory, dash_db: Path) -> Path:
     finally:
         con.close()
     return target
+
+
+def alerts(at: AppTest, kind: str) -> list[str]:
+    """The text of the info, warning or error boxes ``dashboards.ui.alert`` showed (HTML unescaped)."""
+    import html
+    import re
+
+    out = []
+    for element in at.html:
+        found = re.match(rf'<div class="gv-text gv-alert gv-alert-{kind}" role="alert">(.*)</div>$', element.value, re.S)
+        if found:
+            out.append(html.unescape(found.group(1)))
+    return out

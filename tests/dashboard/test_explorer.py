@@ -47,7 +47,7 @@ def test_root_node_counts_and_wins_match_the_logs(dash_db: Path, open_page) -> N
     low, high = wilson(3, 10)
     assert (row["win_rate"], row["share"]) == (30.0, 100.0)
     assert abs(row["baseline"] - 100 / 3) < 1e-9 and abs(row["lift"] - (30 - 100 / 3)) < 1e-9
-    assert abs(row["ci_low"] - 100 * low) < 1e-9 and abs(row["ci_high"] - 100 * high) < 1e-9
+    assert row["ci"] == f"{low:.1%}-{high:.1%}".replace("%-", "-") == "10.8-60.3%"
     assert row["few_games"]
 
 
@@ -66,7 +66,11 @@ def test_selecting_a_row_goes_deeper_and_back(dash_db: Path, open_page) -> None:
     )
     assert table[0]["decision"] == "build Tobacco storage" and (table[0]["games"], table[0]["wins"]) == (3, 1)
     assert {r["seats"] for r in table} == {"0"}  # the builder builds first
-    assert at.metric[1].value == "30.0% (10.8%-60.3%, n=10) - few games"
+    assert [(m.label, m.value) for m in at.metric] == [
+        ("Games here", "10"), ("Baseline (chance)", "33.3%"), ("Win rate of seat 0", "30.0%"), ("95% interval", "10.8-60.3%"),
+    ]
+    assert at.metric[2].delta == "-3.3 pts vs chance"
+    assert [c.value for c in at.caption if c.value.startswith("Few games")] == ["Few games (fewer than 30): the rate says little."]
     assert "1. Builder" in at.get("html")[0].proto.body
     at.button(key="explorer_back").click().run()
     assert not at.exception
@@ -80,8 +84,8 @@ def test_deep_link_and_example_games(dash_db: Path, open_page, sql) -> None:
     here = [(m, w) for m, w in games if [token(x) for x in m[:2]] == ["Builder", "build Prefecture"]]
     assert at.metric[0].value == str(len(here)) == "5"
     won = sum(0 in w for _, w in here)
-    assert at.metric[1].value.startswith(f"{won / len(here):.1%}") and won == 3
-    assert at.metric[2].value == f"{(3 * 0.5 + 2 * 0.25) / 5:.1%}"  # three 2p games, two 4p games
+    assert at.metric[2].value == f"{won / len(here):.1%}" == "60.0%"
+    assert at.metric[1].value == f"{(3 * 0.5 + 2 * 0.25) / 5:.1%}"  # three 2p games, two 4p games
     examples = at.dataframe[1].value
     assert len(examples) == 5 and set(examples["step"]) == {2}
     assert set(examples["player_count"]) == {2, 4}

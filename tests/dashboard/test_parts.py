@@ -1,4 +1,4 @@
-"""The pure parts of the dashboard: intervals, boards, diffs, move list."""
+"""The pure parts of the dashboard: intervals, boards, diffs, the replay payload's runs, escaping."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 
 from dashboards import board_puerto_rico, board_san_juan
 from dashboards.diff import change, changes_html, step_changes
-from dashboards.move_list import move_list_html
+from dashboards.replay_data import runs
 from dashboards.stats import FEW_GAMES, rate_label, wilson, with_intervals
+from dashboards.ui import md_text
 
 
 def test_wilson_known_values() -> None:
@@ -110,10 +111,12 @@ def test_diff_kinds_speak_words_and_never_column_names() -> None:
     )
 
 
-def test_move_list_highlights_the_current_move() -> None:
-    moves = pd.DataFrame({"step": range(1, 41), "round": [1 + i // 10 for i in range(40)],
-                          "text": ["t"] * 40, "words": [f"move {i}" for i in range(1, 41)]})
-    html = move_list_html(moves, 20)
-    assert '<div class="mv current" title="t"><span class="n">20</span>move 20</div>' in html
-    assert "move 40" not in html and "Round 2" in html
-    assert "The start of the game" in move_list_html(moves, 0)
+def test_runs_keep_only_the_changes() -> None:
+    rows = [{"step": 0, "a": 1, "b": ["x"]}, {"step": 1, "a": 1, "b": ["x"]}, {"step": 2, "a": 2, "b": ["x", "y"]},
+            {"step": 3, "a": 2, "b": ["x"]}]
+    assert runs(rows, ["a", "b"]) == {"a": [[0, 1], [2, 2]], "b": [[0, ["x"]], [2, ["x", "y"]], [3, ["x"]]]}
+
+
+def test_markdown_text_is_escaped() -> None:
+    assert md_text("[click me](https://example.com) :red[x]") == "\\[click me\\]\\(https\\://example\\.com\\) \\:red\\[x\\]"
+    assert md_text("<b>x</b> $1$\nnext") == "\\<b\\>x\\</b\\> \\$1\\$ next"

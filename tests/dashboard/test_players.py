@@ -46,7 +46,10 @@ def test_hostile_name_is_plain_text(rating_db: Path, open_page, hostile_name: st
         assert "e.com" not in element.value
     for metric in at.metric:
         assert "e.com" not in metric.label and "e.com" not in metric.value
-    assert at.metric[0].value == "2" and at.metric[1].value == "0.0% (0.0%-65.8%, n=2) - few games"
+    assert [(m.label, m.value) for m in at.metric] == [
+        ("Games", "2"), ("Win rate", "0.0%"), ("95% interval", "0.0-65.8%"), ("Rating (mu - 3 sigma)", "2.91"),
+    ]
+    assert at.metric[1].delta == "-33.3 pts vs chance"
     games = at.dataframe[-1].value
     assert list(games["players"]) == [f"{hostile_name}, Ana, Bo", f"Bo, Cy, {hostile_name}"]
 
@@ -61,7 +64,7 @@ def test_player_figures_match_the_database(dash_db: Path, open_page, sql) -> Non
     top = names[0]
     assert at.query_params["name"] in (top, [top])
     (games, wins) = sql(dash_db, "SELECT count(*), sum(won::INT) FROM players WHERE name = ?", [top])[0]
-    assert at.metric[0].value == str(games) and at.metric[1].value.startswith(f"{wins / games:.1%}")
+    assert at.metric[0].value == str(games) and at.metric[1].value == f"{wins / games:.1%}"
     counts = at.dataframe[1].value
     expected = sql(dash_db, "SELECT g.player_count, count(*), sum(p.won::INT) FROM players p JOIN games g USING (game_id) "
                             "WHERE p.name = ? GROUP BY 1 ORDER BY 1", [top])

@@ -1,11 +1,16 @@
-"""The Replay page: stepping forward and back, jumping, and what it shows against the database."""
+"""The Replay page's server side: what it sends to the browser, checked against the database, and how
+it reads the URL (game, step, view). The stepping itself runs in the browser (test_replay_browser.py)."""
 
 from __future__ import annotations
 
-import re
+import json
 from pathlib import Path
 
 import pytest
+
+from dashboards.replay_data import parse_step, parse_view, san_juan_public_words
+
+from .conftest import alerts
 
 
 @pytest.fixture(scope="module")
@@ -16,102 +21,153 @@ def game(dash_db: Path, sql) -> dict:
     return {"id": game_id, "names": list(names), "moves": moves}
 
 
-def board(at) -> str:
-    return next(h.value for h in at.html if 'class="gv-players"' in h.value)
+def viewer(at) -> dict:
+    """What the page handed to the browser component."""
+    (element,) = at.get("bidi_component")
+    return json.loads(element.proto.json)
 
 
-def current_move(at) -> str:
-    html = next(h.value for h in at.html if 'class="gv-moves"' in h.value)
-    found = re.search(r'<div class="mv current"[^>]*><span class="n">(\d+)</span>(.*?)</div>', html)
-    assert found, html
-    return f"{found.group(1)}: {found.group(2)}"
+def expand(runs: list, total: int) -> list:
+    """A column's runs (``[[step, value], ...]``) as one value per step."""
+    out, value, i = [], None, 0
+    for step in range(total + 1):
+        while i < len(runs) and runs[i][0] <= step:
+            value = runs[i][1]
+            i += 1
+        out.append(value)
+    return out
 
 
-def shown_vp(at, name: str) -> int:
-    found = re.search(rf'gv-name">{re.escape(name)}<.*?class="gv-vp"[^>]*>(\d+) <small>', board(at))
-    assert found, name
-    return int(found.group(1))
-
-
-def expect_step(at, db: Path, game: dict, step: int, sql) -> None:
-    """The page shows ``step``: URL, heading, highlighted move and every player's VP from the database."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert at.query_params["step"] in (str(step), [str(step)])
-    assert at.session_state["replay_step"] == step
-    if step:
-        (words,) = sql(db, "SELECT words FROM moves WHERE game_id = ? AND step = ?", [game["id"], step])[0]
-        assert current_move(at) == f"{step}: {words}".replace("&", "&amp;")
-        assert any(m.value.startswith(f"**Move {step} of {game['moves']}**") and words in m.value for m in at.markdown)
-    else:
-        assert current_move(at) == "0: The start of the game"
-    for seat, vp in sql(db, "SELECT seat, vp FROM san_juan_player_states WHERE game_id = ? AND step = ? ORDER BY seat",
-                          [game["id"], step]):
-        assert shown_vp(at, game["names"][seat]) == vp
-
-
-def test_stepping_forward_and_back(dash_db: Path, game: dict, open_page, sql) -> None:
-    at = open_page(dash_db, "views/replay.py", game=game["id"])
-    expect_step(at, dash_db, game, 0, sql)
-    for step in (1, 2, 3):
-        at.button(key="replay_next").click().run()
-        expect_step(at, dash_db, game, step, sql)
-    at.button(key="replay_prev").click().run()
-    expect_step(at, dash_db, game, 2, sql)
-    at.button(key="replay_last").click().run()
-    expect_step(at, dash_db, game, game["moves"], sql)
-    assert at.button(key="replay_next").disabled
-    assert "winner" in board(at)
-    at.button(key="replay_first").click().run()
-    expect_step(at, dash_db, game, 0, sql)
-    assert at.button(key="replay_prev").disabled
-
-
-def test_slider_and_jumps(dash_db: Path, game: dict, open_page, sql) -> None:
-    at = open_page(dash_db, "views/replay.py", game=game["id"])
-    at.slider(key="replay_step").set_value(25).run()
-    expect_step(at, dash_db, game, 25, sql)
-    at.number_input(key="replay_move").set_value(40).run()
-    expect_step(at, dash_db, game, 40, sql)
-    (first_of_round_3,) = sql(dash_db, "SELECT min(step) FROM moves WHERE game_id = ? AND round = 3", [game["id"]])[0]
-    at.number_input(key="replay_round").set_value(3).run()
-    expect_step(at, dash_db, game, first_of_round_3, sql)
-    assert at.number_input(key="replay_round").value == 3
-
-
-def test_the_url_picks_game_and_step(dash_db: Path, game: dict, open_page, sql) -> None:
+def test_the_whole_game_goes_to_the_browser(dash_db: Path, game: dict, open_page, sql) -> None:
     at = open_page(dash_db, "views/replay.py", game=game["id"], step="30")
-    expect_step(at, dash_db, game, 30, sql)
-    at = open_page(dash_db, "views/replay.py", game=game["id"], step="99999")
-    expect_step(at, dash_db, game, game["moves"], sql)
-    at = open_page(dash_db, "views/replay.py", game=game["id"], step="nonsense")
-    expect_step(at, dash_db, game, 0, sql)
+    sent = viewer(at)
+    assert sent["step"] == 30 and sent["view"] is None and sent["request"] == f"{game['id']}|30|None"
+    payload = sent["game"]
+    assert payload["game_id"] == game["id"] and payload["names"] == game["names"] and payload["total"] == game["moves"]
+    total = game["moves"]
+    # Every step's VP, hand and piles, as stored.
+    for seat in range(3):
+        rows = sql(dash_db, "SELECT vp, hand, buildings FROM san_juan_player_states WHERE game_id = ? AND seat = ? ORDER BY step",
+                   [game["id"], seat])
+        assert expand(payload["seats"][seat]["vp"], total) == [r[0] for r in rows]
+        assert expand(payload["seats"][seat]["hand"], total) == [list(r[1]) for r in rows]
+        assert expand(payload["seats"][seat]["buildings"], total) == [list(r[2]) for r in rows]
+    piles = sql(dash_db, "SELECT draw_pile, round FROM san_juan_states WHERE game_id = ? ORDER BY step", [game["id"]])
+    assert expand(payload["table"]["draw_pile"], total) == [r[0] for r in piles]
+    assert expand(payload["table"]["round"], total) == [r[1] for r in piles]
+    words = sql(dash_db, "SELECT step, round, words FROM moves WHERE game_id = ? ORDER BY step", [game["id"]])
+    assert payload["moves"]["step"] == [r[0] for r in words] == list(range(1, total + 1))
+    assert payload["moves"]["words"] == [r[2] for r in words]
+    firsts = dict(sql(dash_db, "SELECT round::VARCHAR, min(step) FROM moves WHERE game_id = ? GROUP BY 1", [game["id"]]))
+    assert payload["round_first"] == firsts
+    # A step's changes name what moved; step 0 has none.
+    assert payload["changes"][0] == [] and len(payload["changes"]) == total + 1
+    assert payload["private"] == ["hand"]
+    assert payload["catalogue"]["cards"]["Library"] == {"cost": 5, "vp": 3, "cls": "violet", "good": None}
 
 
-def test_unknown_game_falls_back_to_the_newest(dash_db: Path, open_page) -> None:
-    at = open_page(dash_db, "views/replay.py", game="no-such-game")
-    assert any("No game with id" in w.value for w in at.warning)
-    assert not at.exception
+def test_hidden_moves_have_a_public_form(dash_db: Path, game: dict, open_page, sql) -> None:
+    payload = viewer(open_page(dash_db, "views/replay.py", game=game["id"]))["game"]
+    moves = payload["moves"]
+    builds = sql(dash_db, "SELECT step, player, details FROM moves WHERE game_id = ? AND kind = 'build' ORDER BY step LIMIT 3",
+                 [game["id"]])
+    for step, player, details in builds:
+        move = json.loads(details)
+        paid = len(move["pay"])
+        assert moves["public"][step - 1].startswith(f"{player} builds {move['building']}, paying {paid} card")
+        assert moves["words"][step - 1] != moves["public"][step - 1]
+    roles = sql(dash_db, "SELECT step FROM moves WHERE game_id = ? AND kind = 'role'", [game["id"]])
+    assert all(moves["public"][step - 1] is None for (step,) in roles)  # a role choice hides nothing
 
 
-def test_board_shows_piles_roles_and_changes(dash_db: Path, game: dict, open_page, sql) -> None:
-    at = open_page(dash_db, "views/replay.py", game=game["id"], step="12")
-    draw, discard, rnd = sql(
-        dash_db, "SELECT draw_pile, discard_pile, round FROM san_juan_states WHERE game_id = ? AND step = 12", [game["id"]]
-    )[0]
-    html = board(at)
-    assert f"<b>Draw pile</b> {draw}" in html and f"<b>Discard pile</b> {discard}" in html
-    assert f"<b>Round</b> {rnd}" in html and "Trading house" in html
-    buildings = sql(dash_db, "SELECT buildings, hand FROM san_juan_player_states WHERE game_id = ? AND step = 12",
-                      [game["id"]])
-    for built, hand in buildings:
-        for name in built + hand:
-            assert name in html
-    assert any('class="gv-diff"' in h.value or "Nothing stored changed" in h.value for h in at.html)
-    chart = at.get("plotly_chart")
-    assert chart, "the VP chart is shown"
+def test_public_words_of_san_juan_moves() -> None:
+    assert san_juan_public_words({"kind": "chapel", "card": "Well"}, "Ana") == "Ana tucks a card under the chapel"
+    assert san_juan_public_words({"kind": "build", "building": "Smithy", "pay": ["Well"]}, "Ana") == "Ana builds Smithy, paying 1 card"
+    assert san_juan_public_words(
+        {"kind": "build", "building": "Palace", "pay": ["Well", "Hero"], "goods": ["indigo"], "replace": "Crane"}, "Bo"
+    ) == "Bo builds Palace over Crane (crane), paying 2 cards and 1 indigo (black market)"
+    assert san_juan_public_words({"kind": "councillor", "keep": ["Well"]}, "Ana") == "Ana keeps 1 card (councillor)"
+    assert san_juan_public_words({"kind": "councillor", "discard": ["A", "B"]}, "Ana") == "Ana discards 2 cards (archive)"
+    assert san_juan_public_words({"kind": "hand_limit", "discard": ["A"]}, "Ana") == "Ana discards 1 card to the hand limit"
+    assert san_juan_public_words({"kind": "draft", "keep": ["A", "B", "C", "D"]}, "Ana") == "Ana keeps 4 cards (draft)"
+    assert san_juan_public_words({"kind": "role", "role": "builder"}, "Ana") is None
+    assert san_juan_public_words({"kind": "gold_mine", "keep": "Well"}, "Ana") is None  # the 4 cards are turned up
 
 
-def test_keyboard_script_is_on_the_page(dash_db: Path, game: dict, open_page) -> None:
-    at = open_page(dash_db, "views/replay.py", game=game["id"])
-    script = next(h.value for h in at.html if "keydown" in h.value)
-    assert "ArrowLeft" in script and "replay_prev" in script and "replay_next" in script
+def test_steps_and_views_from_the_url() -> None:
+    assert parse_step(None, 100) == (None, None)
+    assert parse_step("40", 100) == (40, None)
+    assert parse_step("-1", 100) == (100, None)
+    assert parse_step("-101", 100) == (0, None)
+    assert parse_step("-5", 100) == (96, None)
+    assert parse_step("150", 100) == (100, "Step 150 is past the end of this game (100 moves): showing the last move.")
+    assert parse_step("-150", 100) == (0, "Step -150 is before the start of this game (100 moves): showing the start.")
+    assert parse_step("x1", 100) == (0, "Step 'x1' is not a number: showing the start of the game.")
+    assert parse_view(None, 4) == ("all", None)
+    assert parse_view("public", 4) == ("public", None)
+    assert parse_view("seat3", 4) == ("seat3", None)
+    assert parse_view("seat4", 4) == ("all", "Unknown view 'seat4': showing everything (views: all, public, seat0, seat1, seat2, seat3).")
+
+
+def test_the_url_picks_game_step_and_view(dash_db: Path, game: dict, open_page) -> None:
+    at = open_page(dash_db, "views/replay.py", game=game["id"], step="-1", view="seat2")
+    sent = viewer(at)
+    assert (sent["step"], sent["view"]) == (game["moves"], "seat2") and not alerts(at, "info")
+    at = open_page(dash_db, "views/replay.py", game=game["id"], step="99999", view="nobody")
+    sent = viewer(at)
+    assert (sent["step"], sent["view"]) == (game["moves"], "all")
+    assert alerts(at, "info") == [
+        f"Step 99999 is past the end of this game ({game['moves']} moves): showing the last move.",
+        "Unknown view 'nobody': showing everything (views: all, public, seat0, seat1, seat2).",
+    ]
+
+
+def test_an_unknown_game_gets_a_message_and_the_newest_game(dash_db: Path, open_page, sql) -> None:
+    at = open_page(dash_db, "views/replay.py", game="[x](https://example.com) :red[y]", step="5")
+    assert alerts(at, "warning") == [
+        "No game with id [x](https://example.com) :red[y] in the database; showing the newest game instead."
+    ]
+    sent = viewer(at)
+    newest = sql(dash_db, "SELECT game_id FROM games ORDER BY played_at DESC NULLS LAST, imported_at DESC, file, file_index LIMIT 1")
+    assert sent["game"]["game_id"] == newest[0][0] and sent["step"] is None
+    assert at.query_params["game"] in (newest[0][0], [newest[0][0]])
+
+
+def test_back_through_the_sidebar_returns_to_the_same_game(dash_db: Path, game: dict, open_page) -> None:
+    at = open_page(dash_db, "views/replay.py", game=game["id"], step="30")
+    at.switch_page("views/games.py").run()
+    at.query_params.clear()
+    at.switch_page("views/replay.py").run()
+    sent = viewer(at)
+    # The game comes from the session; the step from the browser tab's memory (step None).
+    assert sent["game"]["game_id"] == game["id"] and sent["step"] is None and sent["view"] is None
+
+
+def test_a_puerto_rico_game_hides_vp_chips_until_the_end(mixed_db: Path, open_page, sql) -> None:
+    game_id, moves = sql(mixed_db, "SELECT game_id, moves FROM games WHERE game = 'puerto_rico' ORDER BY game_id LIMIT 1")[0]
+    payload = viewer(open_page(mixed_db, "views/replay.py", game=game_id, step="25"))["game"]
+    assert payload["private"] == ["vp_chips", "vp"]
+    rows = sql(mixed_db, "SELECT p.step, p.vp, p.vp_chips, s.stage FROM puerto_rico_player_states p JOIN puerto_rico_states s "
+               "USING (game_id, step) WHERE game_id = ? AND seat = 1 ORDER BY step", [game_id])
+    public = expand(payload["vp_public"][1], moves)
+    assert public == [vp if stage == "over" else vp - chips for _, vp, chips, stage in rows]
+    assert rows[-1][3] == "over" and any(chips for _, _, chips, _ in rows)
+    assert expand(payload["seats"][1]["doubloons"], moves)[25] == sql(
+        mixed_db, "SELECT doubloons FROM puerto_rico_player_states WHERE game_id = ? AND step = 25 AND seat = 1", [game_id])[0][0]
+    assert payload["catalogue"]["cards"]["Coffee roaster"]["circles"] == 2
+
+
+def test_events_and_changes_in_words(dash_db: Path, game: dict, open_page, sql) -> None:
+    payload = viewer(open_page(dash_db, "views/replay.py", game=game["id"]))["game"]
+    events = sql(dash_db, "SELECT events FROM moves WHERE game_id = ? ORDER BY step", [game["id"]])
+    assert payload["moves"]["events"] == [list(e) for (e,) in events]
+    assert any(payload["moves"]["events"])
+    # A build: the builder's change names the building and the hand, never a column; the public
+    # view of it leaves the hand's cards out.
+    step, seat, building = next(
+        (s, seat, json.loads(d)["building"]) for s, seat, d in
+        sql(dash_db, "SELECT step, seat, details FROM moves WHERE game_id = ? AND kind = 'build' ORDER BY step", [game["id"]])
+    )
+    (item,) = [i for i in payload["changes"][step] if i[0] == seat]
+    assert f"+{building}" in item[1] and not any("hand_size" in p or "buildings" in p for p in item[1])
+    assert item[2] is not None and f"+{building}" in item[2] and not any(p.startswith("hand cards") for p in item[2])

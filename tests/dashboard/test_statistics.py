@@ -200,3 +200,26 @@ def test_length_charts_put_groups_side_by_side(dash_db: Path, open_page, sql) ->
     assert chart(at, "stats_scores")["layout"]["barmode"] == "group"
     summary = at.dataframe[0].value
     assert isinstance(summary, pd.DataFrame) and summary["players"].sum() == 90
+
+
+def test_a_database_without_summary_tables_gives_the_same_rates(dash_db: Path, tmp_path: Path, open_page) -> None:
+    import shutil
+
+    import duckdb
+
+    old = tmp_path / "old.duckdb"
+    shutil.copy(dash_db, old)
+    with duckdb.connect(str(old)) as con:
+        con.execute("DROP TABLE player_builds")
+        con.execute("DROP TABLE player_roles")
+        con.execute("DROP TABLE player_owned")
+    for ties in ("full", "share"):
+        for db in (dash_db, old):
+            at = open_page(db, PAGE, ties=ties, split="1")
+            tables = [table_with(at, label).value for label in ("owners (n)", "builders (n)", "choices (n)")]
+            if db == dash_db:
+                expected = tables
+                assert [len(t) >= 5 for t in tables] == [True, True, True]
+            else:
+                for got, want in zip(tables, expected):
+                    pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True))

@@ -356,8 +356,10 @@ def _all_apply(state, moves):
 def test_legal_moves_role_choice():
     state = position([seat(), seat(), seat()], governor=0, role_turn=1, roles_taken=((Role.TRADER, 0),))
     moves = rules.legal_moves(state)
+    # The councillor's and the prospector's privileges may be declined (they draw cards).
     assert moves == [ChooseRole(Role.BUILDER), ChooseRole(Role.PRODUCER), ChooseRole(Role.COUNCILLOR),
-                     ChooseRole(Role.PROSPECTOR)]
+                     ChooseRole(Role.COUNCILLOR, privilege=False), ChooseRole(Role.PROSPECTOR),
+                     ChooseRole(Role.PROSPECTOR, privilege=False)]
     _all_apply(state, moves)
     with pytest.raises(RuleViolation) as err:
         rules.apply(state, ChooseRole(Role.TRADER))
@@ -367,7 +369,15 @@ def test_legal_moves_role_choice():
 def test_legal_moves_role_choice_with_library():
     state = at_role([seat(buildings=(IP, "Library")), seat(), seat()])
     moves = rules.legal_moves(state)
-    assert moves == [ChooseRole(r, flag) for r in Role for flag in (True, False)]
+    assert moves == [
+        ChooseRole(Role.BUILDER, True), ChooseRole(Role.BUILDER, False),
+        ChooseRole(Role.PRODUCER, True), ChooseRole(Role.PRODUCER, False),
+        ChooseRole(Role.TRADER, True), ChooseRole(Role.TRADER, False),
+        ChooseRole(Role.COUNCILLOR, True), ChooseRole(Role.COUNCILLOR, False),
+        ChooseRole(Role.COUNCILLOR, privilege=False),
+        ChooseRole(Role.PROSPECTOR, True), ChooseRole(Role.PROSPECTOR, False),
+        ChooseRole(Role.PROSPECTOR, privilege=False),
+    ]
     _all_apply(state, moves)
 
 
@@ -467,11 +477,15 @@ def test_legal_moves_councillor_keep_and_archive():
         Councillor(discard=("Smithy",)),
         Councillor(discard=("Library",)),
         Councillor(discard=("Hero",)),
+        # Naming the cards kept declines the archive.
+        Councillor(keep=("Smithy",)),
+        Councillor(keep=("Library",)),
+        Councillor(keep=()),
     ]
     _all_apply(state, moves)
-    with pytest.raises(RuleViolation) as err:
-        rules.apply(state, Councillor(keep=("Smithy",)))
-    assert err.value.rule == "councillor.archive"
+    declined = play(state, Councillor(keep=("Smithy",)))
+    assert declined.players[1].hand == ("Smithy", "Hero")
+    assert declined.discard[-1] == "Library"
 
 
 def test_legal_moves_gold_mine():

@@ -1,0 +1,201 @@
+"""Replay viewer benchmark in headless Chromium: opening a game, stepping, and the payload's size.
+
+    python bench/bench_replay_view.py --db FILE [--steps 120] [--opens 5] [--out FILE]
+    python bench/bench_replay_view.py --build 100000      # builds bench/out/import-100000.duckdb first
+
+For a 4-player San Juan game and a 5-player Puerto Rico game (the longest of each in the database;
+the Puerto Rico sample logs are imported into it when it has no 5-player Puerto Rico game):
+
+- open: from the browser starting to load ``/replay?game=ID&step=N`` to the board drawn at N, on a
+  running dashboard whose caches do not hold that game (query, transfer and first paint included);
+  several games, each opened once;
+- step: from a key press (the event's time stamp) to the board updated for it and laid out, for
+  ``--steps`` presses of the Right arrow and as many of the Left arrow, 70 ms apart (one a frame);
+- burst: 30 presses at 20 a second, and whether the board moved exactly 30 steps;
+- payload: the bytes of the game sent to the browser (JSON, and gzip-compressed as a size hint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import OUT, corpus, machine  # noqa: E402
+from ingest.db import read_arrow  # noqa: E402
+
+#: Records, in the page, each key's time stamp and the time the board showed its step.
+PROBE = """(root) => {
+    window.__keys = [];
+    window.__drawn = [];
+    window.addEventListener('keydown', (e) => window.__keys.push(e.timeStamp), true);
+    new MutationObserver(() => {
+        root.offsetHeight;  // the board laid out, not only changed
+        window.__drawn.push([performance.now(), Number(root.getAttribute('data-step'))]);
+    }).observe(root, {attributes: true, attributeFilter: ['data-step']});
+}"""
+
+
+def build_db(games: int) -> Path:
+    """``bench/out/import-N.duckdb`` from the simulated San Juan corpus of the import benchmark (made
+    when missing)."""
+    from ingest.importer import import_paths
+
+    db = OUT / f"import-{games}.duckdb"
+    if not db.exists():
+        folder = corpus("san_juan", [2, 3, 4], games, seed=7)
+        import_paths([folder], db)
+    return db
+
+
+def pick_games(db: Path) -> dict[str, dict[str, Any]]:
+    """The longest 4-player San Juan and 5-player Puerto Rico games, importing the Puerto Rico sample
+    logs when the database has none."""
+    query = ("SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? ORDER BY moves DESC, game_id LIMIT 12")
+    pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
+    if not pr:
+        from ingest.importer import import_paths
+
+        import_paths([ROOT / "sample_logs" / "puerto_rico"], db, workers=1)
+        pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
+    sj = read_arrow(db, query, ["san_juan", 4]).to_pylist()
+    return {"san_juan 4p": {"games": sj}, "puerto_rico 5p": {"games": pr}}
+
+
+def payload_bytes(db: Path, game_id: str) -> tuple[int, int]:
+    """Bytes of one game's payload as JSON, and gzip-compressed."""
+    import duckdb
+
+    from dashboards.replay_data import game_payload
+    from dashboards.sql_sandbox import READ_CONFIG
+
+    con = duckdb.connect(str(db), read_only=True, config=READ_CONFIG)
+    try:
+        row = con.execute("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", [game_id]).df().iloc[0].to_dict()
+        game = row["game"]
+        moves = con.execute("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step", [game_id]).df()
+        states = con.execute(f"SELECT * FROM {game}_states WHERE game_id = ? ORDER BY step", [game_id]).df()
+        seats = con.execute(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat", [game_id]).df()
+    finally:
+        con.close()
+    text = json.dumps(game_payload(row, moves, states, seats)).encode()
+    return len(text), len(gzip.compress(text))
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int, opens: int) -> dict[str, Any]:
+    from dashboards.screenshots import wait_for_app
+
+    main = games[0]
+    open_s = []
+    for game in games[1: opens + 1] + [main]:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        start = time.perf_counter()
+        page.goto(f"{url}/replay?game={game['game_id']}&step={game['moves'] // 2}")
+        page.wait_for_selector(f".gv-root[data-step='{game['moves'] // 2}']", timeout=60_000)
+        open_s.append(time.perf_counter() - start)
+        if game is not main:
+            page.close()
+    wait_for_app(page)
+    root = page.locator(".gv-root")
+    root.evaluate(PROBE)
+    page.locator(".title").click()
+    start_step = game["moves"] // 2 - steps // 2
+    page.keyboard.press("Home")
+    page.wait_for_selector(".gv-root[data-step='0']")
+    for _ in range(max(0, start_step)):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_selector(f".gv-root[data-step='{max(0, start_step)}']")
+    page.evaluate("() => { window.__keys = []; window.__drawn = []; }")
+    for key in ["ArrowRight"] * steps + ["ArrowLeft"] * steps:
+        page.keyboard.press(key)
+        page.wait_for_timeout(70)
+    page.wait_for_timeout(300)
+    keys = page.evaluate("window.__keys")
+    drawn = page.evaluate("window.__drawn")
+    latencies = []
+    for pressed in keys:
+        after = [t for t, _ in drawn if t >= pressed]
+        if after:
+            latencies.append(min(after) - pressed)
+    # 30 presses at 20 a second.
+    before = int(root.get_attribute("data-step"))
+    for _ in range(30):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(500)
+    after_burst = int(root.get_attribute("data-step"))
+    page.close()
+    json_bytes, gzip_bytes = 0, 0
+    return {
+        "game_id": main["game_id"],
+        "moves": main["moves"],
+        "open_s": [round(s, 3) for s in open_s],
+        "open_median_s": round(statistics.median(open_s), 3),
+        "open_max_s": round(max(open_s), 3),
+        "key_presses": len(keys),
+        "boards_drawn": len(drawn),
+        "step_ms_p50": round(_percentile(latencies, 0.5), 1),
+        "step_ms_p95": round(_percentile(latencies, 0.95), 1),
+        "step_ms_max": round(max(latencies), 1),
+        "burst_30_moved": after_burst - before,
+        "payload_json_bytes": json_bytes,
+        "payload_gzip_bytes": gzip_bytes,
+    }
+
+
+def measure(db: Path, steps: int, opens: int) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    from dashboards.screenshots import launch_browser, running_dashboard
+
+    picked = pick_games(db)
+    games_total = read_arrow(db, "SELECT count(*) AS n FROM games").column("n")[0].as_py()
+    out: dict[str, Any] = {"db": str(db), "games": games_total, "db_bytes": db.stat().st_size, "machine": machine()}
+    with running_dashboard(db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        # The first page load of a fresh server starts Streamlit's machinery: not counted.
+        warm = browser.new_page()
+        warm.goto(f"{url}/")
+        warm.wait_for_selector('[data-testid="stApp"]')
+        warm.close()
+        for name, found in picked.items():
+            result = measure_game(browser, url, found["games"], steps, opens)
+            result["payload_json_bytes"], result["payload_gzip_bytes"] = payload_bytes(db, result["game_id"])
+            out[name] = result
+        browser.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, help="database to open (default: bench/out/import-N.duckdb of --build)")
+    parser.add_argument("--build", type=int, default=None, help="build bench/out/import-N.duckdb of N simulated games")
+    parser.add_argument("--steps", type=int, default=120)
+    parser.add_argument("--opens", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=HERE / "results_replay_view.json")
+    args = parser.parse_args(argv)
+    if args.db is None and args.build is None:
+        parser.error("give --db FILE or --build N")
+    db = args.db or build_db(args.build)
+    result = measure(db, args.steps, args.opens)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main()

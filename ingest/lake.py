@@ -1,0 +1,428 @@
+"""A lake: the database's tables as Parquet files under a folder or an object-store URL, for
+collections of logs too big for one DuckDB file or one writer process.
+
+Layout (``DIR`` is a local folder or a URL pyarrow understands, such as ``s3://bucket/lake``)::
+
+    DIR/_governor_lake.json                      what this is (format and schema version)
+    DIR/<table>/game=<game>/part-<batch>.parquet games, players, moves: one file per batch and game
+    DIR/<game>_states/part-<batch>.parquet       state tables (per game by name already)
+    DIR/rejections/part-<batch>.parquet
+    DIR/<derived table>/part-<batch>.parquet     openings and ratings, rewritten after an import
+    DIR/_manifest/<batch>.json                   what a batch holds: its files, game ids, row counts
+
+Every file is written under a temporary name and renamed when complete, and a batch's manifest is
+written (the same way) only after all of its files: files no manifest names (a killed run's) are
+invisible to readers and deleted by the next import. Readers see exactly the files the manifests name,
+through DuckDB views with the documented table and view names (``connect``), so every documented query
+runs unchanged. Rows inside a file are sorted by ``game_id`` (then step, seat), so row-group statistics
+let a look-up of one game skip the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from ingest.schema import DERIVED_TABLES, SCHEMA_VERSION, VIEWS, table_schemas, vp_by_step_view
+
+LAKE_MARK = "_governor_lake.json"
+MANIFESTS = "_manifest"
+LAKE_FORMAT = 1
+#: Tables whose rows are split by game into ``game=<game>`` folders (the others are per game already,
+#: or have no game).
+BY_GAME = ("games", "players", "moves")
+#: Rows per Parquet row group: small enough that a look-up of one game reads little.
+ROW_GROUP = 64 * 1024
+
+
+class LakeError(Exception):
+    """The lake cannot be used: not a lake, a newer format, or the storage refused a write."""
+
+
+def is_lake(path: str | Path) -> bool:
+    """Whether ``path`` names a lake: a URL, or a folder holding the lake's mark file."""
+    text = str(path)
+    if "://" in text:
+        return True
+    return Path(text, LAKE_MARK).is_file()
+
+
+@dataclass
+class Lake:
+    """A lake at ``root`` (a local folder or a URL): listing, atomic writes, manifests, views."""
+
+    root: str
+    fs: pafs.FileSystem = field(init=False, repr=False)
+    base: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        if "://" in self.root:
+            self.fs, self.base = pafs.FileSystem.from_uri(self.root)
+        else:
+            self.fs, self.base = pafs.LocalFileSystem(), os.path.abspath(self.root)
+        self.base = self.base.rstrip("/")
+
+    @property
+    def local(self) -> bool:
+        """A plain folder, which DuckDB reads itself; a URL (file:// included) is read through
+        pyarrow's file system for that URL, so DuckDB needs no extension and no file access."""
+        return "://" not in self.root
+
+    def path(self, rel: str) -> str:
+        return posixpath.join(self.base, rel)
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def create(self) -> None:
+        """Make the lake's folders and mark (nothing changes in an existing lake). Raises
+        ``LakeError`` for a folder that holds other things, or a lake of a newer format."""
+        info = self.fs.get_file_info(self.path(LAKE_MARK))
+        if info.type == pafs.FileType.File:
+            mark = json.loads(self._read(LAKE_MARK))
+            if int(mark.get("format", 0)) > LAKE_FORMAT:
+                raise LakeError(f"{self.root}: lake format {mark['format']} is newer than this governor's {LAKE_FORMAT}")
+            return
+        top = self.fs.get_file_info(self.base)
+        if top.type == pafs.FileType.Directory and self.fs.get_file_info(pafs.FileSelector(self.base)):
+            raise LakeError(f"{self.root}: the folder is not empty and is not a Governor lake")
+        self.fs.create_dir(self.path(MANIFESTS), recursive=True)
+        self._write_atomic(LAKE_MARK, json.dumps({"format": LAKE_FORMAT, "schema_version": SCHEMA_VERSION}).encode())
+
+    def check(self) -> None:
+        """Raise ``LakeError`` unless ``root`` is a lake this governor can read."""
+        info = self.fs.get_file_info(self.path(LAKE_MARK))
+        if info.type != pafs.FileType.File:
+            raise LakeError(f"{self.root}: not a Governor lake (no {LAKE_MARK}; make one with governor import --lake)")
+        mark = json.loads(self._read(LAKE_MARK))
+        if int(mark.get("format", 0)) > LAKE_FORMAT:
+            raise LakeError(f"{self.root}: lake format {mark['format']} is newer than this governor's {LAKE_FORMAT}")
+
+    def manifests(self) -> list[dict[str, Any]]:
+        """Every committed batch's manifest, in the order they were committed."""
+        selector = pafs.FileSelector(self.path(MANIFESTS), allow_not_found=True)
+        entries = []
+        for info in self.fs.get_file_info(selector):
+            if info.type == pafs.FileType.File and info.base_name.endswith(".json"):
+                entries.append(json.loads(self._read(posixpath.join(MANIFESTS, info.base_name))))
+        entries.sort(key=lambda m: (m["committed_at"], m["batch"]))
+        # A later derived batch replaces the earlier ones.
+        derived = [m for m in entries if m.get("derived")]
+        latest = derived[-1]["batch"] if derived else None
+        return [m for m in entries if not m.get("derived") or m["batch"] == latest]
+
+    def files(self, manifests: list[dict[str, Any]] | None = None) -> dict[str, list[str]]:
+        """The committed files of every table (relative paths), by table."""
+        out: dict[str, list[str]] = {}
+        for manifest in manifests if manifests is not None else self.manifests():
+            for table, rels in manifest["files"].items():
+                out.setdefault(table, []).extend(rels)
+        return out
+
+    def remove_orphans(self) -> int:
+        """Delete data files no manifest names (a killed run's) and leftover temporary files;
+        returns how many were deleted. Only an importer calls this (readers never delete)."""
+        named = {rel for rels in self.files(self._all_manifests()).values() for rel in rels}
+        removed = 0
+        selector = pafs.FileSelector(self.base, recursive=True, allow_not_found=True)
+        for info in self.fs.get_file_info(selector):
+            if info.type != pafs.FileType.File:
+                continue
+            rel = posixpath.relpath(info.path, self.base)
+            if rel == LAKE_MARK or (rel.startswith(MANIFESTS + "/") and ".tmp-" not in rel):
+                continue
+            if rel not in named:
+                self.fs.delete_file(info.path)
+                removed += 1
+        return removed
+
+    def _all_manifests(self) -> list[dict[str, Any]]:
+        selector = pafs.FileSelector(self.path(MANIFESTS), allow_not_found=True)
+        return [
+            json.loads(self._read(posixpath.join(MANIFESTS, info.base_name)))
+            for info in self.fs.get_file_info(selector)
+            if info.type == pafs.FileType.File and info.base_name.endswith(".json")
+        ]
+
+    def drop_stale_derived(self) -> None:
+        """Delete the manifests and files of derived batches older than the latest."""
+        every = self._all_manifests()
+        derived = sorted((m for m in every if m.get("derived")), key=lambda m: (m["committed_at"], m["batch"]))
+        for old in derived[:-1]:
+            self.fs.delete_file(self.path(posixpath.join(MANIFESTS, f"{old['batch']}.json")))
+            for rels in old["files"].values():
+                for rel in rels:
+                    try:
+                        self.fs.delete_file(self.path(rel))
+                    except FileNotFoundError:
+                        pass
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def _read(self, rel: str) -> bytes:
+        with self.fs.open_input_stream(self.path(rel)) as fh:
+            return bytes(fh.read())
+
+    def _write_atomic(self, rel: str, data: bytes) -> None:
+        final = self.path(rel)
+        temp = f"{final}.tmp-{uuid.uuid4().hex}"
+        self.fs.create_dir(posixpath.dirname(final), recursive=True)
+        with self.fs.open_output_stream(temp) as fh:
+            fh.write(data)
+        self.fs.move(temp, final)
+
+    def write_parquet(self, rel: str, table: pa.Table) -> None:
+        """Write ``table`` to ``rel`` under a temporary name, then rename it into place."""
+        final = self.path(rel)
+        temp = f"{final}.tmp-{uuid.uuid4().hex}"
+        self.fs.create_dir(posixpath.dirname(final), recursive=True)
+        pq.write_table(table, temp, filesystem=self.fs, row_group_size=ROW_GROUP, compression="zstd")
+        self.fs.move(temp, final)
+
+    def commit(self, manifest: dict[str, Any]) -> None:
+        """Make a batch visible: write its manifest (atomically) after all its files."""
+        manifest = {**manifest, "committed_at": datetime.now(UTC).isoformat()}
+        self._write_atomic(posixpath.join(MANIFESTS, f"{manifest['batch']}.json"), json.dumps(manifest).encode())
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def connect(self, config: dict[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB connection on which every table is a view over the committed files and
+        the documented views exist, with file access limited to the lake's folder. Raises
+        ``LakeError`` when ``root`` is not a lake."""
+        self.check()
+        manifests = self.manifests()
+        files = self.files(manifests)
+        con = duckdb.connect(":memory:")
+        if self.local:
+            con.execute(f"SET allowed_directories = [{_literal(self.base + '/')}]")
+        for name, schema in table_schemas().items():
+            rels = files.get(name, [])
+            if not rels:
+                empty = schema.empty_table()
+                con.register(f"_empty_{name}", empty)
+                con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM "_empty_{name}"')
+            elif self.local:
+                paths = ", ".join(_literal(self.path(rel)) for rel in sorted(rels))
+                con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{paths}], hive_partitioning = false)')
+            else:
+                dataset = pads.dataset([self.path(rel) for rel in sorted(rels)], schema=schema, filesystem=self.fs,
+                                       format="parquet")
+                con.register(f"_dataset_{name}", dataset)
+                con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM "_dataset_{name}"')
+        for name, sql in VIEWS.items():
+            con.execute(f"CREATE VIEW {name} AS {sql}")
+        con.execute(f"CREATE VIEW vp_by_step AS {vp_by_step_view()}")
+        con.execute("CREATE TABLE governor_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        con.execute("INSERT INTO governor_meta VALUES ('schema_version', ?), ('lake', ?)", [str(SCHEMA_VERSION), self.root])
+        con.execute("SET enable_external_access = false")
+        for key, value in (config or {}).items():
+            if key == "enable_external_access":
+                continue
+            con.execute(f"SET {key} = ?", [value])
+        return con
+
+    def known_ids(self) -> tuple[frozenset[str], frozenset[str]]:
+        """Game ids and rejection ids already in the lake."""
+        con = self.connect()
+        try:
+            games = frozenset(r[0] for r in con.execute("SELECT game_id FROM games").fetchall())
+            rejections = frozenset(r[0] for r in con.execute("SELECT rejection_id FROM rejections").fetchall())
+        finally:
+            con.close()
+        return games, rejections
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal (view definitions cannot take parameters)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+# -- a batch's files ---------------------------------------------------------------------------------
+
+
+def expand_player_changes(name: str, runs: pa.Table) -> tuple[str, pa.Table]:
+    """Runs of unchanged per-seat state (``<game>_player_changes``) as one row per step, the rows of
+    ``<game>_player_states`` (the same expansion the DuckDB import does when it writes)."""
+    target = name.removesuffix("_player_changes") + "_player_states"
+    columns = ", ".join(f'c."{c}"' for c in runs.column_names[4:])
+    con = duckdb.connect(":memory:")
+    try:
+        con.register("incoming", runs)
+        expanded = con.sql(
+            f"SELECT c.game_id, s.step::INTEGER AS step, c.seat, {columns} "
+            "FROM incoming c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s"
+        ).to_arrow_table()
+    finally:
+        con.close()
+    return target, expanded.cast(table_schemas()[target])
+
+
+def summary_tables(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    """The summary tables (``ingest.summaries``) of a batch's games, from its games, players and moves,
+    by the same SQL the DuckDB import runs."""
+    from ingest import summaries
+
+    con = duckdb.connect(":memory:")
+    try:
+        for name in ("games", "players", "moves"):
+            con.register(name, tables[name])
+        for name, schema in summaries.SUMMARY_TABLES.items():
+            empty = schema.empty_table()
+            con.register(f"_empty_{name}", empty)
+            con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM "_empty_{name}"')
+        summaries.fill(con)
+        return {name: con.sql(f'SELECT * FROM "{name}"').to_arrow_table().cast(schema)
+                for name, schema in summaries.SUMMARY_TABLES.items()}
+    finally:
+        con.close()
+
+
+def _sort(name: str, table: pa.Table) -> pa.Table:
+    keys = [(k, "ascending") for k in ("game_id", "step", "seat", "rejection_id") if k in table.column_names]
+    return table.sort_by(keys) if keys else table
+
+
+def batch_files(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    """A batch's tables as the lake's files: relative path -> rows (player-state runs expanded, the
+    summary tables added, rows of games, players and moves split by game, every file sorted by game
+    id)."""
+    ready: dict[str, pa.Table] = {}
+    for name, table in tables.items():
+        if name.endswith("_player_changes"):
+            name, table = expand_player_changes(name, table)
+        if table.num_rows:
+            ready[name] = table
+    if all(name in ready for name in ("games", "players", "moves")):
+        ready.update({name: table for name, table in summary_tables(ready).items() if table.num_rows})
+    out: dict[str, pa.Table] = {}
+    games = ready.get("games")
+    game_of = dict(zip(games.column("game_id").to_pylist(), games.column("game").to_pylist())) if games else {}
+    for name, table in ready.items():
+        if name in BY_GAME:
+            kinds = [game_of[g] for g in table.column("game_id").to_pylist()]
+            for game in sorted(set(kinds)):
+                part = table.filter(pc.equal(pa.array(kinds, pa.string()), game))
+                out[f"{name}/game={game}"] = _sort(name, part)
+        else:
+            out[name] = _sort(name, table)
+    return out
+
+
+def filter_out(tables: dict[str, pa.Table], game_ids: Iterable[str], rejection_ids: Iterable[str]) -> dict[str, pa.Table]:
+    """``tables`` without the rows of ``game_ids`` and the rejections of ``rejection_ids``."""
+    drop_games = pa.array(sorted(set(game_ids)), pa.string())
+    drop_rejections = pa.array(sorted(set(rejection_ids)), pa.string())
+    out = {}
+    for name, table in tables.items():
+        if name == "rejections":
+            table = table.filter(pc.invert(pc.is_in(table.column("rejection_id"), value_set=drop_rejections)))
+        elif "game_id" in table.column_names and len(drop_games):
+            table = table.filter(pc.invert(pc.is_in(table.column("game_id"), value_set=drop_games)))
+        out[name] = table
+    return out
+
+
+def write_batch(lake: Lake, batch_id: str, tables: dict[str, pa.Table]) -> dict[str, Any]:
+    """Write one batch's files (not yet visible) and return its manifest, to be committed."""
+    files: dict[str, list[str]] = {}
+    rows: dict[str, int] = {}
+    for rel_dir, table in batch_files(tables).items():
+        name = rel_dir.split("/", 1)[0]
+        rel = f"{rel_dir}/part-{batch_id}.parquet"
+        lake.write_parquet(rel, table)
+        files.setdefault(name, []).append(rel)
+        rows[name] = rows.get(name, 0) + table.num_rows
+    games = tables.get("games")
+    rejections = tables.get("rejections")
+    return {
+        "batch": batch_id,
+        "files": files,
+        "rows": rows,
+        "game_ids": games.column("game_id").to_pylist() if games is not None else [],
+        "rejection_ids": rejections.column("rejection_id").to_pylist() if rejections is not None else [],
+        "rejection_messages": rejections.column("message").to_pylist() if rejections is not None else [],
+    }
+
+
+def read_batch(lake: Lake, manifest: dict[str, Any]) -> dict[str, pa.Table]:
+    """The tables of a written (maybe not committed) batch, by file path."""
+    out = {}
+    for rels in manifest["files"].values():
+        for rel in rels:
+            out[rel] = pq.read_table(lake.path(rel), filesystem=lake.fs)
+    return out
+
+
+def rewrite_without(lake: Lake, manifest: dict[str, Any], game_ids: Sequence[str],
+                    rejection_ids: Sequence[str]) -> dict[str, Any]:
+    """A written batch with some games and rejections left out (duplicates of earlier batches of the
+    same run, found only when the batch came back): its files are written again under a new batch
+    id and the old ones deleted. Rare: only when one run imports the same game twice."""
+    new_id = f"{manifest['batch']}r"
+    files: dict[str, list[str]] = {}
+    rows: dict[str, int] = {}
+    drop_games, drop_rejections = set(game_ids), set(rejection_ids)
+    for rel, table in read_batch(lake, manifest).items():
+        name = rel.split("/", 1)[0]
+        (kept,) = filter_out({name: table}, drop_games, drop_rejections).values()
+        lake.fs.delete_file(lake.path(rel))
+        if kept.num_rows:
+            new_rel = rel.replace(f"part-{manifest['batch']}.parquet", f"part-{new_id}.parquet")
+            lake.write_parquet(new_rel, kept)
+            files.setdefault(name, []).append(new_rel)
+            rows[name] = rows.get(name, 0) + kept.num_rows
+    kept_rejections = [(i, m) for i, m in zip(manifest["rejection_ids"], manifest["rejection_messages"])
+                       if i not in drop_rejections]
+    return {
+        "batch": new_id,
+        "files": files,
+        "rows": rows,
+        "game_ids": [g for g in manifest["game_ids"] if g not in drop_games],
+        "rejection_ids": [i for i, _ in kept_rejections],
+        "rejection_messages": [m for _, m in kept_rejections],
+    }
+
+
+def refresh_derived(lake: Lake, run_id: str) -> None:
+    """Compute the derived tables (openings, ratings) from the lake's games and commit them as one
+    derived batch replacing the previous one."""
+    from ingest.openings import fill_openings
+    from ingest.ratings import recompute_ratings
+
+    con = lake.connect()
+    try:
+        for name, schema in DERIVED_TABLES.items():
+            con.execute(f'DROP VIEW IF EXISTS "{name}"')
+            empty = schema.empty_table()
+            con.register(f"_derived_empty_{name}", empty)
+            con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM "_derived_empty_{name}"')
+        fill_openings(con)
+        recompute_ratings(con)
+        batch_id = f"{run_id}-derived"
+        files: dict[str, list[str]] = {}
+        rows: dict[str, int] = {}
+        for name, schema in DERIVED_TABLES.items():
+            table = con.sql(f'SELECT * FROM "{name}"').to_arrow_table().cast(schema)
+            rel = f"{name}/part-{batch_id}.parquet"
+            lake.write_parquet(rel, _sort(name, table))
+            files[name] = [rel]
+            rows[name] = table.num_rows
+    finally:
+        con.close()
+    lake.commit({"batch": batch_id, "derived": True, "files": files, "rows": rows, "game_ids": [],
+                 "rejection_ids": [], "rejection_messages": []})
+    lake.drop_stale_derived()
