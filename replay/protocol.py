@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 
+from replay.errors import FieldError
 from replay.logfile import GameLog
 
 
@@ -110,6 +111,10 @@ class Engine(Protocol):
 
     def pending(self, state: Any) -> str:
         """What the game waits for, in words ("seat 2 must choose a role")."""
+        ...
+
+    def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
+        """What the setup of a finished game holds that the game never used (an extra reshuffle)."""
         ...
 
     def round_of(self, state: Any) -> int:

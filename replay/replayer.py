@@ -145,8 +145,12 @@ def iter_replay(
         raise _format_error(
             log, "moves", f"the log ends after move {len(log.moves)} but the game is not over: {engine.pending(state)}"
         )
-    if log.result is not None and engine.is_over(state):
-        check_result(log, engine, state)
+    if engine.is_over(state):
+        unused = engine.unused_setup(log, state)
+        if unused is not None:
+            raise _format_error(log, unused.path, unused.reason)
+        if log.result is not None:
+            check_result(log, engine, state)
 
 
 def _read_move(engine: Any, log: GameLog, index: int) -> tuple[Any, int | None]:
@@ -211,27 +215,34 @@ def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, 
 
 def check_result(log: GameLog, engine: Any, state: Any) -> None:
     """Compare the recorded ``result`` with the replay. Raises ``ResultMismatchError``."""
+    error = result_error(log, [s.total for s in engine.scores(state)], engine.winners(state))
+    if error is not None:
+        raise error
+
+
+def result_error(log: GameLog, scores: list[int], winners: list[int]) -> ResultMismatchError | None:
+    """How the recorded ``result`` disagrees with these final scores and winners, or None."""
     result = log.result or {}
-    scores = [s.total for s in engine.scores(state)]
-    winners = engine.winners(state)
     recorded = result.get("scores")
     if recorded is not None:
         if not isinstance(recorded, list) or len(recorded) != len(scores):
-            raise ResultMismatchError(
+            return ResultMismatchError(
                 f"expected a list of {len(scores)} scores", file=log.file, game_index=log.index,
                 path="result.scores", game_id=log.game_id,
             )
         if list(recorded) != scores:
-            raise ResultMismatchError(
+            return ResultMismatchError(
                 f"the log records {recorded} but the replay scores {scores}",
                 file=log.file, game_index=log.index, path="result.scores", game_id=log.game_id,
             )
     recorded_winners = result.get("winners")
-    if recorded_winners is not None and sorted(recorded_winners) != winners:
-        raise ResultMismatchError(
+    # parse_game lets only lists of seat numbers through; sort by str so no input can make it raise.
+    if recorded_winners is not None and sorted(recorded_winners, key=str) != sorted(winners, key=str):
+        return ResultMismatchError(
             f"the log records winner seat(s) {recorded_winners} but the replay gives {winners}",
             file=log.file, game_index=log.index, path="result.winners", game_id=log.game_id,
         )
+    return None
 
 
 def replay(log: GameLog) -> Replay:

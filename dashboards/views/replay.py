@@ -16,7 +16,10 @@ from dashboards.replay_data import parse_step, parse_view
 
 ui.inject_css()
 # The viewer has its own title: less of Streamlit's top margin, so more of the board fits the screen.
-st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }</style>")
+st.html(
+    "<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }"
+    " @media (max-width: 736px) { [data-testid='stMainBlockContainer'] { padding-top: 3.6rem; } }</style>"
+)
 ui.require_games()
 
 asked = (st.query_params.get("game") or "").strip()
