@@ -70,6 +70,16 @@ class RulesEngine:
     def current_seat(self, state: Any) -> int | None:
         return state.current_seat  # type: ignore[no-any-return]
 
+    def default_move(self, state: Any) -> Any | None:
+        """The decision taken when a log leaves it out (None: the log must record it)."""
+        default = getattr(self.rules, "default_move", None)
+        return default(state) if default is not None else None
+
+    def apply_default(self, state: Any) -> Any:
+        """The state once the seat to act took its default (``default_move``); the events it records
+        follow those of ``state``. Raises ``ValueError`` when there is no default."""
+        return self.rules.apply_default(state)
+
     def is_over(self, state: Any) -> bool:
         return state.stage is self.over
 
