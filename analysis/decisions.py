@@ -9,6 +9,7 @@ over at most ``PRERANK_CAP`` moves) make up the ``top``.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import random
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -243,7 +244,8 @@ def analyse(log: GameLog, options: Options | None = None,
             results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
             yield _decision(engine, log.players, point, legal, candidates, results)
         return
-    with ProcessPoolExecutor(max_workers=options.workers) as pool:
+    # forkserver: the dashboard runs analyses from a thread of its server, which must not be forked.
+    with ProcessPoolExecutor(max_workers=options.workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
         yield from _analyse_pool(pool, engine, log, points, options, cancelled)
 
 

@@ -1,5 +1,5 @@
 """Dashboard benchmark: the time each page's script takes (queries included) on a database, cold
-(caches cleared) and warm, and the time of one replay step (the Next button). Besides wall-clock
+(caches cleared) and warm (the Replay page steps in the browser: see bench/bench_replay_view.py). Besides wall-clock
 seconds it records the CPU seconds of the cold run (all threads of this process: the page's script
 and DuckDB's), which a busy machine does not inflate the way it inflates wall-clock time. Uses Streamlit's AppTest,
 so it measures the server side of a page, not the browser drawing it.

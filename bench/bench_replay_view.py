@@ -2,9 +2,10 @@
 
     python bench/bench_replay_view.py --db FILE [--steps 120] [--opens 5] [--out FILE]
     python bench/bench_replay_view.py --build 100000      # builds bench/out/import-100000.duckdb first
+    python bench/bench_replay_view.py --replicate FILE 100000  # copies FILE's games until there are 100,000
 
 For a 4-player San Juan game and a 5-player Puerto Rico game (the longest of each in the database;
-the Puerto Rico sample logs are imported into it when it has no 5-player Puerto Rico game):
+the Puerto Rico sample games are copied into it when it has no 5-player Puerto Rico game):
 
 - open: from the browser starting to load ``/replay?game=ID&step=N`` to the board drawn at N, on a
   running dashboard whose caches do not hold that game (query, transfer and first paint included);
@@ -40,7 +41,8 @@ PROBE = """(root) => {
     window.addEventListener('keydown', (e) => window.__keys.push(e.timeStamp), true);
     new MutationObserver(() => {
         root.offsetHeight;  // the board laid out, not only changed
-        window.__drawn.push([performance.now(), Number(root.getAttribute('data-step'))]);
+        window.__drawn.push([performance.now(), Number(root.getAttribute('data-step')),
+                             Number(root.getAttribute('data-render-ms'))]);
     }).observe(root, {attributes: true, attributeFilter: ['data-step']});
 }"""
 
@@ -57,38 +59,116 @@ def build_db(games: int) -> Path:
     return db
 
 
+def replicate(source: Path, games: int) -> Path:
+    """``bench/out/replicated-N.duckdb``: ``source`` copied, then its games copied again under new ids
+    (``<id>~k``) until it holds ``games`` games. The rows are the same games again, so only the sizes
+    are real: what this measures is reading one game out of that many (made when missing)."""
+    import shutil
+
+    import duckdb
+
+    db = OUT / f"replicated-{games}.duckdb"
+    if db.exists():
+        return db
+    OUT.mkdir(parents=True, exist_ok=True)
+    part = db.with_suffix(".part")
+    shutil.copy(source, part)
+    con = duckdb.connect(str(part))
+    try:
+        have = con.execute("SELECT count(*) FROM games").fetchone()[0]
+        tables = [t for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.columns WHERE column_name = 'game_id' AND table_schema = 'main' "
+            "AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE')"
+        ).fetchall() if t != "rejections"]
+        for k in range(1, -(-games // have)):
+            for table in tables:
+                con.execute(f'INSERT INTO "{table}" SELECT * REPLACE (game_id || \'~{k}\' AS game_id) FROM "{table}" '
+                            "WHERE NOT contains(game_id, '~')")
+        extra = con.execute("SELECT count(*) FROM games").fetchone()[0] - games
+        if extra > 0:
+            for table in tables:
+                con.execute(f'DELETE FROM "{table}" WHERE game_id IN (SELECT game_id FROM games WHERE contains(game_id, \'~\') '
+                            f"ORDER BY game_id DESC LIMIT {extra})")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    part.rename(db)
+    return db
+
+
+def add_puerto_rico(db: Path) -> None:
+    """Copy the Puerto Rico sample games into ``db`` row by row in SQL, column by name: importing them
+    would first migrate an older database's schema, which on a big one takes long and measures nothing
+    of the viewer."""
+    import tempfile
+
+    import duckdb
+
+    from ingest.importer import import_paths
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = Path(tmp) / "pr.duckdb"
+        import_paths([ROOT / "sample_logs" / "puerto_rico"], sample, workers=1)
+        con = duckdb.connect(str(db))
+        try:
+            con.execute(f"ATTACH '{sample}' AS src (READ_ONLY)")
+            for table in ("games", "players", "moves", "puerto_rico_states", "puerto_rico_player_states"):
+                mine = {c for (c,) in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
+                    "AND table_name = ?", [table]).fetchall()}
+                theirs = [c for (c,) in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'src' AND table_name = ? "
+                    "ORDER BY ordinal_position", [table]).fetchall()]
+                shared = ", ".join(f'"{c}"' for c in theirs if c in mine)
+                con.execute(f'INSERT INTO "{table}" BY NAME SELECT {shared} FROM src."{table}" '
+                            "WHERE game_id IN (SELECT game_id FROM src.games WHERE game = 'puerto_rico')")
+            con.execute("DETACH src")
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+
+
 def pick_games(db: Path) -> dict[str, dict[str, Any]]:
-    """The longest 4-player San Juan and 5-player Puerto Rico games, importing the Puerto Rico sample
-    logs when the database has none."""
+    """The longest 4-player San Juan and 5-player Puerto Rico games, adding the Puerto Rico sample
+    games when the database has none."""
     query = ("SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? ORDER BY moves DESC, game_id LIMIT 12")
     pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
     if not pr:
-        from ingest.importer import import_paths
-
-        import_paths([ROOT / "sample_logs" / "puerto_rico"], db, workers=1)
+        add_puerto_rico(db)
         pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
     sj = read_arrow(db, query, ["san_juan", 4]).to_pylist()
     return {"san_juan 4p": {"games": sj}, "puerto_rico 5p": {"games": pr}}
 
 
-def payload_bytes(db: Path, game_id: str) -> tuple[int, int]:
-    """Bytes of one game's payload as JSON, and gzip-compressed."""
+def payload_bytes(db: Path, game_id: str) -> dict[str, Any]:
+    """One game's payload as the server builds it when the game is not cached: the four reads and the
+    payload, in wall-clock and CPU seconds of this process, and its size as JSON and gzip-compressed."""
     import duckdb
 
     from dashboards.replay_data import game_payload
     from dashboards.sql_sandbox import READ_CONFIG
 
+    wall, cpu = time.perf_counter(), time.process_time()
     con = duckdb.connect(str(db), read_only=True, config=READ_CONFIG)
     try:
-        row = con.execute("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", [game_id]).df().iloc[0].to_dict()
+        def rows(sql: str) -> list[dict[str, Any]]:
+            return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
+
+        row = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")[0]
         game = row["game"]
-        moves = con.execute("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step", [game_id]).df()
-        states = con.execute(f"SELECT * FROM {game}_states WHERE game_id = ? ORDER BY step", [game_id]).df()
-        seats = con.execute(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat", [game_id]).df()
+        moves = rows("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step")
+        states = rows(f"SELECT * FROM {game}_states WHERE game_id = ? ORDER BY step")
+        seats = rows(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat")
     finally:
         con.close()
-    text = json.dumps(game_payload(row, moves, states, seats)).encode()
-    return len(text), len(gzip.compress(text))
+    query_wall, query_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    payload = game_payload(row, moves, states, seats)
+    text = json.dumps(payload).encode()
+    return {
+        "server_query_s": round(query_wall, 3), "server_query_cpu_s": round(query_cpu, 3),
+        "server_total_s": round(time.perf_counter() - wall, 3), "server_total_cpu_s": round(time.process_time() - cpu, 3),
+        "payload_json_bytes": len(text), "payload_gzip_bytes": len(gzip.compress(text)),
+    }
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -128,9 +208,10 @@ def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int
     drawn = page.evaluate("window.__drawn")
     latencies = []
     for pressed in keys:
-        after = [t for t, _ in drawn if t >= pressed]
+        after = [t for t, _, _ in drawn if t >= pressed]
         if after:
             latencies.append(min(after) - pressed)
+    render_ms = [ms for _, _, ms in drawn]
     # 30 presses at 20 a second.
     before = int(root.get_attribute("data-step"))
     for _ in range(30):
@@ -139,7 +220,6 @@ def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int
     page.wait_for_timeout(500)
     after_burst = int(root.get_attribute("data-step"))
     page.close()
-    json_bytes, gzip_bytes = 0, 0
     return {
         "game_id": main["game_id"],
         "moves": main["moves"],
@@ -151,9 +231,10 @@ def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int
         "step_ms_p50": round(_percentile(latencies, 0.5), 1),
         "step_ms_p95": round(_percentile(latencies, 0.95), 1),
         "step_ms_max": round(max(latencies), 1),
+        # The viewer's own work per step (script and DOM, before the browser lays it out).
+        "render_ms_p50": round(_percentile(render_ms, 0.5), 2),
+        "render_ms_p95": round(_percentile(render_ms, 0.95), 2),
         "burst_30_moved": after_burst - before,
-        "payload_json_bytes": json_bytes,
-        "payload_gzip_bytes": gzip_bytes,
     }
 
 
@@ -174,7 +255,10 @@ def measure(db: Path, steps: int, opens: int) -> dict[str, Any]:
         warm.close()
         for name, found in picked.items():
             result = measure_game(browser, url, found["games"], steps, opens)
-            result["payload_json_bytes"], result["payload_gzip_bytes"] = payload_bytes(db, result["game_id"])
+            # Server time on a game nobody opened yet (nothing of it cached); bytes of the game stepped.
+            unopened = payload_bytes(db, found["games"][-1]["game_id"])
+            result.update({k: v for k, v in unopened.items() if k.startswith("server_")})
+            result.update({k: v for k, v in payload_bytes(db, result["game_id"]).items() if k.startswith("payload_")})
             out[name] = result
         browser.close()
     return out
@@ -184,13 +268,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, help="database to open (default: bench/out/import-N.duckdb of --build)")
     parser.add_argument("--build", type=int, default=None, help="build bench/out/import-N.duckdb of N simulated games")
+    parser.add_argument("--replicate", nargs=2, metavar=("SOURCE", "N"), default=None,
+                        help="build bench/out/replicated-N.duckdb from the games of SOURCE")
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--opens", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "results_replay_view.json")
     args = parser.parse_args(argv)
-    if args.db is None and args.build is None:
-        parser.error("give --db FILE or --build N")
-    db = args.db or build_db(args.build)
+    if args.db is None and args.build is None and args.replicate is None:
+        parser.error("give --db FILE, --build N or --replicate SOURCE N")
+    if args.replicate:
+        db = replicate(Path(args.replicate[0]), int(args.replicate[1]))
+    else:
+        db = args.db or build_db(args.build)
     result = measure(db, args.steps, args.opens)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))

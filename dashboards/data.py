@@ -166,15 +166,19 @@ def _cached_replay(path: str, stamp: tuple[int, ...], game: str, game_id: str) -
 
     states, player_states = f'"{game}_states"', f'"{game}_player_states"'
     # One connection for the four reads of a game: opening the file is a good part of their time.
+    # Arrow rows come as plain Python values (lists, ints, None), ready for the payload.
     with reader(path, config=READ_CONFIG) as con:
-        row = con.execute("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", [game_id]).df()
-        # Every column: ``events`` is there from schema version 3 on.
-        moves = con.execute("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step", [game_id]).df()
-        table = con.execute(f"SELECT * FROM {states} WHERE game_id = ? ORDER BY step", [game_id]).df()
-        seats = con.execute(f"SELECT * FROM {player_states} WHERE game_id = ? ORDER BY step, seat", [game_id]).df()
-    if row.empty:
+        def rows(sql: str) -> list[dict[str, Any]]:
+            return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
+
+        found = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")
+        # Every column of moves: ``events`` is there from schema version 3 on.
+        moves = rows("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step")
+        table = rows(f"SELECT * FROM {states} WHERE game_id = ? ORDER BY step")
+        seats = rows(f"SELECT * FROM {player_states} WHERE game_id = ? ORDER BY step, seat")
+    if not found:
         raise KeyError(f"no game with id '{game_id}' in {path}")
-    return game_payload(row.iloc[0].to_dict(), moves, table, seats)
+    return game_payload(found[0], moves, table, seats)
 
 
 def replay_payload(game: str, game_id: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from dashboards.diff import step_changes
+from replay.registry import engine_for
 from replay.san_juan.cards import CARDS, TILES, Card
 
 #: Views of the table: everything, what every player knows, or what one seat knows (``seat0`` ...).
@@ -180,8 +181,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+Rows = Sequence[dict[str, Any]]
+
+
+def _records(frame: pd.DataFrame | Rows) -> list[dict[str, Any]]:
+    """Rows as plain dicts: Arrow's ``to_pylist()`` rows as they are, a DataFrame's cleaned of numpy."""
+    if isinstance(frame, pd.DataFrame):
+        return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    return list(frame)
 
 
 def runs(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, list[list[Any]]]:
@@ -207,19 +214,35 @@ def step_change_list(
     """What changed at every step, in the game's words (``dashboards.diff.step_changes``): per step a
     list of ``[who, phrases, public_phrases]``, ``who`` being ``-1`` for the table or a seat;
     ``public_phrases`` is None when the public view sees the same."""
+    secret = tuple(engine_for(game).change_words.get("secret", ()))
     out: list[list[list[Any]]] = [[]]
+
+    def changed(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        # Only the columns that changed go to the diff (it reads the columns ``after`` holds): most of
+        # a row stays the same from one step to the next.
+        keys = [k for k in new if k not in KEYS and old.get(k) != new[k]]
+        return {k: old.get(k) for k in keys}, {k: new[k] for k in keys}
+
     for step in range(1, len(table)):
         items: list[list[Any]] = []
-        found = step_changes(game, table[step - 1], table[step], [], [], names)
-        if found:
-            items.append([-1, found[0][1], None])
+        before, after = changed(table[step - 1], table[step])
+        if after:
+            found = step_changes(game, before, after, [], [], names)
+            if found:
+                items.append([-1, found[0][1], None])
         for seat, rows in enumerate(seats):
-            # One seat at a time (the table row unchanged), so two players of the same name stay apart.
-            full = step_changes(game, table[step], table[step], [rows[step - 1]], [rows[step]], names)
+            old, new = changed(rows[step - 1], rows[step])
+            if not new:
+                continue
+            old["seat"] = new["seat"] = seat
+            # One seat at a time (an empty table row), so two players of the same name stay apart.
+            full = step_changes(game, {}, {}, [old], [new], names)
             if not full:
                 continue
-            seen = step_changes(game, table[step], table[step], [rows[step - 1]], [rows[step]], names, public=True)
-            public = seen[0][1] if seen else []
+            public = full[0][1]
+            if any(k in new for k in secret):
+                seen = step_changes(game, {}, {}, [old], [new], names, public=True)
+                public = seen[0][1] if seen else []
             items.append([seat, full[0][1], None if public == full[0][1] else public])
         out.append(items)
     return out
@@ -227,29 +250,31 @@ def step_change_list(
 
 def game_payload(
     game_row: dict[str, Any],
-    moves: pd.DataFrame,
-    states: pd.DataFrame,
-    player_states: pd.DataFrame,
+    moves: pd.DataFrame | Rows,
+    states: pd.DataFrame | Rows,
+    player_states: pd.DataFrame | Rows,
 ) -> dict[str, Any]:
-    """The whole game for the browser, from its ``games`` row, its moves and its stored states.
+    """The whole game for the browser, from its ``games`` row, its moves and its stored states (each a
+    DataFrame or a list of row dicts, ordered by step and seat).
 
     Raises ``ValueError`` when a step has no stored state (the tables do not belong together)."""
     game = str(game_row["game"])
     names = [str(n) for n in game_row["players"]]
-    total = int(moves["step"].max()) if len(moves) else 0
+    move_records = _records(moves)
+    total = max((int(m["step"]) for m in move_records), default=0)
     table = _records(states)
     if [r["step"] for r in table] != list(range(total + 1)):
         raise ValueError(f"game {game_row['game_id']}: stored states do not cover steps 0 to {total}")
-    seat_rows: list[list[dict[str, Any]]] = []
-    for seat in range(len(names)):
-        rows = _records(player_states[player_states["seat"] == seat])
+    seat_rows: list[list[dict[str, Any]]] = [[] for _ in names]
+    for row in _records(player_states):
+        if 0 <= int(row["seat"]) < len(names):
+            seat_rows[int(row["seat"])].append(row)
+    for seat, rows in enumerate(seat_rows):
         if len(rows) != total + 1:
             raise ValueError(f"game {game_row['game_id']}: seat {seat} has {len(rows)} stored states, not {total + 1}")
-        seat_rows.append(rows)
-    table_columns = [c for c in states.columns if c not in KEYS]
-    seat_columns = [c for c in player_states.columns if c not in KEYS]
+    table_columns = [c for c in table[0] if c not in KEYS]
+    seat_columns = [c for c in seat_rows[0][0] if c not in KEYS] if seat_rows else []
     public_words = PUBLIC_WORDS.get(game)
-    move_records = _records(moves)
     words_public: list[str | None] = []
     for move in move_records:
         text = None

@@ -100,19 +100,22 @@ PAGES = {
 }
 
 
-def take_screenshots(db: str | Path, out: Path, game_id: str | None = None) -> list[Path]:
-    """Write one PNG per page into ``out``; returns the files."""
+def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, pages: list[str] | None = None) -> list[Path]:
+    """Write one PNG per page into ``out`` (all of ``PAGES``, or those named in ``pages``); returns
+    the files. The Replay page is shot at 1400 x 1000 as a San Juan game (``replay.png``), a Puerto
+    Rico game (``replay_puerto_rico.png``) and the Puerto Rico game in the dark theme
+    (``replay_dark.png``), each the largest game of its kind unless ``game_id`` names one."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    game_id = game_id or _first_game(db, "san_juan")
+    wanted = pages or list(PAGES)
     with running_dashboard(db) as url, sync_playwright() as pw:
         browser = launch_browser(pw)
         page = browser.new_page(viewport={"width": 1500, "height": 1700})
         for name, path in PAGES.items():
-            if name == "replay" and game_id:
-                path = f"/replay?game={game_id}&step=60"
+            if name not in wanted or name == "replay":
+                continue
             page.goto(url + path)
             wait_for_app(page)
             if name == "sql":
@@ -121,34 +124,46 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None) -> l
             target = out / f"{name}.png"
             page.screenshot(path=str(target), full_page=True)
             written.append(target)
-        pr_game = _first_game(db, "puerto_rico")
-        if pr_game:
-            page.goto(url + f"/replay?game={pr_game}&step=60")
-            wait_for_app(page)
-            target = out / "replay_puerto_rico.png"
-            page.screenshot(path=str(target), full_page=True)
-            written.append(target)
+        if "replay" in wanted:
+            shots = [("replay", game_id or _first_game(db, "san_juan"), "light"),
+                     ("replay_puerto_rico", _first_game(db, "puerto_rico"), "light"),
+                     ("replay_dark", _first_game(db, "puerto_rico") or _first_game(db, "san_juan"), "dark")]
+            for name, game, scheme in shots:
+                if not game:
+                    continue
+                replay = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+                replay.goto(url + f"/replay?game={game}&step=60")
+                wait_for_app(replay)
+                replay.wait_for_selector(".gv-root[data-step='60']")
+                target = out / f"{name}.png"
+                replay.screenshot(path=str(target))
+                written.append(target)
+                replay.close()
         browser.close()
     return written
 
 
 def _first_game(db: str | Path, game: str) -> str | None:
+    """The game to show of a kind: most players, then most moves, then the smallest id."""
     from ingest.db import read_arrow
 
     try:
-        rows = read_arrow(db, "SELECT min(game_id) AS g FROM games WHERE game = ?", [game])
+        rows = read_arrow(db, "SELECT game_id AS g FROM games WHERE game = ? ORDER BY player_count DESC, moves DESC, "
+                          "game_id LIMIT 1", [game])
     except Exception:  # no database or no games table: no screenshot of that game
         return None
-    return rows.column("g").to_pylist()[0]
+    found = rows.column("g").to_pylist()
+    return found[0] if found else None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="database to show")
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="output folder")
-    parser.add_argument("--game", help="game id for the Replay screenshot (default: the newest game)")
+    parser.add_argument("--game", help="game id for the San Juan Replay screenshot (default: the largest game)")
+    parser.add_argument("--pages", nargs="+", choices=list(PAGES), help="only these pages (default: all)")
     args = parser.parse_args(argv)
-    for path in take_screenshots(args.db, Path(args.out), args.game):
+    for path in take_screenshots(args.db, Path(args.out), args.game, args.pages):
         print(path)
     return 0
 

@@ -2,32 +2,47 @@
 
 Layers, each enough on its own for some attacks and together for all we know of:
 
-1. Only one statement, and it must parse as a read (``SELECT``, ``WITH``, ``FROM``, ``VALUES``,
-   ``DESCRIBE``, ``SHOW``, ``SUMMARIZE``): ``COPY``, ``ATTACH``, ``INSTALL``/``LOAD``, ``SET``,
-   ``PRAGMA``, ``CREATE``/``INSERT``/``DROP`` and the like are refused before they reach DuckDB.
+1. Only one statement, and it must be a read: a query (``SELECT``, ``WITH``, ``FROM``, ``VALUES``,
+   ``PIVOT``, ``UNPIVOT``, ``DESCRIBE``, ``SHOW``, ``SUMMARIZE``) or a plain ``EXPLAIN`` of one.
+   ``COPY``, ``ATTACH``, ``INSTALL``/``LOAD``, ``SET``, ``PRAGMA``, ``CREATE``/``INSERT``/``DROP``,
+   ``EXPLAIN ANALYZE`` and the like are refused before they reach DuckDB.
 2. The connection is read-only and configured with ``READ_CONFIG``: no file, network or extension
    access beyond the database itself (``read_csv('/etc/passwd')`` fails), and the configuration is
    locked so a statement cannot loosen it.
-3. At most ``max_rows`` rows come back, and a query still running after ``timeout`` seconds is
-   interrupted.
+3. The query runs in a child process of its own, with its address space capped
+   (``RLIMIT_AS``) and DuckDB's ``memory_limit`` inside that; the process is killed at the time limit
+   or when the caller cancels. A killed process frees its memory and its read lock on the file at
+   once, so an import can start right after.
+4. The whole result comes back only up to ``download_bytes``; at most ``max_rows`` rows of it are
+   meant for display.
 """
 
 from __future__ import annotations
 
-import threading
+import io
+import json
+import multiprocessing as mp
+import os
+import re
+import resource
+import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
 
 from ingest.db import DatabaseError, reader
 
 #: The configuration of every connection the dashboard opens. The dashboard process uses one
 #: configuration for all its connections because DuckDB refuses a second connection to the same
-#: file with a different one.
+#: file with a different one (the sandbox's child processes add their own memory limit).
 READ_CONFIG: dict[str, Any] = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
@@ -38,54 +53,124 @@ READ_CONFIG: dict[str, Any] = {
 }
 
 DEFAULT_TIMEOUT = 10.0
+#: Environment variable that sets the SQL page's time limit in seconds (default ``DEFAULT_TIMEOUT``).
+TIMEOUT_VARIABLE = "GOVERNOR_SQL_TIMEOUT"
 DEFAULT_MAX_ROWS = 5_000
+#: DuckDB's own memory limit inside a query's process, in MiB.
+DEFAULT_MEMORY_MB = 1024
+#: The largest whole result (Arrow bytes in memory) kept for download; past it only the first rows return.
+DEFAULT_DOWNLOAD_BYTES = 50 * 2**20
+#: Address space a query's process may add on top of what it holds when it starts, per MiB of
+#: DuckDB memory limit and fixed (thread stacks, allocator arenas, the Arrow copy of the result).
+_ADDRESS_SPACE_FACTOR = 2
+_ADDRESS_SPACE_FIXED = 512 * 2**20
+#: How often the caller's ``on_wait`` is called while a query runs, in seconds.
+_POLL = 0.1
 
-_READ_TYPES = frozenset({duckdb.StatementType.SELECT})
+#: Words that make an ``EXPLAIN`` or a multi-part statement (a ``PIVOT`` without an ``IN`` list,
+#: which DuckDB splits in two) something other than a read: ``EXPLAIN ANALYZE`` runs its statement,
+#: the others start a write, a setting, a file access or a transaction.
+_WRITE_WORDS = frozenset({
+    "ABORT", "ALTER", "ANALYSE", "ANALYZE", "ATTACH", "BEGIN", "CALL", "CHECKPOINT", "COMMIT", "COPY",
+    "CREATE", "DEALLOCATE", "DELETE", "DETACH", "DROP", "EXECUTE", "EXPORT", "FORCE", "IMPORT", "INSERT",
+    "INSTALL", "LOAD", "MERGE", "PRAGMA", "PREPARE", "RESET", "ROLLBACK", "SET", "TRUNCATE", "UPDATE",
+    "USE", "VACUUM",
+})
+#: The first word of a multi-part statement that is a query.
+_QUERY_STARTS = frozenset({"SELECT", "WITH", "FROM", "PIVOT", "PIVOT_WIDER", "UNPIVOT", "PIVOT_LONGER", "VALUES"})
+_ALLOWED_TEXT = "SELECT, WITH, FROM, VALUES, PIVOT, UNPIVOT, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN"
 
 
 class SandboxError(Exception):
-    """The query was refused, failed, or ran out of time; the message says which and why."""
+    """The query was refused, failed, ran out of time or memory, or was cancelled; the message says
+    which and why."""
 
 
 @dataclass(frozen=True)
 class SandboxResult:
-    """Rows of a query (at most ``max_rows``), whether more were cut off, and the time it took."""
+    """A query's rows: ``table`` holds at most ``max_rows`` of them for display, ``truncated`` says
+    whether more exist; ``whole`` is the entire result when it fits in the download limit (else
+    None); ``rows`` counts the rows read (all of them when ``whole`` is set, else a lower bound)."""
 
     table: pa.Table
     truncated: bool
     seconds: float
+    whole: pa.Table | None = None
+    rows: int = 0
+
+
+def page_timeout() -> float:
+    """The SQL page's time limit: ``$GOVERNOR_SQL_TIMEOUT`` seconds when set to a positive number,
+    else ``DEFAULT_TIMEOUT``."""
+    try:
+        value = float(os.environ.get(TIMEOUT_VARIABLE, ""))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
 
 
 def check_statement(sql: str) -> str:
     """The one read statement in ``sql``, or ``SandboxError`` saying why it is refused.
 
     Raises ``SandboxError`` for empty input, a syntax error, several statements, or any statement
-    that is not a read."""
+    that is not a read (``EXPLAIN ANALYZE`` included: it runs its statement)."""
     if not sql or not sql.strip():
-        raise SandboxError("Enter a query: one SELECT (or WITH ... SELECT) statement.")
+        raise SandboxError(f"Enter a query: one read statement ({_ALLOWED_TEXT}).")
     try:
         statements = duckdb.extract_statements(sql)
     except duckdb.Error as err:
         raise SandboxError(f"The query does not parse: {_first_line(err)}") from None
     if not statements:
-        raise SandboxError("Enter a query: one SELECT (or WITH ... SELECT) statement.")
+        raise SandboxError(f"Enter a query: one read statement ({_ALLOWED_TEXT}).")
     if len(statements) > 1:
         raise SandboxError(
             f"Only one statement is allowed; this input holds {len(statements)}. Remove the extra ';' statements."
         )
     statement = statements[0]
-    if statement.type not in _READ_TYPES:
-        kind = statement.type.name.replace("_", " ")
+    query = _strip_trailing_semicolons(statement.query)
+    kind = statement.type.name.replace("_", " ")
+    if statement.type == duckdb.StatementType.SELECT:
+        return query
+    if statement.type in (duckdb.StatementType.EXPLAIN, duckdb.StatementType.MULTI):
+        words = _keywords(query)
+        bad = next((w for w in words if w in _WRITE_WORDS), None)
+        first = words[0] if words else ""
+        if statement.type == duckdb.StatementType.MULTI and first not in _QUERY_STARTS | {"EXPLAIN"}:
+            bad = bad or first
+            kind = first or kind
+        elif statement.type == duckdb.StatementType.MULTI and first == "EXPLAIN":
+            kind = "EXPLAIN"
+        if bad is None:
+            return query
         raise SandboxError(
-            f"Refused: {kind} statement. Only read queries (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW) "
-            "are allowed; the SQL page cannot change the database, its settings, files or extensions."
+            f"Refused: {kind} statement with {bad}. Only read queries ({_ALLOWED_TEXT}) are allowed; the SQL "
+            "page cannot change the database, its settings, files or extensions, and EXPLAIN ANALYZE would run "
+            "its statement."
         )
-    return _strip_trailing_semicolons(statement.query)
+    raise SandboxError(
+        f"Refused: {kind} statement. Only read queries ({_ALLOWED_TEXT}) are allowed; "
+        "the SQL page cannot change the database, its settings, files or extensions."
+    )
+
+
+def _keywords(sql: str) -> list[str]:
+    """The keywords of ``sql`` in order, upper case: strings, quoted names and comments are not
+    keywords, so ``SELECT 'copy' AS "set"`` yields only SELECT and AS."""
+    tokens = duckdb.tokenize(sql)
+    words = []
+    for index, (start, kind) in enumerate(tokens):
+        if kind != duckdb.token_type.keyword:
+            continue
+        end = tokens[index + 1][0] if index + 1 < len(tokens) else len(sql)
+        match = re.match(r"[A-Za-z_]+", sql[start:end])
+        if match:
+            words.append(match.group(0).upper())
+    return words
 
 
 def _strip_trailing_semicolons(text: str) -> str:
-    """The statement without the ``;`` (and any comments after it) that ends it: the relational API,
-    which caps the rows, takes one statement without a terminator."""
+    """The statement without the ``;`` (and any comments after it) that ends it: the relational API
+    takes one statement without a terminator."""
     cut = text.rfind(";")
     while cut >= 0:
         try:
@@ -102,59 +187,207 @@ def _strip_trailing_semicolons(text: str) -> str:
 def run_sandboxed(
     db_path: str | Path,
     sql: str,
-    timeout: float = DEFAULT_TIMEOUT,
+    timeout: float | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
+    *,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    download_bytes: int = DEFAULT_DOWNLOAD_BYTES,
+    on_wait: Callable[[float], bool | None] | None = None,
 ) -> SandboxResult:
-    """Run one read query on a read-only, locked-down connection, within ``timeout`` seconds and
-    returning at most ``max_rows`` rows.
+    """Run one read query in a child process on a read-only, locked-down connection, within
+    ``timeout`` seconds (default: ``page_timeout()``) and ``memory_mb`` MiB of DuckDB memory (the process's address space is capped
+    too), keeping the whole result when it fits in ``download_bytes``.
+
+    ``on_wait(seconds_so_far)`` is called about every 0.1 s while the query runs: returning False
+    cancels the query, and an exception it raises (a Streamlit rerun, say) kills the query and
+    propagates. The child process is always gone, with its lock on the file, when this returns.
 
     Raises ``SandboxError`` when the query is refused, fails in DuckDB (including access to files or
-    extensions, which the configuration forbids), or is interrupted at the time limit."""
+    extensions, which the configuration forbids), needs more memory than allowed, is cancelled, or is
+    still running at the time limit."""
     query = check_statement(sql)
-    started = time.monotonic()
-    outcome: dict[str, Any] = {}
+    timeout = page_timeout() if timeout is None else timeout
+    receiver, sender = _context().Pipe(duplex=False)
+    process = _context().Process(
+        target=_run_child,
+        args=(sender, str(db_path), query, memory_mb, download_bytes, max_rows, timeout),
+        name="sql-sandbox",
+        daemon=True,
+    )
+    opened = locked = False
     try:
-        with reader(db_path, config=READ_CONFIG) as con:
-
-            def work() -> None:
+        process.start()
+        sender.close()
+        # The clock starts once the process exists: the first query of a dashboard process also
+        # starts the fork server, which is not the query's time.
+        started = time.monotonic()
+        deadline = started + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                if opened or not locked:
+                    raise SandboxError(f"The query was stopped after the time limit of {timeout:g} s.")
+                raise SandboxError(
+                    f"The database stayed locked by a writer (an import) for the whole time limit of {timeout:g} s; "
+                    "run the query again when the import has finished."
+                )
+            if receiver.poll(min(_POLL, remaining)):
                 try:
-                    outcome["table"] = con.sql(query).limit(max_rows + 1).to_arrow_table()
-                except BaseException as err:  # handed to the caller's thread
-                    outcome["error"] = err
+                    message = receiver.recv()
+                except EOFError:
+                    process.join(1.0)
+                    raise SandboxError(_death(process.exitcode, memory_mb)) from None
+                if message[0] in ("open", "locked"):
+                    opened = opened or message[0] == "open"
+                    locked = locked or message[0] == "locked"
+                    continue
+                return _result(message, started, max_rows, memory_mb)
+            if on_wait is not None and on_wait(time.monotonic() - started) is False:
+                raise SandboxError(f"The query was cancelled after {time.monotonic() - started:.1f} s.")
+    finally:
+        receiver.close()
+        if process.is_alive():
+            process.kill()
+        if process.pid is not None:
+            process.join()
+            process.close()
 
-            thread = threading.Thread(target=work, name="sql-sandbox", daemon=True)
-            thread.start()
-            thread.join(timeout)
-            timed_out = thread.is_alive()
-            if timed_out:
-                con.interrupt()
-                thread.join(5.0)
-    except DatabaseError as err:
-        raise SandboxError(str(err)) from None
+
+def _result(message: tuple[Any, ...], started: float, max_rows: int, memory_mb: int) -> SandboxResult:
     seconds = time.monotonic() - started
-    if timed_out:
-        raise SandboxError(f"The query was stopped after the time limit of {timeout:g} s.")
-    error = outcome.get("error")
-    if error is not None:
-        if isinstance(error, duckdb.InterruptException):
-            raise SandboxError(f"The query was stopped after the time limit of {timeout:g} s.")
-        if isinstance(error, duckdb.Error):
-            raise SandboxError(_explain(error)) from None
-        raise SandboxError(f"The query failed: {type(error).__name__}: {error}") from None
-    table: pa.Table = outcome["table"]
-    truncated = table.num_rows > max_rows
-    if truncated:
-        table = table.slice(0, max_rows)
-    return SandboxResult(table=table, truncated=truncated, seconds=seconds)
+    if message[0] == "memory":
+        raise SandboxError(_memory_text(memory_mb, message[1]))
+    if message[0] == "error":
+        raise SandboxError(message[1])
+    _kind, table, complete, rows = message
+    whole = table if complete else None
+    return SandboxResult(
+        table=table.slice(0, max_rows), truncated=rows > max_rows, seconds=seconds, whole=whole, rows=rows
+    )
+
+
+def _memory_text(memory_mb: int, detail: str = "") -> str:
+    text = (
+        f"The query needed more memory than its limit of {memory_mb:,} MB and was stopped: "
+        "aggregate, filter or add a LIMIT."
+    )
+    return f"{text} ({detail})" if detail else text
+
+
+def _death(exitcode: int | None, memory_mb: int) -> str:
+    if exitcode is not None and exitcode < 0:
+        name = signal.Signals(-exitcode).name if -exitcode in signal.valid_signals() else str(-exitcode)
+        if -exitcode in (signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS):
+            return _memory_text(memory_mb, f"its process ended on {name}")
+        return f"The query's process ended on {name}."
+    return f"The query's process ended without an answer (exit code {exitcode})."
+
+
+_CONTEXT: Any = None
+
+
+def _context() -> Any:
+    """The multiprocessing context of the query processes: a fork server, started once, that has
+    imported DuckDB and Arrow, so a query's process starts in a few milliseconds; forking the
+    dashboard itself would copy its threads' locks in whatever state they are."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        context = mp.get_context("forkserver")
+        # "__main__" too: the server imports the main script once, and its children, seeing it
+        # imported, do not run it again for every query (multiprocessing's spawn preparation).
+        # ingest.lake is what ingest.db.reader imports on each call: seconds a query should not pay.
+        context.set_forkserver_preload(["__main__", "dashboards.sql_sandbox", "ingest.lake"])
+        _CONTEXT = context
+    return _CONTEXT
+
+
+def _cap_address_space(memory_mb: int) -> None:
+    """Cap this process's address space at what it holds now plus room for ``memory_mb`` of DuckDB
+    memory, so that no query can take the machine's memory, whatever DuckDB's own accounting says."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        size = next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:")), 0)
+    cap = size + _ADDRESS_SPACE_FACTOR * memory_mb * 2**20 + _ADDRESS_SPACE_FIXED
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def _run_child(
+    pipe: Connection, db_path: str, query: str, memory_mb: int, download_bytes: int, max_rows: int, timeout: float
+) -> None:
+    """The query process: open, run, send the result (or why it failed) back through ``pipe``."""
+    try:
+        _cap_address_space(memory_mb)
+        # Few threads: each reserves address space (stack, allocator arena) that counts against the cap.
+        config = {**READ_CONFIG, "memory_limit": f"{memory_mb}MB", "threads": min(4, os.cpu_count() or 1)}
+        try:
+            duckdb.connect(db_path, read_only=True, config=config).close()
+        except duckdb.Error as err:
+            if "lock" in str(err).lower():  # a writer has the file: reader() waits for it
+                pipe.send(("locked",))
+        with reader(db_path, timeout=timeout, config=config) as con:
+            pipe.send(("open",))
+            relation = con.sql(query)
+            if relation is None:  # a statement without a result
+                pipe.send(("done", pa.table({}), True, 0))
+                return
+            batches = []
+            size = rows = 0
+            complete = True
+            arrow = relation.to_arrow_reader(batch_size=65536)
+            for batch in arrow:
+                batches.append(batch)
+                size += batch.nbytes
+                rows += batch.num_rows
+                if size > download_bytes:
+                    complete = False
+                    break
+            table = pa.Table.from_batches(batches, schema=arrow.schema)
+            if not complete:
+                table = table.slice(0, max_rows)
+            pipe.send(("done", table, complete, rows))
+    except (duckdb.OutOfMemoryException, MemoryError, pa.ArrowMemoryError) as err:
+        pipe.send(("memory", _first_line(err)))
+    except duckdb.Error as err:
+        pipe.send(("error", _explain(err)))
+    except DatabaseError as err:
+        pipe.send(("error", str(err)))
+    except Exception as err:  # anything else is reported, not raised in a process nobody watches
+        pipe.send(("error", f"The query failed: {type(err).__name__}: {_first_line(err)}"))
+    finally:
+        pipe.close()
+
+
+def result_csv(table: pa.Table) -> bytes:
+    """A result as CSV bytes (a header line, then one line a row). CSV has no form for nested values
+    (lists, structs, maps) or bytes: they are written as JSON text."""
+    columns = []
+    for column in table.columns:
+        kind = column.type
+        if pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+            values = [None if v is None else json.dumps(v, default=str, ensure_ascii=False) for v in column.to_pylist()]
+            column = pa.chunked_array([pa.array(values, pa.string())])
+        columns.append(column)
+    buffer = io.BytesIO()
+    pa_csv.write_csv(pa.Table.from_arrays(columns, names=table.column_names), buffer)
+    return buffer.getvalue()
+
+
+def result_parquet(table: pa.Table) -> bytes:
+    """A result as the bytes of a Parquet file (every type kept)."""
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
 
 
 def _explain(err: duckdb.Error) -> str:
     text = _first_line(err)
-    if "external access" in text.lower() or "disabled by configuration" in text.lower():
+    lowered = text.lower()
+    if "external access" in lowered or "disabled by configuration" in lowered:
         return f"Files, the network and extensions are off limits on this page: {text}"
+    if "interrupt" in lowered:
+        return "The query was interrupted."
     return f"The query failed: {text}"
 
 
-def _first_line(err: Exception) -> str:
+def _first_line(err: BaseException) -> str:
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__

@@ -6,10 +6,12 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from governor import __version__
+from governor import __version__, exits
 
 DEFAULT_DB = "governor.duckdb"
 
@@ -23,17 +25,17 @@ def default_db() -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from replay.errors import GovernorError
-    from replay.logfile import expand_paths, read_records
+    from replay.errors import GovernorError, InternalError
+    from replay.logfile import find_logs, read_records
     from replay.replayer import final_state
 
-    try:
-        files = expand_paths(args.paths)
-    except FileNotFoundError as err:
-        print(f"governor validate: {err}", file=sys.stderr)
-        return 2
-    good = bad = 0
-    for file in files:
+    found = find_logs(args.paths)
+    for problem in found.problems:
+        print(f"governor validate: {problem}", file=sys.stderr)
+    if found.problems and not found.files:
+        return exits.ENVIRONMENT
+    good = bad = bugs = 0
+    for file in found.files:
         for record in read_records(file):
             error: GovernorError | None = record.error
             if error is None:
@@ -42,6 +44,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     final_state(record.log)
                 except GovernorError as err:
                     error = err
+                except Exception as err:  # a bug: say so, and go on with the other games
+                    traceback.print_exc()
+                    error = InternalError(err, file=record.file, game_index=record.index)
+            if isinstance(error, InternalError):
+                bugs += 1
             if error is None:
                 good += 1
                 if args.verbose:
@@ -49,42 +56,52 @@ def cmd_validate(args: argparse.Namespace) -> int:
             else:
                 bad += 1
                 print(f"bad: {error.message}")
-    print(f"{good} good, {bad} bad game(s) in {len(files)} file(s)", file=sys.stderr)
-    return 1 if bad else 0
+    print(f"{good} good, {bad} bad game(s) in {len(found.files)} file(s)", file=sys.stderr)
+    if bugs:
+        print(exits.report_request(f"{bugs} game(s) met a bug in governor"), file=sys.stderr)
+    return exits.status(rejected=bool(bad), environment=bool(found.problems), bug=bool(bugs))
 
 
 # -- replay ------------------------------------------------------------------------------------
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from replay.errors import GovernorError
-    from replay.logfile import read_records
+    from replay.errors import GovernorError, printable
+    from replay.logfile import display_name, read_records
     from replay.replayer import replay
 
+    try:
+        os.stat(args.log)
+    except OSError as err:
+        print(f"governor replay: {display_name(args.log)}: {err.strerror or err}", file=sys.stderr)
+        return exits.ENVIRONMENT
     records = list(read_records(args.log))
     if not records:
-        print(f"governor replay: {args.log}: no game in the file", file=sys.stderr)
-        return 2
+        print(f"governor replay: {display_name(args.log)}: no game in the file", file=sys.stderr)
+        return exits.REJECTED
     if not 1 <= args.game <= len(records):
-        print(f"governor replay: {args.log} holds {len(records)} game(s); --game {args.game} is out of range", file=sys.stderr)
-        return 2
+        print(
+            f"governor replay: {display_name(args.log)} holds {len(records)} game(s); --game {args.game} is out of range",
+            file=sys.stderr,
+        )
+        return exits.ENVIRONMENT
     record = records[args.game - 1]
     if record.error is not None:
         print(f"governor replay: {record.error.message}", file=sys.stderr)
-        return 1
+        return exits.REJECTED
     assert record.log is not None
     try:
         game = replay(record.log)
     except GovernorError as err:
         print(f"governor replay: {err.message}", file=sys.stderr)
-        return 1
+        return exits.REJECTED
     total = len(game.steps)
     step = total if args.step is None else args.step
     if step < 0:
         step = total + 1 + step
     if not 0 <= step <= total:
         print(f"governor replay: --step must be from 0 to {total}, not {args.step}", file=sys.stderr)
-        return 2
+        return exits.ENVIRONMENT
     state = game.state_at(step)
     names = record.log.players
     last = game.steps[step - 1].words if step else "(the start of the game)"
@@ -101,11 +118,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         view["final_winners"] = game.engine.winners(game.final)
         print(json.dumps(view, indent=1, ensure_ascii=False))
     else:
-        print(game.engine.render(state, names))
-        print(f"\nLast move ({step}/{total}): {last}")
+        print("\n".join(printable(line) for line in game.engine.render(state, names).split("\n")))
+        print(f"\nLast move ({step}/{total}): {printable(last)}")
         for event in events:
-            print(f"  then: {event}")
-    return 0
+            print(f"  then: {printable(str(event))}")
+    return exits.OK
 
 
 # -- simulate ----------------------------------------------------------------------------------
@@ -190,14 +207,27 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return launch(_target(args), port=args.port, headless=args.headless)
 
 
+class _Commands:
+    """Makes the subcommands' parsers, so that every ``--help`` ends with the exit statuses."""
+
+    def __init__(self, commands: Any) -> None:
+        self._commands = commands
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        kwargs.setdefault("epilog", exits.EPILOG)
+        return self._commands.add_parser(name, **kwargs)  # type: ignore[no-any-return]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
         prog="governor",
         description="Replay, check, import and study San Juan and Puerto Rico game logs.",
+        epilog=exits.EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"governor {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = _Commands(commands)
 
     p = sub.add_parser("validate", help="check logs against the rules", description=(
         "Replay every game of the given files and folders (.json, .jsonl, .gz) and print one line per bad "
@@ -250,8 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("query", help="run SQL against the database", description=(
-        "Run a SQL statement and print the result, or write it to a file."))
-    p.add_argument("sql", help="the SQL statement")
+        "Run one SQL statement that reads (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE) and print the "
+        "result, or write it to a file. Anything else (COPY, EXPORT, ATTACH, SET, several statements) is "
+        "refused; the connection is read-only and cannot reach files."))
+    p.add_argument("sql", help="one SQL statement that reads")
     p.add_argument("--db", help=f"database file (default: $GOVERNOR_DB or {DEFAULT_DB})")
     p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table", help="output format")
     p.add_argument("--out", help="write to this file instead of standard output (required for parquet)")
@@ -282,16 +314,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``governor`` command."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Entry point of the ``governor`` command; returns the exit status (see ``governor.exits``)."""
     try:
+        # Inside the try: Ctrl-C while the subcommands' modules load is an interruption too.
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print("governor: interrupted", file=sys.stderr)
+        return exits.INTERRUPTED
     except BrokenPipeError:
-        return 0
+        # The reader of our output went away (``| head``): nothing more to say, and no one to say it to.
+        sys.stderr.close()
+        return exits.OK
+    except OSError as err:
+        # The environment refused: a folder that cannot be written, a full disk.
+        name = f"{err.filename}: " if err.filename else ""
+        from replay.errors import printable
+
+        print(f"governor: {printable(name + (err.strerror or str(err)))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    except Exception:
+        traceback.print_exc()
+        print(exits.report_request("the command stopped"), file=sys.stderr)
+        return exits.BUG
 
 
 if __name__ == "__main__":

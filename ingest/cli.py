@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from governor import exits
 from ingest.db import DatabaseError, reader
 from ingest.importer import import_paths
 from ingest.schema import table_schemas
+from replay.errors import printable
 
 
 def run_import(paths: list[str], db: str, workers: int | None = None, progress: str = "auto",
                lake: bool = False, cluster: str | None = None) -> int:
     """``governor import``: exit 0 when every game was stored or already there, 1 when any was
-    rejected, 2 when nothing could be done (missing path, database or lake not writable). With
-    ``lake``, ``db`` is a lake folder or URL (``ingest.lake``), written on ``cluster`` if given."""
+    rejected, 2 when a path named nothing or a folder could not be read (the rest is imported) or the
+    database or lake cannot be written, 3 when a game met a bug in governor (see ``governor.exits``).
+    With ``lake``, ``db`` is a lake folder or URL (``ingest.lake``), written on ``cluster`` if given."""
     from ingest.lake import LakeError
     from ingest.lake_import import import_to_lake
 
@@ -29,23 +36,33 @@ def run_import(paths: list[str], db: str, workers: int | None = None, progress: 
             summary = import_to_lake(paths, db, workers=workers, cluster=cluster, progress=show)
         else:
             summary = import_paths(paths, db, workers=workers, progress=show)
-    except FileNotFoundError as err:
-        print(f"governor import: {err}", file=sys.stderr)
-        return 2
+    except FileNotFoundError as err:  # the lake import stops at a path that names nothing
+        print(f"governor import: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
     except LakeError as err:
-        print(f"governor import: {err}", file=sys.stderr)
-        return 2
+        print(f"governor import: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
     except DatabaseError as err:
-        print(f"governor import: {err}", file=sys.stderr)
-        return 2
+        print(f"governor import: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    for problem in summary.problems:
+        print(f"governor import: {problem}", file=sys.stderr)
+    if summary.problems and not summary.files:
+        return exits.ENVIRONMENT
     for message in summary.messages:
         print(f"rejected: {message}", file=sys.stderr)
-    print(f"{db}: {summary.line()}", file=sys.stderr)
-    return 1 if summary.rejected else 0
+    print(f"{printable(db)}: {summary.line()}", file=sys.stderr)
+    if summary.internal_errors:
+        print(exits.report_request(f"{summary.internal_errors} game(s) met a bug in governor"), file=sys.stderr)
+    return exits.status(
+        rejected=bool(summary.rejected), environment=bool(summary.problems), bug=bool(summary.internal_errors)
+    )
 
 
 def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: Any) -> None:
-    cells = [[("NULL" if v is None else str(v)) for v in row] for row in rows]
+    # Cells are printed for a terminal: a stored log or name may hold a CR or an escape code.
+    cells = [[("NULL" if v is None else printable(str(v))) for v in row] for row in rows]
+    columns = [printable(c) for c in columns]
     widths = [len(c) for c in columns]
     for row in cells:
         widths = [max(w, len(v)) for w, v in zip(widths, row)]
@@ -56,45 +73,107 @@ def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: Any) -> N
     out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
 
 
+#: What ``governor query`` lets through: one statement that reads (SELECT, WITH, FROM, VALUES,
+#: DESCRIBE, SHOW, SUMMARIZE all parse as SELECT). COPY, EXPORT, ATTACH, SET, PRAGMA, INSTALL... do not.
+READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT})
+#: The connection cannot reach files or the network, and its settings are locked: even a statement
+#: that slipped past the check above could write nothing but its result.
+QUERY_CONFIG = {"enable_external_access": False, "lock_configuration": True}
+
+
+def check_read_only(sql: str) -> str | None:
+    """Why ``sql`` is refused by ``governor query``, or None: it must be exactly one statement that
+    only reads, as DuckDB's own parser sees it."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as err:
+        return str(err).strip()
+    if not statements:
+        return "no SQL statement given"
+    if len(statements) > 1:
+        return f"one statement at a time, please: this text holds {len(statements)}"
+    kind = statements[0].type
+    if kind not in READ_ONLY_STATEMENTS:
+        name = kind.name if hasattr(kind, "name") else str(kind)
+        return f"only a query that reads is allowed (SELECT, WITH, FROM, DESCRIBE, SHOW...), not {name}"
+    return None
+
+
+@contextmanager
+def _noting_interrupts() -> Iterator[list[int]]:
+    """Notes every Ctrl-C (SIGINT) while the block runs, and still interrupts as usual."""
+    hits: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield hits
+        return
+
+    def note(signum: int, frame: Any) -> None:
+        hits.append(signum)
+        signal.default_int_handler(signum, frame)
+
+    previous = signal.signal(signal.SIGINT, note)
+    try:
+        yield hits
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> int:
-    """``governor query``: the user's own tool, with DuckDB's full power (read-only connection)."""
+    """``governor query``: one read-only statement on a read-only connection without file access.
+    Exit 0 with a result, 1 when the SQL is refused or fails, 2 when the database cannot be read,
+    130 when interrupted."""
     if fmt == "parquet" and not out:
         print("governor query: --format parquet needs --out FILE", file=sys.stderr)
-        return 2
-    try:
-        with reader(db) as con:
-            relation = con.sql(sql)
-            table = relation.to_arrow_table() if relation is not None else None
-    except DatabaseError as err:
-        print(f"governor query: {err}", file=sys.stderr)
-        return 2
-    except duckdb.Error as err:
-        print(f"governor query: {str(err).strip()}", file=sys.stderr)
-        return 1
+        return exits.ENVIRONMENT
+    refused = check_read_only(sql)
+    if refused is not None:
+        print(f"governor query: {printable(refused)}", file=sys.stderr)
+        return exits.REJECTED
+    with _noting_interrupts() as interrupted:
+        try:
+            with reader(db, config=QUERY_CONFIG) as con:
+                relation = con.sql(sql)
+                table = relation.to_arrow_table() if relation is not None else None
+        except DatabaseError as err:
+            print(f"governor query: {printable(str(err))}", file=sys.stderr)
+            return exits.ENVIRONMENT
+        except (KeyboardInterrupt, duckdb.Error, RuntimeError) as err:
+            # DuckDB turns Ctrl-C into an error of its own ("Query interrupted"); the flag tells.
+            if interrupted or isinstance(err, (KeyboardInterrupt, duckdb.InterruptException)):
+                print("governor query: interrupted", file=sys.stderr)
+                return exits.INTERRUPTED
+            if not isinstance(err, duckdb.Error):
+                raise
+            print(f"governor query: {printable(str(err).strip())}", file=sys.stderr)
+            return exits.REJECTED
     if table is None:
-        return 0
+        return exits.OK
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
         pq.write_table(table, out)
-        print(f"wrote {table.num_rows} rows to {out}", file=sys.stderr)
-        return 0
+        print(f"wrote {table.num_rows} rows to {printable(str(out))}", file=sys.stderr)
+        return exits.OK
     handle = open(out, "w", newline="", encoding="utf-8") if out else sys.stdout
+    # CSV and JSON keep the data as it is, except on a terminal, where no control character may land.
+    terminal = out is None and sys.stdout.isatty()
     try:
         rows = [tuple(r.values()) for r in table.to_pylist()]
         if fmt == "csv":
             writer = csv.writer(handle)
             writer.writerow(table.column_names)
+            if terminal:
+                rows = [tuple(printable(v) if isinstance(v, str) else v for v in row) for row in rows]
             writer.writerows(rows)
         elif fmt == "json":
-            json.dump(table.to_pylist(), handle, default=str, ensure_ascii=False, indent=1)
+            json.dump(table.to_pylist(), handle, default=str, ensure_ascii=terminal, indent=1)
             handle.write("\n")
         else:
             _print_table(table.column_names, rows, handle)
     finally:
         if out:
             handle.close()
-    return 0
+    return exits.OK
 
 
 def run_export(db: str, folder: Path, games: bool = False) -> int:
@@ -117,6 +196,6 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
                         fh.write(text.strip().replace("\n", " ") if "\n" in text.strip() else text.strip())
                         fh.write("\n")
     except DatabaseError as err:
-        print(f"governor export: {err}", file=sys.stderr)
-        return 2
-    return 0
+        print(f"governor export: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    return exits.OK

@@ -23,17 +23,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest import summaries
-from ingest.db import DatabaseError, reader, writer
+from ingest.db import writer
 from ingest.derived import refresh_derived
 from ingest.openings import fill_openings
 from ingest.progress import Progress
-from ingest.rows import Batch, process
-from replay.logfile import LogRecord, RawGame, expand_paths, read_raw
+from ingest.rows import Batch, process, rejection_id
+from ingest.schema import REJECTIONS
+from ingest.stored import StoredGame, source_conflict, stored_games
+from replay.errors import InternalError
+from replay.logfile import LogRecord, RawGame, count_games, find_logs, read_raw
 
 #: Games per task sent to a worker, and games per write transaction (GOVERNOR_WRITE_BATCH overrides
 #: it: smaller batches hold the file for shorter times).
 CHUNK = 64
 WRITE_BATCH = int(os.environ.get("GOVERNOR_WRITE_BATCH", "1024"))
+#: A task also ends past this many bytes of games, so that tasks in flight stay small in memory
+#: whatever the size of the games (each may be up to ``MAX_GAME_BYTES``).
+CHUNK_BYTES = 32 * 1024 * 1024
 
 
 @dataclass
@@ -49,6 +55,11 @@ class ImportSummary:
     seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
     game_ids: list[str] = field(default_factory=list)
+    #: Arguments that named nothing and folders that could not be read (each a message): the rest
+    #: was imported, but the run is incomplete.
+    problems: list[str] = field(default_factory=list)
+    #: Games rejected because of a bug in governor (their messages say so).
+    internal_errors: int = 0
 
     def line(self) -> str:
         rate = self.games / self.seconds if self.seconds > 0 else 0.0
@@ -60,36 +71,30 @@ class ImportSummary:
 
 def existing_ids(db: str | Path) -> frozenset[str]:
     """Game ids already stored (none when the database does not exist yet)."""
-    if not Path(db).exists():
-        return frozenset()
-    try:
-        with reader(db) as con:
-            tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-            if "games" not in tables:
-                return frozenset()
-            return frozenset(r[0] for r in con.execute("SELECT game_id FROM games").fetchall())
-    except DatabaseError:
-        return frozenset()
+    return frozenset(stored_games(db))
 
 
 def _chunks(files: Sequence[Path], display_names: dict[str, str]) -> Iterator[list[RawGame | LogRecord]]:
     """Games in chunks, unparsed: the workers parse them (parsing costs about as much as writing)."""
     chunk: list[RawGame | LogRecord] = []
     size = min(CHUNK, WRITE_BATCH)
+    chunk_bytes = 0
     for file in files:
         for item in read_raw(file, display_names.get(str(file))):
             chunk.append(item)
-            if len(chunk) >= size:
+            chunk_bytes += len(item.data) if isinstance(item, RawGame) else 0
+            if len(chunk) >= size or chunk_bytes >= CHUNK_BYTES:
                 yield chunk
                 chunk = []
+                chunk_bytes = 0
     if chunk:
         yield chunk
 
 
-_KNOWN: frozenset[str] = frozenset()
+_KNOWN: dict[str, StoredGame] = {}
 
 
-def _init_worker(known: frozenset[str]) -> None:
+def _init_worker(known: dict[str, StoredGame]) -> None:
     global _KNOWN
     _KNOWN = known
     # A replay allocates many small containers that live only for a move; the default thresholds run
@@ -97,8 +102,17 @@ def _init_worker(known: frozenset[str]) -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
+def _parse(item: RawGame | LogRecord) -> LogRecord:
+    if isinstance(item, LogRecord):
+        return item
+    try:
+        return item.parse()
+    except Exception as err:  # a bug in the reader: this game only is rejected
+        return LogRecord(item.file, item.index, "", None, InternalError(err, file=item.file, game_index=item.index))
+
+
 def _work(items: list[RawGame | LogRecord]) -> tuple[dict[str, pa.Table], list[str], int, int]:
-    records = [item.parse() if isinstance(item, RawGame) else item for item in items]
+    records = [_parse(item) for item in items]
     batch = process(records, _KNOWN)
     return batch.to_arrow(), batch.game_ids, batch.skipped, len(records)
 
@@ -117,31 +131,45 @@ def _in_order(pool: Any, chunks: Iterator[Any], depth: int) -> Iterator[Any]:
 
 def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: ImportSummary) -> None:
     """Write whole games in one transaction, leaving out games already stored and rejections already
-    recorded (by another importer, or an earlier run)."""
-    merged: dict[str, pa.Table] = {}
-    for part in tables:
-        for name, table in part.items():
-            merged[name] = pa.concat_tables([merged[name], table]) if name in merged else table
-    if not merged:
+    recorded (by another importer, or an earlier run). A left-out copy that names another source id
+    than the game kept is recorded as a rejection (see ``ingest.stored``)."""
+    if not any(part for part in tables):
         return
     with writer(db) as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            games = merged.get("games")
-            if games is not None and games.num_rows:
-                ids = games.column("game_id")
-                present = {r[0] for r in con.execute(
-                    "SELECT game_id FROM games WHERE game_id IN (SELECT unnest(?))", [ids.to_pylist()]
-                ).fetchall()}
-                # Duplicates inside this batch: keep the first of each id.
-                seen: set[str] = set()
+            ids = [gid for part in tables if "games" in part for gid in part["games"].column("game_id").to_pylist()]
+            # Copies of one game replayed in different tasks, or stored meanwhile by another importer.
+            kept: dict[str, tuple[str | None, str]] = {
+                r[0]: (r[1], r[2]) for r in con.execute(
+                    "SELECT game_id, source_id, file FROM games WHERE game_id IN (SELECT unnest(?))", [ids]
+                ).fetchall()
+            } if ids else {}
+            to_write: dict[str, list[pa.Table]] = {}
+            fresh_ids: list[str] = []
+            conflicts: list[dict[str, Any]] = []
+            rejections = [part["rejections"] for part in tables if "rejections" in part]
+            # Task by task: a task's tables hold each game once (``process`` skips copies within it), so
+            # its rows are kept or left out by game id alone.
+            for part in tables:
+                games = part.get("games")
+                if games is None or not games.num_rows:
+                    continue
+                part_ids = games.column("game_id").to_pylist()
+                sources = games.column("source_id").to_pylist()
+                files = games.column("file").to_pylist()
                 keep = []
-                for gid in ids.to_pylist():
-                    keep.append(gid not in present and gid not in seen)
-                    seen.add(gid)
-                fresh = pa.array([g for g, k in zip(ids.to_pylist(), keep) if k], pa.string())
-                summary.duplicates += len(keep) - len(fresh)
-                for name, table in merged.items():
+                for i, gid in enumerate(part_ids):
+                    first = kept.get(gid)
+                    keep.append(first is None)
+                    if first is None:
+                        kept[gid] = (sources[i], files[i])
+                    elif sources[i] is not None and first[0] is not None and sources[i] != first[0]:
+                        conflicts.append(_source_conflict(games, i, first))
+                    else:
+                        summary.duplicates += 1
+                fresh = pa.array([g for g, k in zip(part_ids, keep) if k], pa.string())
+                for name, table in part.items():
                     if name == "rejections":
                         continue
                     if name == "games":
@@ -149,20 +177,24 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                     else:
                         table = table.filter(pc.is_in(table.column("game_id"), value_set=fresh))
                     if table.num_rows:
-                        summary.rows += _insert(con, name, table)
+                        to_write.setdefault(name, []).append(table)
                 summary.imported += len(fresh)
                 summary.game_ids.extend(fresh.to_pylist())
-                if len(fresh):
-                    summaries.fill(con, fresh.to_pylist())
-                    fill_openings(con, fresh.to_pylist())
-            rejections = merged.get("rejections")
-            if rejections is not None and rejections.num_rows:
-                con.register("incoming", rejections)
-                con.execute(
-                    "INSERT INTO rejections SELECT * FROM incoming WHERE rejection_id NOT IN "
-                    "(SELECT rejection_id FROM rejections)"
+                fresh_ids.extend(fresh.to_pylist())
+            for name, parts in to_write.items():
+                summary.rows += _insert(con, name, pa.concat_tables(parts))
+            if fresh_ids:
+                summaries.fill(con, fresh_ids)
+                fill_openings(con, fresh_ids)
+            if conflicts:
+                summary.rejected += len(conflicts)
+                summary.messages.extend(row["message"] for row in conflicts)
+                rejections.append(pa.Table.from_pylist(conflicts, schema=REJECTIONS))
+            if rejections:
+                _insert(
+                    con, "rejections", pa.concat_tables(rejections),
+                    "WHERE rejection_id NOT IN (SELECT rejection_id FROM rejections)",
                 )
-                con.unregister("incoming")
             con.execute("COMMIT")
         except BaseException:
             try:
@@ -172,9 +204,32 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
             raise
 
 
-def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> int:
-    """Insert an Arrow table; runs of per-seat state are expanded to one row per step. Returns the
-    number of rows written."""
+def _source_conflict(games: pa.Table, i: int, first: tuple[str | None, str]) -> dict[str, Any]:
+    """The rejection of row ``i`` of ``games``: a copy of a game kept with another source id."""
+    row = games.slice(i, 1).to_pylist()[0]
+    error = source_conflict(
+        row["source_id"], StoredGame((), (), first[0], first[1]),
+        file=row["file"], game_index=row["file_index"], game_id=row["game_id"],
+    )
+    assert error is not None
+    return {
+        "rejection_id": rejection_id(row["file"], row["file_index"], row["log"]),
+        "file": row["file"],
+        "game_index": row["file_index"],
+        "game_id": row["game_id"],
+        "kind": error.kind,
+        "move_number": None,
+        "seat": None,
+        "player": None,
+        "rule": error.path,
+        "message": error.message,
+        "rejected_at": row["imported_at"],
+    }
+
+
+def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table, where: str = "") -> int:
+    """Insert an Arrow table (the rows that pass ``where``); runs of per-seat state are expanded to
+    one row per step. Returns the number of rows written."""
     con.register("incoming", table)
     try:
         if name.endswith("_player_changes"):
@@ -185,12 +240,21 @@ def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> int:
                 f'INSERT INTO "{target}" SELECT c.game_id, s.step::INTEGER, c.seat, {columns} '
                 "FROM incoming c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s"
             )
-            return int(con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0] - before)
-        # By name: a column added by a migration sits last in an old file, wherever the schema lists it.
-        con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')
-        return table.num_rows
-    finally:
-        con.unregister("incoming")
+            written = int(con.execute(f'SELECT count(*) FROM "{target}"').fetchall()[0][0] - before)
+        else:
+            # By name: a column added by a migration sits last in an old file, wherever the schema lists it.
+            con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming {where}')
+            written = table.num_rows
+    except BaseException:
+        # After a failed write (a full disk) the transaction is aborted and unregistering fails too,
+        # with "Current transaction is aborted": that error must not hide the real one ("No space left").
+        try:
+            con.unregister("incoming")
+        except duckdb.Error:
+            pass
+        raise
+    con.unregister("incoming")
+    return written
 
 
 def import_paths(
@@ -202,8 +266,9 @@ def import_paths(
     display_names: dict[str, str] | None = None,
 ) -> ImportSummary:
     """Import every game under ``paths`` into ``db``. ``display_names`` maps a file's path to the name
-    stored and reported for it (uploads keep their original name). Raises ``FileNotFoundError`` for a
-    missing path and ``DatabaseError`` when the database cannot be written."""
+    stored and reported for it (uploads keep their original name). Arguments that name nothing and
+    folders that cannot be read are listed in ``problems``; the rest is imported (when nothing at all
+    is found, the database is not touched). Raises ``DatabaseError`` when the database cannot be written."""
     from ingest.lake import is_lake
 
     if is_lake(db):  # a lake folder or URL (the dashboard's Import page on a lake)
@@ -211,11 +276,14 @@ def import_paths(
 
         return import_to_lake(paths, str(db), workers=workers, progress=progress, display_names=display_names)
     start = time.monotonic()
-    files = expand_paths(paths)
-    summary = ImportSummary(files=len(files))
+    found = find_logs(paths)
+    files = found.files
+    summary = ImportSummary(files=len(files), problems=found.problems)
+    if found.problems and not files:
+        return summary
     with writer(db):  # create or migrate the schema, and fail early on a read-only database
         pass
-    known = existing_ids(db)
+    known = stored_games(db)
     total = _count_games(files)
     bar = Progress(total, progress)
     workers = workers or os.cpu_count() or 1
@@ -231,6 +299,7 @@ def import_paths(
         if rejections is not None:
             summary.rejected += rejections.num_rows
             summary.messages.extend(rejections.column("message").to_pylist())
+            summary.internal_errors += rejections.column("kind").to_pylist().count(InternalError.kind)
         pending.append(tables)
         pending_games += count
         if pending_games >= WRITE_BATCH:
@@ -259,24 +328,8 @@ def import_paths(
 
 
 def _count_games(files: Sequence[Path]) -> int:
-    """How many games the files hold (lines of .jsonl files), for the progress bar."""
-    total = 0
-    for file in files:
-        name = file.name
-        if name.endswith(".jsonl"):
-            with open(file, "rb") as fh:
-                total += sum(1 for line in fh if line.strip())
-        elif name.endswith(".jsonl.gz"):
-            import gzip
-
-            try:
-                with gzip.open(file, "rb") as fh:
-                    total += sum(1 for line in fh if line.strip())
-            except (OSError, EOFError):
-                total += 1
-        else:
-            total += 1
-    return total
+    """How many games the files hold, for a progress bar (bounded and never blocking: ``count_games``)."""
+    return sum(count_games(file) for file in files)
 
 
 __all__ = ["Batch", "ImportSummary", "import_paths", "write_batch", "existing_ids"]

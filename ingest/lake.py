@@ -271,14 +271,15 @@ def expand_player_changes(name: str, runs: pa.Table) -> tuple[str, pa.Table]:
     return target, expanded.cast(table_schemas()[target])
 
 
-def summary_tables(moves: pa.Table) -> dict[str, pa.Table]:
-    """The summary tables (``ingest.summaries``) of a batch's games, from its moves, by the same SQL the
-    DuckDB import runs."""
+def summary_tables(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    """The summary tables (``ingest.summaries``) of a batch's games, from its games, players and moves,
+    by the same SQL the DuckDB import runs."""
     from ingest import summaries
 
     con = duckdb.connect(":memory:")
     try:
-        con.register("moves", moves)
+        for name in ("games", "players", "moves"):
+            con.register(name, tables[name])
         for name, schema in summaries.SUMMARY_TABLES.items():
             empty = schema.empty_table()
             con.register(f"_empty_{name}", empty)
@@ -305,8 +306,8 @@ def batch_files(tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
             name, table = expand_player_changes(name, table)
         if table.num_rows:
             ready[name] = table
-    if "moves" in ready:
-        ready.update({name: table for name, table in summary_tables(ready["moves"]).items() if table.num_rows})
+    if all(name in ready for name in ("games", "players", "moves")):
+        ready.update({name: table for name, table in summary_tables(ready).items() if table.num_rows})
     out: dict[str, pa.Table] = {}
     games = ready.get("games")
     game_of = dict(zip(games.column("game_id").to_pylist(), games.column("game").to_pylist())) if games else {}

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 import pyarrow as pa
 
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schema, state_schemas
-from replay.errors import GovernorError, LogFormatError
+from ingest.stored import StoredGame, copy_error
+from replay.errors import GovernorError, InternalError, LogFormatError, printable
 from replay.logfile import LogRecord
 from replay.registry import engine_for
 from replay.replayer import iter_replay
@@ -50,7 +52,7 @@ def move_forms(move: Any) -> tuple[str, str, str]:
 
 def rejection_id(file: str, index: int, text: str) -> str:
     """Key of a rejection: the same bad game in the same file is one rejection, however often imported."""
-    return hashlib.sha256(f"{file}\0{index}\0{text}".encode()).hexdigest()[:20]
+    return hashlib.sha256(f"{file}\0{index}\0{text}".encode("utf-8", "backslashreplace")).hexdigest()[:20]
 
 
 @dataclass
@@ -80,6 +82,11 @@ class Batch:
         return out
 
 
+def _text(value: object) -> str | None:
+    # Every text stored for a rejection is one printable line (Arrow refuses a lone surrogate).
+    return None if value is None else printable(str(value))
+
+
 def _reject(batch: Batch, record: LogRecord, error: GovernorError, now: datetime) -> None:
     info = error.as_record()
     batch.rejections.append(
@@ -91,24 +98,32 @@ def _reject(batch: Batch, record: LogRecord, error: GovernorError, now: datetime
             "kind": info.get("kind"),
             "move_number": info.get("move_number"),
             "seat": info.get("seat"),
-            "player": info.get("player"),
-            "rule": info.get("rule"),
+            "player": _text(info.get("player")),
+            "rule": _text(info.get("rule")),
             "message": error.message,
             "rejected_at": now,
         }
     )
 
 
-def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] | frozenset[str] = frozenset()) -> None:
+def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[str, StoredGame | None] | None = None,
+               complete: bool = True) -> None:
     """Replay one record and append its rows to ``batch``; a bad game becomes a rejection and adds
-    no rows at all. Games whose id is in ``known`` are counted as skipped, not replayed."""
+    no rows at all. A game whose id is in ``known`` is not replayed: it is counted as skipped when it
+    agrees with the stored game, else rejected (see ``ingest.stored.copy_error``). With ``complete``
+    False, a game that is not over yet is laid out too (a what-if variation)."""
     if record.error is not None or record.log is None:
         _reject(batch, record, record.error or LogFormatError("unreadable", file=record.file), now)
         return
     log = record.log
     game_id = log.game_id
-    if game_id in known:
-        batch.skipped += 1
+    if known and game_id in known:
+        stored = known[game_id]
+        error = copy_error(log, stored) if stored is not None else None
+        if error is None:
+            batch.skipped += 1
+        else:
+            _reject(batch, record, error, now)
         return
     engine = engine_for(log.game)
     names = log.players
@@ -126,7 +141,7 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
     number = 0
     automatic_events = engine.automatic_events
     try:
-        for state, step in iter_replay(log):
+        for state, step in iter_replay(log, require_complete=complete):
             number = step.number if step else 0
             global_rows.append(engine.global_row(state))
             for seat, prow in enumerate(engine.player_rows(state)):
@@ -207,14 +222,31 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: set[str] |
     batch.game_ids.append(game_id)
 
 
-def process(records: Iterable[LogRecord], known: frozenset[str] = frozenset()) -> Batch:
-    """Replay records into one batch (the unit of work of a worker process)."""
+def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | AbstractSet[str] | None = None) -> Batch:
+    """Replay records into one batch (the unit of work of a worker process). ``known`` maps stored
+    games' ids to what a copy is checked against (a set of ids alone: copies are skipped unchecked).
+    A bug met on one game rejects that game (kind ``internal``) and the others go on."""
     batch = Batch()
     now = datetime.now(UTC)
-    seen: set[str] = set(known)
+    seen: dict[str, StoredGame | None] = dict(known) if isinstance(known, Mapping) else dict.fromkeys(known or ())
     for record in records:
         before = len(batch.game_ids)
-        add_record(batch, record, now, seen)
-        if len(batch.game_ids) > before:
-            seen.add(batch.game_ids[-1])
+        lengths = {name: len(next(iter(cols.values()), [])) for name, cols in batch.columns.items()}
+        try:
+            add_record(batch, record, now, seen)
+        except Exception as err:  # a bug, not the log's fault: drop this game's partial rows
+            for name, cols in batch.columns.items():
+                for values in cols.values():
+                    del values[lengths.get(name, 0):]
+            del batch.game_ids[before:]
+            _reject(batch, record, InternalError(err, file=record.file, game_index=record.index), now)
+            continue
+        if len(batch.game_ids) > before and record.log is not None:
+            game_id = batch.game_ids[-1]
+            players = batch.columns["players"]
+            seats = len(record.log.players)
+            seen[game_id] = StoredGame(
+                tuple(players["score"][-seats:]), tuple(batch.columns["games"]["winners"][-1]),
+                record.log.source_id, record.file,
+            )
     return batch

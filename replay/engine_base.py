@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+from replay.errors import FieldError
 from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
 from replay.protocol import Score
 
@@ -69,6 +70,16 @@ class RulesEngine:
     def current_seat(self, state: Any) -> int | None:
         return state.current_seat  # type: ignore[no-any-return]
 
+    def default_move(self, state: Any) -> Any | None:
+        """The decision taken when a log leaves it out (None: the log must record it)."""
+        default = getattr(self.rules, "default_move", None)
+        return default(state) if default is not None else None
+
+    def apply_default(self, state: Any) -> Any:
+        """The state once the seat to act took its default (``default_move``); the events it records
+        follow those of ``state``. Raises ``ValueError`` when there is no default."""
+        return self.rules.apply_default(state)
+
     def is_over(self, state: Any) -> bool:
         return state.stage is self.over
 
@@ -107,6 +118,18 @@ class RulesEngine:
             cache[id(player)] = (player, row)
             rows.append(row)
         return rows
+
+    def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
+        """What the setup of a finished game holds that the game never used: reshuffle orders past
+        the last reshuffle would change the game id of the very same game, so they are refused."""
+        given = log.setup.get("reshuffles") or []
+        used = len(state.reshuffles_used)
+        if isinstance(given, list) and len(given) > used:
+            return FieldError(
+                f"setup.reshuffles[{used}]",
+                f"the game reshuffles {used} time(s) but the log records {len(given)} reshuffle order(s)",
+            )
+        return None
 
     def _player_row(self, player: Any) -> dict[str, Any]:
         raise NotImplementedError

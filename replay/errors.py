@@ -13,13 +13,49 @@ Engines raise the context-free ``RuleViolation`` and ``FieldError``; the replaye
 
 from __future__ import annotations
 
+import re
+
+#: Characters that must never reach a terminal or a log line raw: C0 and C1 controls (newline, CR,
+#: escape), line and paragraph separators, bidirectional overrides and isolates, and surrogates (an
+#: undecodable byte of a file name, a lone surrogate).
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of a file name (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe for one output line: every control character, line separator, bidirectional
+    override and surrogate is written as an escape (``\\n``, ``\\x1b``, ``\\u202e``), so that text from a
+    log or a file name can neither forge a line nor drive the terminal. Idempotent."""
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_escape, text)
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character that ``printable`` would escape."""
+    return _UNSAFE.search(text) is not None
+
 
 class GovernorError(Exception):
-    """Base class of every error this package raises on bad input."""
+    """Base class of every error this package raises on bad input. The message is always one
+    printable line (see ``printable``), whatever the log or the file name holds."""
 
     kind = "error"
 
     def __init__(self, message: str) -> None:
+        message = printable(message)
         super().__init__(message)
         self.message = message
 
@@ -72,7 +108,7 @@ class LogFormatError(GovernorError):
         self.reason = reason
         self.file = file
         self.game_index = game_index
-        self.path = path
+        self.path = printable(path)  # a path may name a key of the log, and a key may hold anything
         self.game_id = game_id
         where = _where(file, game_index)
         text = f"{path}: {reason}" if path else reason
@@ -108,6 +144,39 @@ class ResultMismatchError(LogFormatError):
     """The recorded result disagrees with the result of the replay."""
 
     kind = "result"
+
+
+class DuplicateMismatchError(LogFormatError):
+    """A game already stored comes again with a different recorded result or source id."""
+
+    kind = "duplicate"
+
+
+class InternalError(GovernorError):
+    """A bug in governor met while reading or replaying one game (not the log's fault)."""
+
+    kind = "internal"
+
+    def __init__(self, error: BaseException, *, file: str | None = None, game_index: int | None = None) -> None:
+        self.file = file
+        self.game_index = game_index
+        self.error = error
+        where = _where(file, game_index)
+        text = f"internal error (a bug in governor, please report it): {type(error).__name__}: {error}"
+        super().__init__(f"{where}: {text}" if where else text)
+
+    def as_record(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "file": self.file,
+            "game_index": self.game_index,
+            "game_id": None,
+            "move_number": None,
+            "seat": None,
+            "player": None,
+            "rule": None,
+            "message": self.message,
+        }
 
 
 class IllegalMoveError(GovernorError):

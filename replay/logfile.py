@@ -10,21 +10,34 @@ from __future__ import annotations
 import glob
 import gzip
 import hashlib
+import io
 import json
+import math
 import os
+import re
+import stat
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replay.errors import LogFormatError
+from replay.errors import GovernorError, LogFormatError, has_control, printable
 
 FORMAT_NAME = "governor-log"
 FORMAT_VERSION = 1
 GAMES = ("san_juan", "puerto_rico")
 LOG_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
-#: A single game larger than this is refused before parsing (real games are a few tens of KiB).
+#: A single game larger than this is refused before parsing (real games are a few tens of KiB). A
+#: compressed ``.json.gz`` is decompressed only this far: a small file cannot make a large read.
 MAX_GAME_BYTES = 16 * 1024 * 1024
+#: A ``.jsonl`` (or ``.jsonl.gz``) file is read at most this far once decompressed (about 150,000
+#: games): the games before the limit are read, then the file is reported as too large.
+MAX_FILE_BYTES = 4 * 1024**3
+#: Files are read and decompressed this many bytes at a time.
+READ_CHUNK = 1024 * 1024
+#: Integers must fit in 64 bits (the database's BIGINT): a larger one is refused with its path.
+MAX_INT = 2**63 - 1
 #: Deeper nesting than this is refused (no field of the format nests more than a few levels).
 MAX_DEPTH = 32
 
@@ -85,7 +98,7 @@ class LogRecord:
     index: int
     text: str
     log: GameLog | None
-    error: LogFormatError | None
+    error: GovernorError | None
 
 
 def _depth_ok(obj: Any, limit: int = MAX_DEPTH) -> bool:
@@ -112,6 +125,36 @@ def _expect(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...], what:
     if not isinstance(value, kinds) or (isinstance(value, bool) and kinds is int):
         raise LogFormatError(f"expected {what}, got {type(value).__name__}", path=key)
     return value
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_result(result: Any) -> None:
+    """The recorded result: only ``scores`` (one integer per seat) and ``winners`` (distinct seats)."""
+    if not isinstance(result, dict):
+        raise LogFormatError("expected an object", path="result")
+    unknown = sorted(set(result) - {"scores", "winners"})
+    if unknown:
+        raise LogFormatError(f"unknown field '{unknown[0]}' (known: scores, winners)", path=f"result.{unknown[0]}")
+    scores = result.get("scores")
+    if scores is not None:
+        if not isinstance(scores, list):
+            raise LogFormatError(f"expected a list of scores, got {type(scores).__name__}", path="result.scores")
+        for i, score in enumerate(scores):
+            if not _is_int(score):
+                raise LogFormatError(f"expected an integer, got {type(score).__name__}", path=f"result.scores[{i}]")
+    winners = result.get("winners")
+    if winners is not None:
+        if not isinstance(winners, list):
+            raise LogFormatError(f"expected a list of seat numbers, got {type(winners).__name__}", path="result.winners")
+        for i, seat in enumerate(winners):
+            if not _is_int(seat) or seat < 0:
+                got = seat if _is_int(seat) else type(seat).__name__
+                raise LogFormatError(f"expected a seat number, got {got}", path=f"result.winners[{i}]")
+        if len(set(winners)) != len(winners):
+            raise LogFormatError("a seat is named twice", path="result.winners")
 
 
 def parse_game(obj: Any, *, file: str | None = None, index: int | None = None) -> GameLog:
@@ -149,6 +192,11 @@ def parse_game(obj: Any, *, file: str | None = None, index: int | None = None) -
                 )
             if not name.strip():
                 raise LogFormatError("a player name may not be empty", path=f"players[{i}].name")
+            if has_control(name):
+                # A name is printed in messages and on the board: a newline could forge a line.
+                raise LogFormatError(
+                    f"a player name may not hold control characters: '{printable(name)}'", path=f"players[{i}].name"
+                )
             players.append(name)
         options = obj.get("options", {})
         if not isinstance(options, dict):
@@ -159,11 +207,13 @@ def parse_game(obj: Any, *, file: str | None = None, index: int | None = None) -
         source_id = obj.get("source_id")
         if source_id is not None and not isinstance(source_id, str):
             raise LogFormatError("expected a string", path="source_id")
+        if source_id is not None and has_control(source_id):
+            raise LogFormatError(f"a source id may not hold control characters: '{printable(source_id)}'", path="source_id")
         setup = _expect(obj, "setup", dict, "an object")
         moves = _expect(obj, "moves", list, "a list of moves")
         result = obj.get("result")
-        if result is not None and not isinstance(result, dict):
-            raise LogFormatError("expected an object", path="result")
+        if result is not None:
+            _check_result(result)
         unknown = sorted(set(obj) - {
             "format", "version", "game", "source_id", "meta", "players", "options", "setup",
             "moves", "result",
@@ -198,11 +248,134 @@ def _decode(data: bytes, file: str, index: int | None) -> str:
         ) from None
 
 
+# -- strict JSON -------------------------------------------------------------------------------
+#
+# Python's json module accepts what the JSON standard leaves open or forbids: a repeated key (the
+# last wins, so a checked field can hide another), NaN and Infinity, lone surrogates ("\ud800",
+# which no UTF-8 text can hold) and integers of any size (past 4,300 digits it raises ValueError).
+# A first pass refuses them at once; only a bad game pays for a second pass that finds the path.
+
+
+class _Strict(Exception):
+    """A value strict JSON refuses, met by the first pass."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Strict
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise _Strict
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits) < 19:
+        return int(digits)
+    if len(digits) > 20 or not -MAX_INT - 1 <= int(digits) <= MAX_INT:
+        raise _Strict
+    return int(digits)
+
+
+def _finite_float(digits: str) -> float:
+    value = float(digits)
+    if not math.isfinite(value):  # 1e999
+        raise _Strict
+    return value
+
+
+_STRICT = json.JSONDecoder(
+    object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float
+)
+#: A JSON escape of a surrogate code point: the only way a lone surrogate gets into a string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class _Bad:
+    """Stands, in the second pass, where the first pass met a refused value."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class _KeysRepeated(dict[str, Any]):
+    def __init__(self, pairs: list[tuple[str, Any]], key: str) -> None:
+        super().__init__(pairs)
+        self.reason = f"the key '{printable(key)}' appears twice in one object"
+
+
+def _mark_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return _KeysRepeated(pairs, key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _mark_int(digits: str) -> Any:
+    if len(digits) > 20 or not -MAX_INT - 1 <= int(digits) <= MAX_INT:
+        return _Bad(f"an integer of {len(digits.lstrip('-'))} digits is too large (at most {MAX_INT})")
+    return int(digits)
+
+
+def _mark_float(digits: str) -> Any:
+    value = float(digits)
+    return value if math.isfinite(value) else _Bad(f"{digits[:40]} is not a finite number")
+
+
+_MARKING = json.JSONDecoder(
+    object_pairs_hook=_mark_keys,
+    parse_constant=lambda name: _Bad(f"{name} is not a JSON number"),
+    parse_int=_mark_int,
+    parse_float=_mark_float,
+)
+
+
+def _lone_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def _first_bad(obj: Any, path: str = "") -> tuple[str, str] | None:
+    """The path and reason of the first refused value in document order, or None."""
+    stack: list[tuple[str, Any]] = [(path, obj)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, _Bad):
+            return where, node.reason
+        if isinstance(node, _KeysRepeated):
+            return where, node.reason
+        if isinstance(node, str):
+            if _lone_surrogate(node):
+                return where, f"a lone surrogate in '{printable(node)[:60]}' (not valid Unicode text)"
+        elif isinstance(node, dict):
+            children = []
+            for key, value in node.items():
+                child = f"{where}.{key}" if where else str(key)
+                if _lone_surrogate(key):
+                    return printable(child), "a lone surrogate in a key (not valid Unicode text)"
+                children.append((printable(child), value))
+            stack.extend(reversed(children))
+        elif isinstance(node, list):
+            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(node)]))
+    return None
+
+
 def _loads(text: str, file: str, index: int) -> Any:
     if not text.strip():
         raise LogFormatError("empty: no JSON in the file", file=file, game_index=index)
     try:
-        return json.loads(text)
+        try:
+            obj = _STRICT.decode(text)
+        except (_Strict, ValueError) as err:
+            if isinstance(err, json.JSONDecodeError):
+                raise
+            found = _first_bad(_MARKING.decode(text))
+            if found is None:  # pragma: no cover - the second pass marks what the first refused
+                raise LogFormatError(f"not strict JSON ({err})", file=file, game_index=index) from None
+            raise LogFormatError(found[1], file=file, game_index=index, path=found[0]) from None
     except json.JSONDecodeError as err:
         raise LogFormatError(
             f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
@@ -213,16 +386,118 @@ def _loads(text: str, file: str, index: int) -> Any:
         raise LogFormatError(
             f"nested too deeply to parse (at most {MAX_DEPTH} levels are allowed)", file=file, game_index=index
         ) from None
+    if _SURROGATE_ESCAPE.search(text) is not None:
+        found = _first_bad(obj)
+        if found is not None:
+            raise LogFormatError(found[1], file=file, game_index=index, path=found[0])
+    return obj
 
 
-def _read_bytes(path: Path) -> bytes:
-    raw = path.read_bytes()
-    if path.name.endswith(".gz"):
+# -- reading files -----------------------------------------------------------------------------
+
+
+def _lower(path: Path | str) -> str:
+    return os.path.basename(path).lower()
+
+
+def is_log_file(path: Path | str) -> bool:
+    """Whether a file name has one of the log suffixes (in any letter case: ``.JSON`` too)."""
+    return _lower(path).endswith(LOG_SUFFIXES)
+
+
+def _is_jsonl(path: Path | str) -> bool:
+    return _lower(path).endswith((".jsonl", ".jsonl.gz"))
+
+
+def display_name(path: Path | str) -> str:
+    """How a file is named in messages and in the database: its path, with control characters and
+    undecodable bytes escaped (a file name may hold a newline)."""
+    return printable(os.fsdecode(path))
+
+
+_KINDS = {
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def _open_regular(path: Path) -> tuple[io.BufferedReader, int]:
+    """The file opened for reading and its size. Only a regular file is read: a named pipe would
+    block the run and a device (``/dev/zero``) never ends. Raises ``LogFormatError`` or ``OSError``."""
+    # O_NONBLOCK: opening a FIFO for reading waits for a writer; with it, open returns at once.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a file")
+            raise LogFormatError(f"not a regular file ({kind}): only regular files are read")
+        os.set_blocking(fd, True)
+        return io.BufferedReader(io.FileIO(fd, "rb")), info.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _OverLimit(Exception):
+    """More bytes came out of a file than its limit allows."""
+
+
+def _chunks(handle: io.BufferedReader, compressed: bool, limit: int) -> Iterator[bytes]:
+    """The file's bytes, decompressed, ``READ_CHUNK`` at a time. Raises ``LogFormatError`` for a bad
+    gzip stream or a read error, and ``_OverLimit`` once more than ``limit`` bytes came out."""
+    stream: io.BufferedReader | gzip.GzipFile = gzip.GzipFile(fileobj=handle, mode="rb") if compressed else handle
+    total = 0
+    while True:
         try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError) as err:
-            raise LogFormatError(f"not a readable gzip file ({err})") from None
-    return raw
+            # read1: what one read gave, so that the whole games before a corrupt part still come out.
+            chunk = stream.read1(READ_CHUNK)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+            raise LogFormatError(f"not a readable gzip file ({err or type(err).__name__})") from None
+        except OSError as err:
+            raise LogFormatError(f"cannot read file: {err.strerror or err}") from None
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > limit:
+            raise _OverLimit
+        yield chunk
+
+
+#: The whitespace ``bytes.strip`` removes: blank lines are skipped at C speed, however many.
+_NON_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+
+
+def _lines(chunks: Iterable[bytes], keep: bool = True) -> Iterator[bytes | int]:
+    """The non-blank lines of a stream of chunks. A line longer than ``MAX_GAME_BYTES`` is not kept:
+    its length (an int) comes in its place. With ``keep`` False every line is its length."""
+    parts: list[bytes] = []
+    size = 0  # bytes of the current line so far; 0 between lines
+    for chunk in chunks:
+        pos, end = 0, len(chunk)
+        while pos < end:
+            if size == 0:
+                found = _NON_SPACE.search(chunk, pos)
+                if found is None:
+                    break
+                pos = found.start()
+            newline = chunk.find(b"\n", pos)
+            stop = end if newline < 0 else newline
+            size += stop - pos
+            if keep and size <= MAX_GAME_BYTES:
+                parts.append(chunk[pos:stop])
+            elif parts:
+                parts.clear()
+            if newline < 0:
+                break
+            yield b"".join(parts) if parts else size
+            parts.clear()
+            size = 0
+            pos = newline + 1
+    if size:
+        yield b"".join(parts) if parts else size
 
 
 @dataclass(frozen=True)
@@ -238,28 +513,75 @@ class RawGame:
         return _record(self.file, self.index, self.data)
 
 
+def _too_large(file: str, index: int, size: int | None, compressed: bool) -> LogRecord:
+    if size is not None and not compressed:
+        reason = f"game is {size} bytes, more than the limit of {MAX_GAME_BYTES}"
+    else:
+        reason = f"game is more than the limit of {MAX_GAME_BYTES} bytes once decompressed"
+    return LogRecord(file, index, "", None, LogFormatError(reason, file=file, game_index=index))
+
+
 def read_raw(path: str | Path, display: str | None = None) -> Iterator[RawGame | LogRecord]:
-    """Yield every game of one file unparsed, or a record with the error when the file cannot be read
-    at all (missing, not gzip). ``display`` names the file instead of its path."""
+    """Yield every game of one file unparsed, or a record with the error for a game or a file that
+    cannot be read (missing, not a regular file, not gzip, past a size limit). ``display`` names the
+    file instead of its path. Memory stays bounded by ``MAX_GAME_BYTES`` a game, whatever the file."""
     path = Path(path)
-    file = display or str(path)
+    file = printable(display) if display is not None else display_name(path)
+    compressed = _lower(path).endswith(".gz")
+    index = 0
     try:
-        data = _read_bytes(path)
+        handle, size = _open_regular(path)
     except LogFormatError as err:
         yield LogRecord(file, 0, "", None, err.with_context(file=file))
         return
     except OSError as err:
-        yield LogRecord(file, 0, "", None, LogFormatError(f"cannot read file: {err.strerror}", file=file))
+        yield LogRecord(file, 0, "", None, LogFormatError(f"cannot read file: {err.strerror or err}", file=file))
         return
-    if not path.name.endswith((".jsonl", ".jsonl.gz")):
-        yield RawGame(file, 0, data)
-        return
-    index = 0
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        yield RawGame(file, index, line)
-        index += 1
+    with handle:
+        try:
+            if not _is_jsonl(path):
+                if not compressed and size > MAX_GAME_BYTES:
+                    yield _too_large(file, 0, size, compressed)
+                    return
+                data = bytearray()
+                for chunk in _chunks(handle, compressed, MAX_GAME_BYTES):
+                    data += chunk
+                yield RawGame(file, 0, bytes(data))
+                return
+            for line in _lines(_chunks(handle, compressed, MAX_FILE_BYTES)):
+                if isinstance(line, int):
+                    yield _too_large(file, index, line, False)
+                else:
+                    yield RawGame(file, index, line)
+                index += 1
+        except LogFormatError as err:
+            yield LogRecord(file, index, "", None, err.with_context(file=file, game_index=index if index else None))
+        except _OverLimit:
+            if not _is_jsonl(path):
+                yield _too_large(file, 0, None, compressed)
+            else:
+                reason = (
+                    f"the file is more than the limit of {MAX_FILE_BYTES} bytes{' once decompressed' if compressed else ''}; "
+                    f"the {index} game(s) before the limit were read"
+                )
+                yield LogRecord(file, index, "", None, LogFormatError(reason, file=file, game_index=index))
+
+
+def count_games(path: str | Path) -> int:
+    """How many games a file holds (non-blank lines of a ``.jsonl``), for a progress bar: bounded
+    like ``read_raw`` and never blocking; a file that cannot be read counts as one."""
+    path = Path(path)
+    if not _is_jsonl(path):
+        return 1
+    count = 0
+    try:
+        handle, _ = _open_regular(path)
+        with handle:
+            for _ in _lines(_chunks(handle, _lower(path).endswith(".gz"), MAX_FILE_BYTES), keep=False):
+                count += 1
+    except (LogFormatError, OSError, _OverLimit):
+        count += 1
+    return max(count, 1)
 
 
 def read_records(path: str | Path, display: str | None = None) -> Iterator[LogRecord]:
@@ -288,37 +610,100 @@ def _record(file: str, index: int, data: bytes) -> LogRecord:
         return LogRecord(file, index, text, None, err)
 
 
-def is_log_file(path: Path) -> bool:
-    """Whether a file name has one of the log suffixes."""
-    return path.name.endswith(LOG_SUFFIXES)
+# -- finding files -----------------------------------------------------------------------------
 
 
-def expand_paths(args: Iterable[str | Path]) -> list[Path]:
-    """Files, folders (searched recursively for log files) and globs, in a stable sorted order.
+@dataclass
+class FoundLogs:
+    """The log files named by some arguments, and what could not be searched (each a message)."""
 
-    Raises ``FileNotFoundError`` for an argument that names nothing.
-    """
-    found: list[Path] = []
+    files: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _walk(folder: Path, found: FoundLogs, seen: set[tuple[int, int]]) -> None:
+    """Log files under ``folder``: a folder's files (sorted) before its subfolders (sorted), symbolic
+    links followed, each folder once (a link back to a parent is no loop). Unreadable folders are
+    problems, never silently skipped."""
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            info = os.stat(current)
+            key = (info.st_dev, info.st_ino)
+            if key in seen:
+                continue
+            seen.add(key)
+            with os.scandir(current) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as err:
+            found.problems.append(f"cannot read folder {display_name(current)}: {err.strerror or err}")
+            continue
+        subfolders = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                subfolders.append(Path(entry.path))
+            elif is_log_file(entry.name):
+                found.files.append(Path(entry.path))
+        stack.extend(reversed(subfolders))
+
+
+def find_logs(args: Iterable[str | Path]) -> FoundLogs:
+    """Files, folders (searched recursively for log files) and globs, in a stable order, each file
+    once. An argument that exists is taken literally (``[good].json`` is a file, not a glob); one
+    that names nothing, or cannot be reached, is a problem and the others are still searched.
+
+    A file named directly or matched by a glob is kept whatever its name; a glob's match that cannot be
+    reached (a dangling link) is reported when read. Inside folders only log files are taken
+    (``.json``, ``.jsonl``, ``.gz``, in any letter case)."""
+    found = FoundLogs()
+    seen_folders: set[tuple[int, int]] = set()
     for arg in args:
-        text = str(arg)
-        matches = [Path(m) for m in sorted(glob.glob(text, recursive=True))] if glob.has_magic(text) else [Path(text)]
-        if not matches or not all(m.exists() for m in matches):
-            raise FileNotFoundError(f"no such file or folder: {text}")
+        text = os.fspath(arg)
+        globbed = not os.path.lexists(text) and glob.has_magic(text)
+        if not globbed:
+            matches = [text]
+        else:
+            matches = sorted(glob.glob(text, recursive=True))
+            if not matches:
+                found.problems.append(f"no file matches {printable(text)}")
+                continue
         for match in matches:
-            if match.is_dir():
-                for root, dirs, files in os.walk(match):
-                    dirs.sort()
-                    found.extend(Path(root) / f for f in sorted(files) if is_log_file(Path(f)))
+            try:
+                info = os.stat(match)
+            except OSError as err:
+                if globbed:
+                    found.files.append(Path(match))  # a dangling link or a loop: reported when read
+                elif isinstance(err, FileNotFoundError):
+                    found.problems.append(f"no such file or folder: {display_name(match)}")
+                else:
+                    found.problems.append(f"cannot access {display_name(match)}: {err.strerror or err}")
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                _walk(Path(match), found, seen_folders)
             else:
-                found.append(match)
-    seen: set[Path] = set()
+                found.files.append(Path(match))
+    seen: set[str] = set()
     unique = []
-    for path in found:
-        key = path.resolve()
+    for path in found.files:
+        key = os.path.realpath(path)
         if key not in seen:
             seen.add(key)
             unique.append(path)
-    return unique
+    found.files = unique
+    return found
+
+
+def expand_paths(args: Iterable[str | Path]) -> list[Path]:
+    """The files of ``find_logs``. Raises ``FileNotFoundError`` naming the first problem."""
+    found = find_logs(args)
+    if found.problems:
+        raise FileNotFoundError(found.problems[0])
+    return found.files
 
 
 def dumps_game(obj: dict[str, Any]) -> str:

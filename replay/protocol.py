@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 
+from replay.errors import FieldError
 from replay.logfile import GameLog
 
 
@@ -69,6 +70,19 @@ class Engine(Protocol):
         """The seat that must decide now, or None when the game is over."""
         ...
 
+    def default_move(self, state: Any) -> Any | None:
+        """The decision the rules take for the seat to act when a log leaves it out, or None when the
+        log must record it. A decision that can be left out is one a log written before the engine
+        offered it (Puerto Rico storage keeping less than the most) never records; the replayer takes
+        the default when the log's next move is not this seat's (see ``replay.replayer.fill_defaults``)."""
+        ...
+
+    def apply_default(self, state: Any) -> Any:
+        """The state once the seat to act took its default: not a move of its own, so what the rules did
+        (``automatic_events``) is told with the move that led to ``state``. Raises ``ValueError`` when
+        ``default_move(state)`` is None."""
+        ...
+
     def determinise(self, state: Any, seat: int, rng: Any) -> Any:
         """``state`` with everything ``seat`` cannot see (other hands, pile orders, face-down tiles,
         future reshuffles) dealt again from the ``random.Random`` ``rng``; the result depends only on
@@ -97,6 +111,10 @@ class Engine(Protocol):
 
     def pending(self, state: Any) -> str:
         """What the game waits for, in words ("seat 2 must choose a role")."""
+        ...
+
+    def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
+        """What the setup of a finished game holds that the game never used (an extra reshuffle)."""
         ...
 
     def round_of(self, state: Any) -> int:

@@ -114,20 +114,17 @@ def iter_replay(
         raise _format_error(log, err.path, err.reason) from None
     yield state, None
     current_seat, is_over, apply = engine.current_seat, engine.is_over, engine.apply
-    for index, raw in enumerate(log.moves):
+    moves = log.moves
+    upcoming = _read_move(engine, log, 0) if moves else None
+    for index in range(len(moves)):
         number = index + 1
-        move = _parse_move(engine, log, index, raw)
-        seat = current_seat(state)
+        assert upcoming is not None
+        move, claimed = upcoming
         if is_over(state):
             raise _illegal(log, number, None, move, "game.over", f"the game is already over after move {index}; no further moves")
-        claimed = raw.get("seat") if isinstance(raw, dict) else None
-        if claimed is not None:
-            if not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(names):
-                raise _format_error(
-                    log, f"moves[{index}].seat", f"expected a seat number from 0 to {len(names) - 1}, got {claimed!r}"
-                )
-            if claimed != seat:
-                raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
+        seat = current_seat(state)
+        if claimed is not None and claimed != seat:
+            raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
         words = engine.describe_move(state, move, names) if describe and steps else ""
         try:
             state = apply(state, move)
@@ -135,13 +132,71 @@ def iter_replay(
             raise _illegal(log, number, seat, move, err.rule, err.reason) from None
         except FieldError as err:
             raise _format_error(log, err.path, err.reason) from None
+        # The next move tells whether the seat now to act left a decision out; a default it takes
+        # belongs to this step, as when the engine took that decision alone.
+        if index + 1 < len(moves):
+            upcoming = _read_move(engine, log, index + 1)
+            state = _defaults(log, engine, state, number, upcoming[0], upcoming[1])
+        elif require_complete:
+            # A complete log that says nothing more takes every default left (the last storage).
+            state = _defaults(log, engine, state, number, None, None)
         yield state, (Step(number, seat, move, words, state) if steps else None)
     if require_complete and not engine.is_over(state):
         raise _format_error(
             log, "moves", f"the log ends after move {len(log.moves)} but the game is not over: {engine.pending(state)}"
         )
-    if log.result is not None and engine.is_over(state):
-        check_result(log, engine, state)
+    if engine.is_over(state):
+        unused = engine.unused_setup(log, state)
+        if unused is not None:
+            raise _format_error(log, unused.path, unused.reason)
+        if log.result is not None:
+            check_result(log, engine, state)
+
+
+def _read_move(engine: Any, log: GameLog, index: int) -> tuple[Any, int | None]:
+    """Move ``index`` of the log and the seat it names (None if it names none).
+    Raises ``LogFormatError`` for a malformed move or seat."""
+    raw = log.moves[index]
+    move = _parse_move(engine, log, index, raw)
+    claimed = raw.get("seat") if isinstance(raw, dict) else None
+    if claimed is not None and (
+        not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(log.players)
+    ):
+        raise _format_error(
+            log, f"moves[{index}].seat", f"expected a seat number from 0 to {len(log.players) - 1}, got {claimed!r}"
+        )
+    return move, claimed
+
+
+def fill_defaults(engine: Any, state: Any, move: Any | None, claimed: int | None) -> Any:
+    """The state once the decisions a log left out before ``move`` are taken by default.
+
+    While the seat to act has a default (``engine.default_move``), ``move`` is that seat's decision
+    only if it is of the default's kind and names that seat or no seat (``claimed`` None); otherwise
+    the seat said nothing and its default is taken (``engine.apply_default``). ``move`` None means the
+    log ends: every default left is taken. Raises what ``engine.apply`` raises."""
+    default_move = getattr(engine, "default_move", None)
+    if default_move is None:
+        return state
+    while True:
+        default = default_move(state)
+        if default is None:
+            return state
+        if move is not None and type(move) is type(default) and claimed in (None, engine.current_seat(state)):
+            return state
+        state = engine.apply_default(state)
+
+
+def _defaults(log: GameLog, engine: Any, state: Any, number: int, move: Any | None, claimed: int | None) -> Any:
+    """``fill_defaults`` with its errors (never expected: a default is legal) carried as replay errors
+    against move ``number``, the move after which the defaults are taken."""
+    try:
+        return fill_defaults(engine, state, move, claimed)
+    except RuleViolation as err:
+        seat = engine.current_seat(state)
+        raise _illegal(log, number, seat, engine.default_move(state), err.rule, err.reason) from None
+    except FieldError as err:
+        raise _format_error(log, err.path, err.reason) from None
 
 
 def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, reason: str) -> IllegalMoveError:
@@ -160,27 +215,34 @@ def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, 
 
 def check_result(log: GameLog, engine: Any, state: Any) -> None:
     """Compare the recorded ``result`` with the replay. Raises ``ResultMismatchError``."""
+    error = result_error(log, [s.total for s in engine.scores(state)], engine.winners(state))
+    if error is not None:
+        raise error
+
+
+def result_error(log: GameLog, scores: list[int], winners: list[int]) -> ResultMismatchError | None:
+    """How the recorded ``result`` disagrees with these final scores and winners, or None."""
     result = log.result or {}
-    scores = [s.total for s in engine.scores(state)]
-    winners = engine.winners(state)
     recorded = result.get("scores")
     if recorded is not None:
         if not isinstance(recorded, list) or len(recorded) != len(scores):
-            raise ResultMismatchError(
+            return ResultMismatchError(
                 f"expected a list of {len(scores)} scores", file=log.file, game_index=log.index,
                 path="result.scores", game_id=log.game_id,
             )
         if list(recorded) != scores:
-            raise ResultMismatchError(
+            return ResultMismatchError(
                 f"the log records {recorded} but the replay scores {scores}",
                 file=log.file, game_index=log.index, path="result.scores", game_id=log.game_id,
             )
     recorded_winners = result.get("winners")
-    if recorded_winners is not None and sorted(recorded_winners) != winners:
-        raise ResultMismatchError(
+    # parse_game lets only lists of seat numbers through; sort by str so no input can make it raise.
+    if recorded_winners is not None and sorted(recorded_winners, key=str) != sorted(winners, key=str):
+        return ResultMismatchError(
             f"the log records winner seat(s) {recorded_winners} but the replay gives {winners}",
             file=log.file, game_index=log.index, path="result.winners", game_id=log.game_id,
         )
+    return None
 
 
 def replay(log: GameLog) -> Replay:

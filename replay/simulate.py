@@ -53,11 +53,16 @@ def _play(game: str, players: int, seed: int, bot: str, options: dict[str, Any])
         kinds = [rng.choice(("heuristic", "heuristic", "random")) for _ in range(players)]
     bots = [make_bot(game, kind, rng.randrange(2**31)) for kind in kinds]
     moves: list[dict[str, Any]] = []
+    default_move = getattr(engine, "default_move", lambda _state: None)
     while not engine.is_over(state):
         seat = engine.current_seat(state)
         move = bots[seat].choose(state)
+        default = default_move(state)
         state = engine.apply(state, move)
-        moves.append({"seat": seat, **move.to_json()})
+        # A decision equal to what the replay takes when a log says nothing is left out, as a player's
+        # own program would record it (and as logs were written before the choice could be made).
+        if default is None or move != default:
+            moves.append({"seat": seat, **move.to_json()})
         if len(moves) > MAX_MOVES:
             return None
     obj = engine.finish_log(log, state, moves)

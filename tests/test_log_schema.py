@@ -123,6 +123,12 @@ BAD = {
     "extra field on a move": _first_move("build", {"cost": 2}),
     "councillor with keep and discard": _first_move("councillor", {"discard": []}),
     "seat not a number": _first_move("role", {"seat": "0"}),
+    "winners not a list": _set("result.winners", 0),
+    "a winner twice": _set("result.winners", [1, 1]),
+    "unknown result field": _set("result.margin", 3),
+    "newline in a player name": _set("players.0.name", "Ana\nBruno"),
+    "escape code in a source id": _set("source_id", "\x1b[31mred"),
+    "padded card name": _first_move("build", {"building": " Palace "}),
 }
 
 

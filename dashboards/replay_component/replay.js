@@ -209,8 +209,8 @@ function sjBoard(game, step, view) {
       + `<div class="cards">${built}</div>`
       + (covered.length ? `<div class="meta">Under cranes: ${esc(covered.join(", "))}</div>` : "")
       + `<div class="section">Hand (${esc(num(p.hand_size))})</div><div class="hand">${hand}</div></div>`;
-  }).join("");
-  return bar + `<div class="players">${panels}</div>`;
+  });
+  return { bar, panels, cls: "players" };
 }
 
 function prColonists(filled, circles) {
@@ -290,17 +290,24 @@ function prBoard(game, step, view) {
       + `<div class="goods">${goods}</div>`
       + `<div class="island">${island}</div>`
       + `<div class="city">${built}${'<div class="bld empty"></div>'.repeat(free)}</div></div>`;
-  }).join("");
-  return bar + `<div class="players pr">${panels}</div>`;
+  });
+  return { bar, panels, cls: "players pr" };
 }
 
 const BOARDS = { san_juan: sjBoard, puerto_rico: prBoard };
 
 // -- the move list, the chart and what changed ---------------------------------------------------
 
+// A move the stored analysis tagged (docs/analysis.md): a short badge after its words.
+const TAG_LABELS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+function tagHtml(tag) {
+  return tag && TAG_LABELS[tag] ? `<span class="tag tag-${tag}" title="${esc(tag)}">${TAG_LABELS[tag]} ${esc(tag)}</span>` : "";
+}
+
 function moveListHtml(game, view) {
   const m = game.data.moves;
   const events = m.events || null;
+  const tags = m.tag || null;
   const rows = ['<div class="mv" data-step="0"><span class="n">0</span><span class="body"><span class="w">The start of the game</span></span></div>'];
   let lastRound = null;
   m.step.forEach((step, i) => {
@@ -311,7 +318,7 @@ function moveListHtml(game, view) {
     const ev = events && events[i] && events[i].length
       ? events[i].map((e) => `<span class="ev">${esc(e)}</span>`).join("") : "";
     rows.push(`<div class="mv" data-step="${step}" title="${esc(m.text[i])}"><span class="n">${step}</span>`
-      + `<span class="body"><span class="w">${esc(moveWords(game, view, i))}</span>${ev}</span></div>`);
+      + `<span class="body"><span class="w">${esc(moveWords(game, view, i))}</span>${tagHtml(tags && tags[i])}${ev}</span></div>`);
   });
   return rows.join("");
 }
@@ -372,7 +379,7 @@ function chartSvg(game, view, width) {
   const dots = game.seats.map((_, seat) => `<circle r="4" class="dot" data-seat="${seat}" fill="${PALETTE[seat % PALETTE.length]}"/>`).join("");
   return {
     html: `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Victory points by move">`
-      + `${ticks.join("")}<text x="${width - pad.r}" y="${height - 6}" class="tick" text-anchor="end">round</text>`
+      + `${ticks.join("")}<text x="${pad.l - 4}" y="${height - 6}" class="tick" text-anchor="end">rd</text>`
       + `${lines}<line class="cursor" y1="${pad.t}" y2="${height - pad.b}"/>${dots}`
       + `<rect class="hit" x="${pad.l}" y="0" width="${width - pad.l - pad.r}" height="${height}"/></svg>`,
     x, y, series, pad, width,
@@ -461,7 +468,7 @@ function saveNow(s) {
   if (!s.game) { return; }
   try {
     const url = new URL(window.location.href);
-    url.searchParams.set("game", s.game.data.game_id);
+    url.searchParams.set("game", s.game.data.url_game || s.game.data.game_id);
     url.searchParams.set("step", String(s.step));
     url.searchParams.set("view", s.view);
     if (url.toString() !== window.location.href) { window.history.replaceState(window.history.state, "", url.toString()); }
@@ -504,6 +511,7 @@ function setGame(s, data) {
     + data.names.map((n, seat) => `<option value="seat${seat}">${esc(n.length > 24 ? n.slice(0, 23) + "\u2026" : n)}'s seat</option>`).join("");
   ui.legend.innerHTML = legendHtml(game);
   s.drawn = null;
+  s.boardParts = null;
 }
 
 function drawStatic(s) {
@@ -524,9 +532,10 @@ function drawStatic(s) {
 function render(s) {
   const { ui, game } = s;
   if (!game) { return; }
+  const started = performance.now();
   if (s.drawn !== s.view || (s.chart && Math.abs((ui.chart.clientWidth || s.chart.width) - s.chart.width) > 40)) { drawStatic(s); }
   const step = s.step;
-  ui.board.innerHTML = BOARDS[game.data.game] ? BOARDS[game.data.game](game, step, s.view) : "";
+  if (BOARDS[game.data.game]) { paintBoard(s, BOARDS[game.data.game](game, step, s.view)); }
   ui.slider.value = String(step);
   ui.pos.textContent = `${step} / ${game.total}`;
   const round = roundAt(game, step);
@@ -561,8 +570,28 @@ function render(s) {
       dot.setAttribute("cy", c.y(c.series[seat][step]).toFixed(1));
     });
   }
-  ui.root.setAttribute("data-step", String(step));
+  // What drawing this step cost in script and DOM work (the benchmark reads it beside its own clock).
+  ui.root.setAttribute("data-render-ms", (performance.now() - started).toFixed(2));
   ui.root.setAttribute("data-view", s.view);
+  ui.root.setAttribute("data-step", String(step));
+}
+
+// Only the parts of the board whose HTML changed are replaced: a step usually changes the status bar
+// and one or two players, and parsing five panels again would cost most of a step's time.
+function paintBoard(s, parts) {
+  let b = s.boardParts;
+  if (!b || b.cls !== parts.cls || b.slots.length !== parts.panels.length) {
+    s.ui.board.innerHTML = `<div class="barbox"></div><div class="${parts.cls}">`
+      + parts.panels.map(() => '<div class="slot"></div>').join("") + "</div>";
+    b = s.boardParts = {
+      cls: parts.cls, bar: null, barEl: s.ui.board.querySelector(".barbox"),
+      slots: Array.from(s.ui.board.querySelectorAll(".slot")), html: parts.panels.map(() => null),
+    };
+  }
+  if (b.bar !== parts.bar) { b.barEl.innerHTML = parts.bar; b.bar = parts.bar; }
+  parts.panels.forEach((html, i) => {
+    if (b.html[i] !== html) { b.slots[i].innerHTML = html; b.html[i] = html; }
+  });
 }
 
 function keepInView(box, row) {
@@ -651,9 +680,16 @@ export default function (component) {
   }
   s.ui.root.classList.toggle("dark", isDark(s.host));
   if (!data || !data.game) { return undefined; }
+  // What makes two sends of a game differ for the viewer: another game, its length, the analysis tags.
+  const signature = (g) => `${g.game_id}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`;
   const fresh = !s.game || s.game.data.game_id !== data.game.game_id || s.request !== data.request;
+  if (!fresh && signature(s.game.data) !== signature(data.game)) {
+    // The same game sent again with more in it (e.g. tags of an analysis just stored): keep the position.
+    setGame(s, data.game);
+    s.step = Math.min(s.step, s.game.total);
+  }
   if (fresh) {
-    if (!s.game || s.game.data.game_id !== data.game.game_id) { setGame(s, data.game); }
+    if (!s.game || signature(s.game.data) !== signature(data.game)) { setGame(s, data.game); }
     s.request = data.request;
     const memory = remembered(data.game.game_id);
     const step = data.step !== null && data.step !== undefined ? data.step : memory ? memory.step : 0;

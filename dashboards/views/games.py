@@ -79,6 +79,7 @@ def compare(ids: list[str]) -> None:
         return
     st.subheader("Compare")
     curves = []
+    boards: list[str | None] = []
     columns = st.columns(2, gap="medium")
     for letter, column, row in zip("AB", columns, rows):
         assert row is not None
@@ -96,17 +97,24 @@ def compare(ids: list[str]) -> None:
             result = data.game_players(game_id)
             st.dataframe(result[["seat", "name", "score", "rank", "won", "tiebreak"]], hide_index=True, width="stretch",
                          column_config={"seat": st.column_config.NumberColumn("seat", help="From 0, as in SQL.")})
-            if game in data.games_with_states() and game in BOARDS:
-                state, seats = final_state(game, game_id)
-                st.html(BOARDS[game](state, seats, names, winners))
-                vp = vp_by_round(game, game_id)
-                vp["line"] = [f"{letter}: {names[s] if s < len(names) else s}" for s in vp["seat"]]
-                vp["game"] = letter
-                curves.append(vp)
-            else:
-                st.info("No stored states for this game type: no final board.")
+        if game in data.games_with_states() and game in BOARDS:
+            state, seats = final_state(game, game_id)
+            boards.append(BOARDS[game](state, seats, names, winners))
+            vp = vp_by_round(game, game_id)
+            vp["line"] = [f"{letter}: {names[s] if s < len(names) else s}" for s in vp["seat"]]
+            vp["game"] = letter
+            curves.append(vp)
+        else:
+            boards.append(None)
     if curves:
         st.plotly_chart(charts.compare_curves(pd.concat(curves, ignore_index=True)), key="games_compare_vp")
+    st.markdown("**Final boards**")
+    for column, board in zip(st.columns(2, gap="medium"), boards):
+        with column:
+            if board is None:
+                st.info("No stored states for this game type: no final board.")
+            else:
+                st.html(board)
 
 
 st.title("Games")
@@ -158,7 +166,13 @@ search = row1[0].text_input("Search", key="games_search", placeholder="player, w
                             help="Case-insensitive; matches any part of players, winner, game id and source.")
 chosen_types = row1[1].multiselect("Game", types, format_func=ui.game_title, key="games_types")
 chosen_counts = row1[2].multiselect("Players", counts, key="games_counts")
-row2 = st.columns([2, 2, 2, 1.3, 2])
+ss = st.session_state
+narrowed = bool(ss["games_player"] or ss["games_winner"] or ss["games_building"] or ss["games_end"]
+                or tuple(ss["games_score"]) != score_range or tuple(ss["games_rounds"]) != rounds_range
+                or (date_range and tuple(ss["games_dates"]) != date_range))
+more = st.expander("More filters: player, winner, building, end, score, rounds, date" + (" (some set)" if narrowed else ""),
+                   expanded=narrowed)
+row2 = more.columns([2, 2, 2, 1.3, 2])
 player = row2[0].text_input("Player", key="games_player", placeholder="exact name, any case",
                             help="Games in which a player has this name (case does not matter).")
 winner = row2[1].text_input("Winner", key="games_winner", placeholder="exact name, any case",
@@ -168,7 +182,7 @@ building = row2[2].selectbox("Building owned at the end", buildings, index=None,
 owner = row2[3].radio("owned by", list(OWNERS), format_func=lambda o: OWNERS[o], key="games_owner")
 chosen_ends = row2[4].multiselect("End reason", ends, key="games_end", placeholder="any end",
                                   help="Why the game ended (the games.end_reason column).")
-row3 = st.columns([2, 2, 2])
+row3 = more.columns([2, 2, 2])
 score = cast(tuple[int, int], row3[0].slider("Winning score", score_range[0], score_range[1], key="games_score",
                        help="The highest final score of the game."))
 rounds = cast(tuple[int, int], row3[1].slider("Rounds", rounds_range[0], rounds_range[1], key="games_rounds"))

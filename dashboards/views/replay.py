@@ -3,19 +3,23 @@
 The whole game goes to the browser once and the component in ``dashboards/replay_component`` steps
 through it there (buttons, slider, keys, move list, chart) without asking the server. The URL holds
 ``game``, ``step`` and ``view`` (the browser keeps ``step`` and ``view`` up to date); the page reads
-stored states and never replays."""
+stored states and never replays to show a step. Under the viewer: "What if?" (a variation from any
+position, ``dashboards.whatif_panel``) and "Winning chances" (``dashboards.analysis_panel``)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import data, ui
+from dashboards import analysis_panel, data, ui, whatif_panel
 from dashboards.replay_component import replay_viewer
 from dashboards.replay_data import parse_step, parse_view
 
 ui.inject_css()
 # The viewer has its own title: less of Streamlit's top margin, so more of the board fits the screen.
-st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }</style>")
+st.html(
+    "<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }"
+    " @media (max-width: 736px) { [data-testid='stMainBlockContainer'] { padding-top: 3.6rem; } }</style>"
+)
 ui.require_games()
 
 asked = (st.query_params.get("game") or "").strip()
@@ -53,8 +57,22 @@ if game_type not in data.games_with_states():
     st.dataframe(data.game_moves(game_id)[["step", "round", "player", "words"]], hide_index=True)
     st.stop()
 
-payload = data.replay_payload(game_type, game_id)
-# The same URL asks for the same position: a rerun of the page leaves the viewer where the user
-# stepped it; a new game, step or view in the URL moves it.
-request = f"{game_id}|{step_param}|{view_param}"
-replay_viewer(payload, step, view if view_param is not None else None, request)
+variation = whatif_panel.active(game_id)
+if variation is not None:
+    # A what-if variation (this session only): shown at its newest move, the URL keeping the game.
+    payload = whatif_panel.payload(variation, game)
+    payload["url_game"] = game_id
+    replay_viewer(payload, payload["total"], None, f"variation|{payload['game_id']}")
+else:
+    payload = data.replay_payload(game_type, game_id)
+    tags = analysis_panel.tags_by_step(game_id)
+    if tags:  # the stored analysis's tags in the move list (a copy: the payload is cached)
+        payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
+    # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
+    # stepped it; a new game, step or view in the URL moves it.
+    request = f"{game_id}|{step_param}|{view_param}"
+    replay_viewer(payload, step, view if view_param is not None else None, request)
+
+log_text = str(data.frame("SELECT log FROM games WHERE game_id = ?", (game_id,))["log"].iloc[0])
+whatif_panel.show(game, log_text, step)
+analysis_panel.show(game, log_text)

@@ -34,7 +34,7 @@ TIE_LABELS = {
     "full": "a win for each tied player",
     "share": "1/k of a win for each of k tied players",
 }
-RANK_LABELS = {"lift_low": "lower end of the 95% interval", "lift": "lift (point estimate)"}
+RANK_LABELS = {"lift_low": "lift's 95% interval, lower end", "lift": "lift (point estimate)"}
 TABS = ["Win rates", "Scores and length", "VP curves"]
 
 
@@ -131,9 +131,11 @@ if date_range:
     else:
         st.session_state["stats_dates"] = tuple(min(max(d, date_range[0]), date_range[1]) for d in chosen_dates)
 
-cols = st.columns([1.2, 1.5, 2, 2])
-game = cols[0].selectbox("Game", game_options, format_func=ui.game_title, key="stats_game", on_change=reset_for_game)
-counts = cols[1].multiselect("Player count", counts_all, key="stats_counts",
+# Rows that wrap: at any width every filter keeps a readable size (columns would squeeze them).
+cols = [st.container(horizontal=True, gap="medium")] * 4
+game = cols[0].selectbox("Game", game_options, format_func=ui.game_title, key="stats_game", on_change=reset_for_game,
+                         width=170)
+counts = cols[1].multiselect("Player count", counts_all, key="stats_counts", width=230,
                              help="Games with these numbers of players. All are chosen when the game changes.")
 suggestions = player_names(game)
 chosen_player = st.session_state.get("stats_player")
@@ -141,28 +143,29 @@ if chosen_player and chosen_player not in suggestions:
     suggestions = [chosen_player, *suggestions]
 player = cols[2].selectbox(
     "Player", suggestions, index=None, placeholder="any player (type any name)", key="stats_player",
-    accept_new_options=True,
+    accept_new_options=True, width=260,
     help="Only games with this player (exact name), and only this player's seats in the rates. The list "
          "suggests the 2,000 most frequent names; any other name can be typed.")
 date_from = date_to = None
 if date_range:
-    chosen = cols[3].date_input("Played between", min_value=date_range[0], max_value=date_range[1], key="stats_dates")
+    chosen = cols[3].date_input("Played between", min_value=date_range[0], max_value=date_range[1], key="stats_dates",
+                                width=240)
     if isinstance(chosen, tuple | list) and len(chosen) == 2 and tuple(chosen) != date_range:
         date_from, date_to = chosen
 else:
-    cols[3].caption("No game has a date: no date filter.")
+    cols[3].caption("No game has a date: no date filter.", width=180)
 
-opts = st.columns([2, 1.2, 1.6, 1.2])
-ties = opts[0].radio("A full tie counts as", TIES, format_func=lambda t: TIE_LABELS[t], key="stats_ties", horizontal=True,
+opts = [st.container(horizontal=True, gap="large")] * 4
+ties = opts[0].radio("A full tie counts as", TIES, format_func=lambda t: TIE_LABELS[t], key="stats_ties", width=260,
                      help="Full ties (same score and tiebreak) give several winners. 'A win for each' is the "
                           "players.won column of SQL; then the seat rates of a player count add up to more than "
                           "100%. '1/k' makes every game's wins add up to exactly 1.")
-min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, step=10, key="stats_min_n",
+min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, step=10, key="stats_min_n", width=160,
                                  help="Rows counting fewer players are left out of the ranked charts."))
-rank_by = opts[2].radio("Rank by lift's", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank",
+rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank", width=230,
                         help="The lower end of the 95% interval puts a building owned by 3 players at 100% "
                              "below one owned by 3,000 at 60%.")
-split = opts[3].toggle("Split by player count", key="stats_split")
+split = opts[3].toggle("Split by player count", key="stats_split", width="content")
 
 url_state.publish({
     "game": game, "counts": counts if sorted(counts) != counts_all else None, "player": player,
@@ -185,17 +188,17 @@ filters = Filters(game=game, player_counts=tuple(sorted(counts)), date_from=date
 head = summary(filters)
 games_n = int(head["games"] or 0)
 seats_n = int(head["n"] or 0)
-metrics = st.columns(5)
-metrics[0].metric("Games", f"{games_n:,}", help="Games that match every filter.")
-metrics[1].metric("Player seats" if not player else "The player's seats", f"{seats_n:,}",
-                  help="Players counted: one per seat of each game (only the named player's with a player filter).")
-metrics[2].metric("Average score", f"{head['avg_score']:.1f}" if pd.notna(head["avg_score"]) else "-")
-metrics[3].metric("Average rounds", f"{head['avg_rounds']:.1f}" if pd.notna(head["avg_rounds"]) else "-")
+row = st.container(horizontal=True, gap="large")
+row.metric("Games", f"{games_n:,}", help="Games that match every filter.", width="content")
+row.metric("Player seats" if not player else "The player's seats", f"{seats_n:,}", width="content",
+           help="Players counted: one per seat of each game (only the named player's with a player filter).")
+row.metric("Average score", f"{head['avg_score']:.1f}" if pd.notna(head["avg_score"]) else "-", width="content")
+row.metric("Average rounds", f"{head['avg_rounds']:.1f}" if pd.notna(head["avg_rounds"]) else "-", width="content")
 if player and seats_n:
     baseline = float(head["expected"]) / seats_n
-    metrics[4].metric("The player's win rate", f"{float(head['wins']) / seats_n:.1%}",
-                      f"lift {float(head['wins']) / seats_n / baseline:.2f}" if baseline else None, delta_color="off",
-                      help="Win rate over the player's games; lift = win rate / the rate chance gives (baseline).")
+    row.metric("The player's win rate", f"{float(head['wins']) / seats_n:.1%}",
+               f"lift {float(head['wins']) / seats_n / baseline:.2f}" if baseline else None, delta_color="off",
+               help="Win rate over the player's games; lift = win rate / the rate chance gives (baseline).", width="content")
     st.text(f"{player}: {rate_label(float(head['wins']), seats_n, baseline)}")
 st.caption(
     f"{ui.game_title(game)}, player counts {', '.join(map(str, sorted(counts)))} of "
@@ -246,8 +249,12 @@ if win_tab.open:
                     part = part.assign(text=[f"{r:.0%} vs {b:.0%}, n={n}" + (" (few)" if f else "") for r, b, n, f in
                                              zip(part["win_rate"], part["baseline"], part["n"], part["few_games"])])
                     title = "Lift by role chosen, per round" + (f" ({int(count)} players)" if count else "")
-                    st.plotly_chart(charts.heatmap(part, "round", "role", "lift", title, text="text", centre=1.0),
+                    # Cells resting on fewer than the minimum n stay blank rather than shout.
+                    part = part.assign(shown_lift=part["lift"].where(part["n"] >= min_n))
+                    st.plotly_chart(charts.heatmap(part, "round", "role", "shown_lift", title, text="text", centre=1.0),
                                     key=f"stats_role_heatmap_{count}")
+                st.caption(f"Heat map: lift of the players who chose each role in each round; blank cells rest on "
+                           f"fewer than {min_n} choices (late rounds: only long games reach them).")
                 chosen_round = st.slider("Round", int(roles["round"].min()), max(int(roles["round"].max()),
                                          int(roles["round"].min()) + 1), int(roles["round"].min()), key="stats_role_round")
                 st.caption(f"Roles chosen in round {chosen_round}.")

@@ -33,6 +33,7 @@ from replay.puerto_rico.moves import (
     Load,
     Mayor,
     Pass,
+    Produce,
     PuertoRicoMove,
     Sell,
     Settle,
@@ -92,6 +93,8 @@ class HeuristicPlayer:
             return self._mayor(p)
         if stage is Stage.BUILDER:
             return self._build(state, t, seat, p) or Pass()
+        if stage is Stage.PRODUCTION:
+            return Produce()
         if stage is Stage.CRAFTSMAN:
             kinds = rules._extra_goods(t)
             return ExtraGood(max(kinds, key=lambda g: PRICES[g])) if kinds else Pass()

@@ -212,7 +212,7 @@ def resolve_good(name: object) -> Good:
     """A good by name. Raises ``ValueError`` for anything else."""
     if isinstance(name, str):
         try:
-            return Good(name.strip().lower())
+            return Good(name.lower())
         except ValueError:
             pass
     raise ValueError(f"unknown good {name!r} (goods: {', '.join(g.value for g in GOODS)})")
@@ -220,6 +220,6 @@ def resolve_good(name: object) -> Good:
 
 def resolve_tile(name: object) -> str:
     """A plantation kind or ``quarry``. Raises ``ValueError`` for anything else."""
-    if isinstance(name, str) and name.strip().lower() in TILE_ORDER:
-        return name.strip().lower()
+    if isinstance(name, str) and name.lower() in TILE_ORDER:
+        return name.lower()
     raise ValueError(f"unknown plantation {name!r} (kinds: {', '.join(TILE_KINDS)})")

@@ -22,6 +22,7 @@ from replay.puerto_rico.moves import (
     Load,
     Mayor,
     Pass,
+    Produce,
     PuertoRicoMove,
     Sell,
     Settle,
@@ -142,16 +143,23 @@ class PuertoRicoEngine(RulesEngine):
                 coins = state.role_doubloons[state.role_cards.index(move.role)]
                 if coins:
                     text += f" (+{_plural(coins, 'doubloon')})"
+            if not move.privilege:
+                text += " and declines the privilege colonist"
             return text
         if isinstance(move, Build):
             if seat is None:
                 return f"{who} builds {move.building}"
             cost = rules.build_cost(state, seat, move.building)
-            return f"{who} builds {move.building} for {_plural(cost, 'doubloon')}"
+            text = f"{who} builds {move.building} for {_plural(cost, 'doubloon')}"
+            if not move.university:
+                text += " and declines the university's colonist"
+            return text
         if isinstance(move, Settle):
             what = "a quarry" if move.tile == QUARRY else f"{_a(move.tile)} plantation"
             text = f"{who} takes {what}"
-            if (
+            if not move.hospice:
+                text += " and declines the hospice's colonist"
+            elif (
                 seat is not None
                 and state.players[seat].active(Power.HOSPICE)
                 and (state.colonist_supply or state.colonist_ship)
@@ -170,6 +178,13 @@ class PuertoRicoEngine(RulesEngine):
                 if left > 0:
                     text += f"; {left} in San Juan"
             return text
+        if isinstance(move, Produce):
+            if seat is None:
+                return f"{who} {'produces' if move.take else 'declines to produce'}"
+            made = rules.production(state.players[seat])
+            goods = _and([f"{min(n, left)} {g.value}" for g, n, left in zip(GOODS, made, state.goods_supply)
+                          if min(n, left)])
+            return f"{who} produces {goods}" if move.take else f"{who} declines to produce ({goods})"
         if isinstance(move, ExtraGood):
             return f"{who} takes an extra {move.good.value} (craftsman)"
         if isinstance(move, Sell):

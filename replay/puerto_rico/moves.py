@@ -1,8 +1,14 @@
 """Puerto Rico moves: one small typed value per kind of decision, with a JSON form and a text form.
 
 A move records only what the player decided; what the rules derive (doubloons paid, barrels loaded,
-colonists dealt) is left out. JSON kinds: role, hacienda, settle, mayor, build, extra_good, sell,
-load, store, pass. ``seat`` may be given on any move and is then checked by the replayer.
+colonists dealt) is left out. JSON kinds: role, hacienda, settle, mayor, build, produce, extra_good,
+sell, load, store, pass. ``seat`` may be given on any move and is then checked by the replayer.
+
+A power that hands out a colonist is used unless the move that triggers it declines it with a field
+set to ``false``: ``privilege`` on the mayor's role move, ``hospice`` on ``settle``, ``university`` on
+``build``. A move that leaves the field out (or sets it ``true``) uses the power, so logs written before
+the field existed keep their meaning. ``produce`` takes (or, with ``take`` false, declines) the goods
+a seat makes in the craftsman phase; a log may leave it out, and the goods are then taken.
 """
 
 from __future__ import annotations
@@ -30,15 +36,19 @@ ROLE_CARDS = tuple(r.value for r in Role) + (PROSPECTOR_2,)
 
 @dataclass(frozen=True, slots=True)
 class ChooseRole:
-    """Choose a role card (``prospector_2`` is the second prospector card of a 5-player game)."""
+    """Choose a role card (``prospector_2`` is the second prospector card of a 5-player game).
+    ``privilege`` False declines the mayor's privilege colonist."""
 
     role: str
+    privilege: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "role", "role": self.role}
+        if self.privilege:
+            return {"kind": "role", "role": self.role}
+        return {"kind": "role", "role": self.role, "privilege": False}
 
     def text(self) -> str:
-        return f"role {self.role}"
+        return f"role {self.role}" + ("" if self.privilege else " -privilege")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +64,19 @@ class Hacienda:
 
 @dataclass(frozen=True, slots=True)
 class Settle:
-    """Settler phase: take a face-up plantation of kind ``tile``, or a quarry (``tile`` = "quarry")."""
+    """Settler phase: take a face-up plantation of kind ``tile``, or a quarry (``tile`` = "quarry").
+    ``hospice`` False declines the occupied hospice's colonist for the tile."""
 
     tile: str
+    hospice: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "settle", "plantation": self.tile}
+        if self.hospice:
+            return {"kind": "settle", "plantation": self.tile}
+        return {"kind": "settle", "plantation": self.tile, "hospice": False}
 
     def text(self) -> str:
-        return f"settle {self.tile}"
+        return f"settle {self.tile}" + ("" if self.hospice else " -hospice")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,15 +110,33 @@ class Mayor:
 
 @dataclass(frozen=True, slots=True)
 class Build:
-    """Builder phase: build ``building`` (the price follows from the rules)."""
+    """Builder phase: build ``building`` (the price follows from the rules). ``university`` False
+    declines the occupied university's colonist for the new building."""
 
     building: str
+    university: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "build", "building": self.building}
+        if self.university:
+            return {"kind": "build", "building": self.building}
+        return {"kind": "build", "building": self.building, "university": False}
 
     def text(self) -> str:
-        return f"build {self.building}"
+        return f"build {self.building}" + ("" if self.university else " -university")
+
+
+@dataclass(frozen=True, slots=True)
+class Produce:
+    """Craftsman phase: take the goods the seat's occupied plantations and buildings make, or decline
+    them (``take`` False: the craftsman's action, like every action but the captain's, is optional)."""
+
+    take: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "produce"} if self.take else {"kind": "produce", "take": False}
+
+    def text(self) -> str:
+        return "produce" if self.take else "produce -declined"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +183,9 @@ class Load:
 
 @dataclass(frozen=True, slots=True)
 class Store:
-    """Captain phase, end: the kinds kept whole in warehouses and the kind of the one barrel kept on
-    the windrose (None when nothing else is left)."""
+    """Captain phase, end: the kinds kept whole in warehouses (any of the kinds held, at most as many as
+    the occupied warehouses have spaces) and the kind of the one barrel kept on the windrose (another
+    kind, or None). Everything else goes back to the supply."""
 
     warehouse: tuple[Good, ...] = ()
     keep: Good | None = None
@@ -180,14 +213,15 @@ class Pass:
         return "pass"
 
 
-PuertoRicoMove = ChooseRole | Hacienda | Settle | Mayor | Build | ExtraGood | Sell | Load | Store | Pass
+PuertoRicoMove = ChooseRole | Hacienda | Settle | Mayor | Build | Produce | ExtraGood | Sell | Load | Store | Pass
 
 _FIELDS: dict[str, set[str]] = {
-    "role": {"role"},
+    "role": {"role", "privilege"},
     "hacienda": set(),
-    "settle": {"plantation"},
+    "settle": {"plantation", "hospice"},
     "mayor": {"plantations", "buildings"},
-    "build": {"building"},
+    "build": {"building", "university"},
+    "produce": {"take"},
     "extra_good": {"good"},
     "sell": {"good"},
     "load": {"good", "ship"},
@@ -196,6 +230,7 @@ _FIELDS: dict[str, set[str]] = {
 }
 _PASS = Pass()
 _HACIENDA = Hacienda()
+_PRODUCE = Produce()
 
 
 def _good(obj: dict[str, Any], key: str, path: str) -> Good:
@@ -205,6 +240,14 @@ def _good(obj: dict[str, Any], key: str, path: str) -> Good:
         return resolve_good(obj[key])
     except ValueError as err:
         raise FieldError(f"{path}.{key}", str(err)) from None
+
+
+def _flag(obj: dict[str, Any], key: str, path: str) -> bool:
+    """A power's use flag: True when left out."""
+    value = obj.get(key, True)
+    if not isinstance(value, bool):
+        raise FieldError(f"{path}.{key}", f"expected true or false, got {value!r}")
+    return value
 
 
 def _count_map(obj: dict[str, Any], key: str, path: str, resolve: Any) -> dict[str, int]:
@@ -242,7 +285,7 @@ def parse_move(obj: Any, path: str) -> PuertoRicoMove:
         role = obj.get("role")
         if not isinstance(role, str) or role not in ROLE_CARDS:
             raise FieldError(f"{path}.role", f"unknown role {role!r} (roles: {', '.join(ROLE_CARDS)})")
-        return ChooseRole(role)
+        return ChooseRole(role, _flag(obj, "privilege", path))
     if kind == "load":
         ship = obj.get("ship")
         if ship != WHARF and (not isinstance(ship, int) or isinstance(ship, bool) or not 0 <= ship <= 2):
@@ -256,16 +299,18 @@ def parse_move(obj: Any, path: str) -> PuertoRicoMove:
         if "building" not in obj:
             raise FieldError(f"{path}.building", "missing building name")
         try:
-            return Build(resolve_building(obj["building"]))
+            name = resolve_building(obj["building"])
         except ValueError as err:
             raise FieldError(f"{path}.building", str(err)) from None
+        return Build(name, _flag(obj, "university", path))
     if kind == "settle":
         if "plantation" not in obj:
             raise FieldError(f"{path}.plantation", "missing plantation kind")
         try:
-            return Settle(resolve_tile(obj["plantation"]))
+            tile = resolve_tile(obj["plantation"])
         except ValueError as err:
             raise FieldError(f"{path}.plantation", str(err)) from None
+        return Settle(tile, _flag(obj, "hospice", path))
     if kind == "mayor":
         return Mayor.of(
             _count_map(obj, "plantations", path, resolve_tile),
@@ -273,6 +318,8 @@ def parse_move(obj: Any, path: str) -> PuertoRicoMove:
         )
     if kind == "extra_good":
         return ExtraGood(_good(obj, "good", path))
+    if kind == "produce":
+        return _PRODUCE if _flag(obj, "take", path) else Produce(False)
     if kind == "store":
         raw = obj.get("warehouse", [])
         if not isinstance(raw, list):

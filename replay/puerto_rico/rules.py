@@ -7,10 +7,16 @@ made automatically (no move in the log), and a seat with nothing to decide is sk
 * mayor: the privilege colonist and the ship's colonists are handed out automatically; a seat whose
   arrangement is forced (no colonists, or at least as many colonists as circles) is placed for it;
 * builder / trader: a seat that can build / sell nothing is skipped;
-* craftsman: production and the factory are automatic; the extra good is a move (or a pass);
+* craftsman: each seat that would receive goods takes or declines them (``produce``; a seat that would
+  receive nothing is skipped, one whose kinds the supply lacks gets its nothing without a decision);
+  the factory is automatic; the extra good is a move (or a pass);
 * captain: a seat that can load nothing is skipped; a seat with exactly one possible load (one kind,
-  one ship, no wharf) loads it; a storage choice with one outcome is made for the seat;
+  one ship, no wharf) loads it; a seat holding no goods has no storage to choose;
 * prospector: the doubloon is automatic.
+
+Taking one's production, and a storage decision whose most-keeping outcome is unique, have a default
+(``default_move``): a log may leave them out, as logs did when the engine made them alone, and the
+replayer then takes the default.
 
 A violation raises ``RuleViolation`` with a stable rule code; a malformed setup or a missing reshuffle
 raises ``FieldError`` with the JSON path.
@@ -61,6 +67,7 @@ from replay.puerto_rico.moves import (
     Load,
     Mayor,
     Pass,
+    Produce,
     PuertoRicoMove,
     Sell,
     Settle,
@@ -70,6 +77,7 @@ from replay.puerto_rico.state import MPlayer, PlayerState, PuertoRicoState, Stag
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 _PASS = Pass()
+_PRODUCE = Produce()
 _DECIDE = "decide"
 _SKIP = "skip"
 _CORN = GOOD_INDEX[Good.CORN]
@@ -78,7 +86,7 @@ _STAGE_OF_ROLE = {
     Role.SETTLER: Stage.SETTLER,
     Role.MAYOR: Stage.MAYOR,
     Role.BUILDER: Stage.BUILDER,
-    Role.CRAFTSMAN: Stage.CRAFTSMAN,
+    Role.CRAFTSMAN: Stage.PRODUCTION,
     Role.TRADER: Stage.TRADER,
     Role.CAPTAIN: Stage.CAPTAIN,
 }
@@ -360,24 +368,56 @@ def _storage_slots(pv: PlayerState | MPlayer) -> int:
     return (1 if _active(pv, Power.SMALL_WAREHOUSE) else 0) + (2 if _active(pv, Power.LARGE_WAREHOUSE) else 0)
 
 
-def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
-    """One ``Store`` per distinct outcome, in a fixed order."""
+def _store_outcome(pv: PlayerState | MPlayer, warehouse: Sequence[Good], keep: Good | None) -> tuple[int, ...]:
+    return tuple(
+        pv.goods[i] if g in warehouse else (1 if g is keep and pv.goods[i] else 0) for i, g in enumerate(GOODS)
+    )
+
+
+def _store_choices(pv: PlayerState | MPlayer) -> list[tuple[Store, bool]]:
+    """Every ``(store, keeps the most)``: each subset of the kinds held that the warehouses can take
+    (largest first), with each other kind or nothing on the windrose."""
     kinds = [g for i, g in enumerate(GOODS) if pv.goods[i]]
-    slots = _storage_slots(pv)
-    if len(kinds) <= slots:
-        return [Store(tuple(kinds), None)]
-    if slots == 0 and len(kinds) == 1:
-        return [Store((), kinds[0])]
+    most = min(_storage_slots(pv), len(kinds))
+    out = []
+    for size in range(most, -1, -1):
+        for combo in combinations(kinds, size):
+            rest = [g for g in kinds if g not in combo]
+            for keep in [*rest, None]:
+                out.append((Store(combo, keep), size == most and (keep is not None or not rest)))
+    return out
+
+
+def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
+    """One ``Store`` per distinct outcome in a fixed order: the outcomes keeping the most first (as the
+    rules used to be read, and as the bots choose), then every smaller one."""
+    choices = _store_choices(pv)
     seen: dict[tuple[int, ...], Store] = {}
-    for combo in combinations(kinds, slots):
-        for keep in kinds:
-            if keep in combo:
-                continue
-            result = tuple(
-                pv.goods[i] if g in combo else (1 if g is keep else 0) for i, g in enumerate(GOODS)
-            )
-            seen.setdefault(result, Store(combo, keep))
+    for most in (True, False):
+        for move, keeps_most in choices:
+            if keeps_most is most:
+                seen.setdefault(_store_outcome(pv, move.warehouse, move.keep), move)
     return list(seen.values())
+
+
+def _store_default(pv: PlayerState | MPlayer) -> Store | None:
+    """The storage taken when a log leaves it out: the outcome keeping the most, if it is unique."""
+    first: Store | None = None
+    outcome = None
+    for move, keeps_most in _store_choices(pv):
+        if not keeps_most:
+            continue
+        result = _store_outcome(pv, move.warehouse, move.keep)
+        if first is None:
+            first, outcome = move, result
+        elif result != outcome:
+            return None
+    return first
+
+
+def _colonist_available(t: Table | PuertoRicoState) -> bool:
+    """Whether a hospice or university would get a colonist (from the supply, else the ship)."""
+    return t.colonist_supply > 0 or t.colonist_ship > 0
 
 
 # -- moving things around ----------------------------------------------------------------------
@@ -454,7 +494,7 @@ def _empty_building_circles(t: Table) -> int:
 # -- the flow of the game ------------------------------------------------------------------------
 
 
-def _start_phase(t: Table, card: str, seat: int) -> None:
+def _start_phase(t: Table, card: str, seat: int, privilege: bool = True) -> None:
     role = role_of(card)
     index = t.role_cards.index(card)
     if t.role_doubloons[index]:
@@ -472,7 +512,7 @@ def _start_phase(t: Table, card: str, seat: int) -> None:
     t.queue = seats_from(seat, t.n)
     t.hacienda_done = False
     if role is Role.MAYOR:
-        if t.colonist_supply > 0:
+        if privilege and t.colonist_supply > 0:
             t.colonist_supply -= 1
             t.p(seat).san_juan += 1
             t.events.append(("mayor_privilege", seat))
@@ -483,30 +523,7 @@ def _start_phase(t: Table, card: str, seat: int) -> None:
             dealt[(seat + i) % t.n] += 1
         t.events.append(("colonist_ship", seat, tuple(dealt)))
     elif role is Role.CRAFTSMAN:
-        kinds: list[Good] = []
-        for s in t.queue:
-            made = production(t.view(s))
-            if not any(made):
-                continue
-            mp = t.p(s)
-            got = 0
-            received = [0] * 5
-            for i in range(5):
-                amount = min(made[i], t.goods_supply[i])
-                if amount:
-                    mp.goods[i] += amount
-                    t.goods_supply[i] -= amount
-                    received[i] = amount
-                    got += 1
-                    if s == seat:
-                        kinds.append(GOODS[i])
-            t.events.append(("produce", s, tuple(received), tuple(made)))
-            if got and FACTORY_INCOME[got] and mp.active(Power.FACTORY):
-                mp.doubloons += FACTORY_INCOME[got]
-                t.bank -= FACTORY_INCOME[got]
-                t.events.append(("factory", s, FACTORY_INCOME[got]))
-        t.craft_kinds = tuple(kinds)
-        t.queue = [seat]
+        t.craft_kinds = ()
     elif role is Role.CAPTAIN:
         t.queue = [seat]
         t.idle = 0
@@ -573,6 +590,11 @@ def _end_stage(t: Table) -> None:
                 t.goods_supply[GOOD_INDEX[g]] += 1
             t.events.append(("trading_house_emptied", tuple(t.trading_house)))
             t.trading_house = []
+    elif stage is Stage.PRODUCTION:
+        # Everyone has taken or declined his goods: the craftsman's extra good comes next.
+        t.stage = Stage.CRAFTSMAN
+        t.queue = [t.chooser]  # type: ignore[list-item]
+        return
     elif stage is Stage.STORAGE:
         for i, cap in enumerate(t.ship_capacity):
             if t.ship_load[i] >= cap:
@@ -595,6 +617,14 @@ def _turn(t: Table, seat: int) -> Any:
         return _DECIDE if _can_build(t, seat) else _SKIP
     if stage is Stage.TRADER:
         return _DECIDE if _sellable(t, seat) else _SKIP
+    if stage is Stage.PRODUCTION:
+        made = production(t.view(seat))
+        if not any(made):
+            return _SKIP
+        if not any(min(m, left) for m, left in zip(made, t.goods_supply)):
+            # The supply lacks every kind the seat makes: it receives nothing, nothing to decline.
+            return _PRODUCE
+        return _DECIDE
     if stage is Stage.CRAFTSMAN:
         return _DECIDE if _extra_goods(t) else _SKIP
     if stage is Stage.MAYOR:
@@ -609,8 +639,8 @@ def _turn(t: Table, seat: int) -> Any:
             return Mayor.of({name: to_place}, {}) if is_tile else Mayor.of({}, {name: to_place})
         return _DECIDE
     if stage is Stage.STORAGE:
-        moves = _store_moves(t.view(seat))
-        return moves[0] if len(moves) == 1 else _DECIDE
+        # Holding anything, a seat may keep it or return it: always a decision (see ``default_move``).
+        return _DECIDE if any(t.view(seat).goods) else _SKIP
     raise AssertionError(f"no turn in stage {stage}")
 
 
@@ -670,16 +700,19 @@ def _advance(t: Table) -> None:
             if result is _DECIDE:
                 return
             if result is _SKIP:
-                t.events.append(("skip", seat, stage.value))
-            elif stage is Stage.MAYOR:
+                # A seat that makes no goods, or holds none at storage, has nothing to tell about (as
+                # when production and storage were automatic).
+                if stage is not Stage.STORAGE and stage is not Stage.PRODUCTION:
+                    t.events.append(("skip", seat, stage.value))
+            elif stage is Stage.PRODUCTION:
+                _do_produce(t, seat, result, forced=True)
+            else:
                 pv = t.view(seat)
                 layout = (tuple(pv.island_workers), tuple(pv.city_workers))
                 _do_mayor(t, seat, result)
                 pv = t.view(seat)
                 if layout != (tuple(pv.island_workers), tuple(pv.city_workers)):
                     t.events.append(("mayor", seat, result, colonists_to_place(pv)[0]))
-            else:
-                _do_store(t, seat, result, forced=True)
             t.queue.pop(0)
             t.hacienda_done = False
         _end_stage(t)
@@ -705,9 +738,17 @@ def _do_settle(t: Table, seat: int, move: Settle) -> None:
             shown = ", ".join(sorted(t.face_up, key=TILE_ORDER.__getitem__)) or "none"
             raise RuleViolation("settler.face_up", f"no {move.tile} plantation is face up (face up: {shown})")
         t.face_up.remove(move.tile)
+    hospice = _active(pv, Power.HOSPICE)
+    if not move.hospice:
+        if not hospice:
+            raise RuleViolation("hospice.owned", "declines the hospice's colonist but has no occupied hospice")
+        if not _colonist_available(t):
+            raise RuleViolation(
+                "hospice.none", "declines the hospice's colonist but no colonist is left (supply and ship are empty)"
+            )
     mp = t.p(seat)
     mp.island.append(move.tile)
-    occupied = 1 if mp.active(Power.HOSPICE) and _colonist_from_supply_or_ship(t) else 0
+    occupied = 1 if hospice and move.hospice and _colonist_from_supply_or_ship(t) else 0
     mp.island_workers.append(occupied)
 
 
@@ -788,8 +829,17 @@ def _do_build(t: Table, seat: int, move: Build) -> None:
     cost = build_cost(t, seat, move.building)
     if cost > pv.doubloons:
         raise RuleViolation("builder.cost", f"{move.building} costs {cost} doubloons, has {pv.doubloons}")
+    university = _active(pv, Power.UNIVERSITY)
+    if not move.university:
+        if not university:
+            raise RuleViolation("university.owned", "declines the university's colonist but has no occupied university")
+        if not _colonist_available(t):
+            raise RuleViolation(
+                "university.none",
+                "declines the university's colonist but no colonist is left (supply and ship are empty)",
+            )
+        university = False
     mp = t.p(seat)
-    university = mp.active(Power.UNIVERSITY)
     mp.doubloons -= cost
     t.bank += cost
     t.building_supply = t.building_supply[:index] + (t.building_supply[index] - 1,) + t.building_supply[index + 1:]
@@ -801,6 +851,33 @@ def _do_build(t: Table, seat: int, move: Build) -> None:
     if mp.city_spaces >= CITY_SPACES and "city" not in t.end:
         t.end = t.end + ("city",)
         t.events.append(("end_trigger", "city", seat))
+
+
+def _do_produce(t: Table, seat: int, move: Produce, forced: bool = False) -> None:
+    """Take (or decline) the goods the seat makes, each kind limited by the supply; the factory pays
+    for the kinds received. ``forced`` when the rules took them for the seat (a log that says nothing)."""
+    if not move.take:
+        return
+    made = production(t.view(seat))
+    mp = t.p(seat)
+    received = [0] * 5
+    kinds: list[Good] = []
+    for i in range(5):
+        amount = min(made[i], t.goods_supply[i])
+        if amount:
+            mp.goods[i] += amount
+            t.goods_supply[i] -= amount
+            received[i] = amount
+            kinds.append(GOODS[i])
+    if seat == t.chooser:
+        t.craft_kinds = tuple(kinds)
+    if forced:
+        t.events.append(("produce", seat, tuple(received), tuple(made)))
+    income = FACTORY_INCOME[len(kinds)]
+    if income and mp.active(Power.FACTORY):
+        mp.doubloons += income
+        t.bank -= income
+        t.events.append(("factory", seat, income))
 
 
 def _do_extra(t: Table, seat: int, move: ExtraGood) -> None:
@@ -908,26 +985,25 @@ def _do_store(t: Table, seat: int, move: Store, forced: bool = False) -> None:
     """Keep what ``move`` says and return the rest to the supply; ``forced`` when the rules chose the
     seat's only possible outcome for it."""
     pv = t.view(seat)
-    kinds = [g for i, g in enumerate(GOODS) if pv.goods[i]]
     slots = _storage_slots(pv)
     for g in move.warehouse:
-        if g not in kinds:
+        if not pv.goods[GOOD_INDEX[g]]:
             raise RuleViolation("storage.goods", f"has no {g.value} to keep in a warehouse")
-    want = min(slots, len(kinds))
-    if len(move.warehouse) != want:
+    if len(move.warehouse) > slots:
+        kinds = len(move.warehouse)
         raise RuleViolation(
             "storage.warehouse",
-            f"warehouses keep {want} kind{'s' if want != 1 else ''} here "
-            f"({slots} warehouse space{'s' if slots != 1 else ''}, {len(kinds)} kind{'s' if len(kinds) != 1 else ''} held), "
-            f"not {len(move.warehouse)}",
+            f"keeps {kinds} kind{'s' if kinds != 1 else ''} whole but its occupied warehouses take "
+            f"{slots} kind{'s' if slots != 1 else ''}",
         )
-    rest = [g for g in kinds if g not in move.warehouse]
-    if rest and (move.keep is None or move.keep not in rest):
-        raise RuleViolation(
-            "storage.keep", f"must keep one barrel of {' or '.join(g.value for g in rest)} on the windrose"
-        )
-    if not rest and move.keep is not None:
-        raise RuleViolation("storage.keep", f"no {move.keep.value} is left to keep beside the warehouses")
+    if move.keep is not None:
+        if not pv.goods[GOOD_INDEX[move.keep]]:
+            raise RuleViolation("storage.goods", f"has no {move.keep.value} to keep on the windrose")
+        if move.keep in move.warehouse:
+            raise RuleViolation(
+                "storage.keep",
+                f"{move.keep.value} is kept whole in a warehouse: the windrose keeps one barrel of another kind",
+            )
     if not any(pv.goods):
         return
     mp = t.p(seat)
@@ -949,6 +1025,7 @@ _ALLOWED: dict[Stage, tuple[type, ...]] = {
     Stage.SETTLER: (Settle, Hacienda, Pass),
     Stage.MAYOR: (Mayor,),
     Stage.BUILDER: (Build, Pass),
+    Stage.PRODUCTION: (Produce,),
     Stage.CRAFTSMAN: (ExtraGood, Pass),
     Stage.TRADER: (Sell, Pass),
     Stage.CAPTAIN: (Load, Pass),
@@ -961,6 +1038,17 @@ def _check_kind(t: Table, move: PuertoRicoMove) -> None:
         raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
 
 
+def _check_privilege_decline(t: Table, move: ChooseRole) -> None:
+    role = role_of(move.role)
+    if role is not Role.MAYOR:
+        raise RuleViolation(
+            "role.privilege",
+            f"only the mayor's privilege (a colonist) can be declined; the {role.value}'s is a pure gain",
+        )
+    if t.colonist_supply <= 0:
+        raise RuleViolation("mayor.privilege", "declines the privilege colonist but the colonist supply is empty")
+
+
 def describe_pending(t: Table | PuertoRicoState) -> str:
     """What the game waits for, in words ("seat 2 must choose a role")."""
     seat = t.current_seat
@@ -971,6 +1059,7 @@ def describe_pending(t: Table | PuertoRicoState) -> str:
         Stage.SETTLER: "take a plantation or quarry (or use the hacienda) or pass",
         Stage.MAYOR: "place colonists (mayor)",
         Stage.BUILDER: "build or pass",
+        Stage.PRODUCTION: "take the goods produced or decline them",
         Stage.CRAFTSMAN: "take the craftsman's extra good or pass",
         Stage.TRADER: "sell a good or pass",
         Stage.CAPTAIN: "load goods (captain)",
@@ -997,7 +1086,9 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
             )
         if any(card == move.role for card, _ in t.roles_taken):
             raise RuleViolation("role.taken", f"the {move.role} was already chosen this round")
-        _start_phase(t, move.role, seat)
+        if not move.privilege:
+            _check_privilege_decline(t, move)
+        _start_phase(t, move.role, seat, move.privilege)
     elif stage is Stage.CAPTAIN:
         if isinstance(move, Pass):
             cargo, _ = _loads(t, seat)
@@ -1025,6 +1116,8 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
             _do_mayor(t, seat, move)
         elif isinstance(move, Build):
             _do_build(t, seat, move)
+        elif isinstance(move, Produce):
+            _do_produce(t, seat, move)
         elif isinstance(move, ExtraGood):
             _do_extra(t, seat, move)
         elif isinstance(move, Sell):
@@ -1058,16 +1151,34 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     stage = state.stage
     if stage is Stage.ROLE:
         taken = {card for card, _ in state.roles_taken}
-        return [ChooseRole(card) for card in state.role_cards if card not in taken]
+        out: list[PuertoRicoMove] = []
+        for card in state.role_cards:
+            if card not in taken:
+                out.append(ChooseRole(card))
+                if card == Role.MAYOR.value and state.colonist_supply > 0:
+                    out.append(ChooseRole(card, privilege=False))
+        return out
     if stage is Stage.SETTLER:
-        out: list[PuertoRicoMove] = [Hacienda()] if _hacienda_possible(t, seat) else []
-        out += [Settle(k) for k in _settle_options(t, seat)]
+        out = [Hacienda()] if _hacienda_possible(t, seat) else []
+        hospice = _active(state.players[seat], Power.HOSPICE) and _colonist_available(state)
+        for kind in _settle_options(t, seat):
+            out.append(Settle(kind))
+            if hospice:
+                out.append(Settle(kind, hospice=False))
         return out + [_PASS]
     if stage is Stage.MAYOR:
         pv = state.players[seat]
         return Arrangements(bins_of(pv), colonists_to_place(pv)[2])
     if stage is Stage.BUILDER:
-        return [Build(b) for b in _buildable(t, seat)] + [_PASS]
+        out = []
+        university = _active(state.players[seat], Power.UNIVERSITY) and _colonist_available(state)
+        for name in _buildable(t, seat):
+            out.append(Build(name))
+            if university:
+                out.append(Build(name, university=False))
+        return out + [_PASS]
+    if stage is Stage.PRODUCTION:
+        return [_PRODUCE, Produce(take=False)]
     if stage is Stage.CRAFTSMAN:
         return [ExtraGood(g) for g in _extra_goods(t)] + [_PASS]
     if stage is Stage.TRADER:
@@ -1080,7 +1191,42 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     return []
 
 
+def default_move(state: PuertoRicoState) -> Store | Produce | None:
+    """The decision a log may leave out at this point, or None: taking one's production, and the storage
+    keeping the most when that outcome is unique (logs written when the engine made these choices alone
+    have no move for them)."""
+    stage = state.stage
+    if stage is Stage.PRODUCTION:
+        return _PRODUCE
+    if stage is not Stage.STORAGE:
+        return None
+    seat = state.current_seat
+    assert seat is not None
+    return _store_default(state.players[seat])
+
+
+def apply_default(state: PuertoRicoState) -> PuertoRicoState:
+    """The state after the decision a log left out (``default_move``), taken as the engine took it
+    alone before players could choose: it is not a move (``step`` stays), and its events follow the
+    events already in ``state``, since they belong to the move that led here.
+
+    Raises ``ValueError`` when there is no default at ``state``."""
+    move = default_move(state)
+    if move is None:
+        raise ValueError(f"no decision to take by default: {describe_pending(state)}")
+    t = Table(state)
+    t.events = list(state.events)
+    seat = t.queue[0]
+    if isinstance(move, Produce):
+        _do_produce(t, seat, move, forced=True)
+    else:
+        _do_store(t, seat, move, forced=True)
+    t.queue.pop(0)
+    _advance(t)
+    return t.freeze()
+
+
 __all__ = [
-    "apply", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
+    "apply", "apply_default", "default_move", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
     "sale_price", "ship_name", "start", "TILE_KINDS",
 ]

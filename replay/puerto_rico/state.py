@@ -19,6 +19,7 @@ class Stage(StrEnum):
     SETTLER = "settler"
     MAYOR = "mayor"
     BUILDER = "builder"
+    PRODUCTION = "production"
     CRAFTSMAN = "craftsman"
     TRADER = "trader"
     CAPTAIN = "captain"

@@ -168,7 +168,7 @@ def resolve_card(name: object) -> str:
 def resolve_good(name: object) -> Good:
     """A good by name. Raises ``ValueError`` for anything else."""
     try:
-        return Good(str(name).strip().lower()) if isinstance(name, str) else Good(name)  # type: ignore[arg-type]
+        return Good(name.lower()) if isinstance(name, str) else Good(name)  # type: ignore[arg-type]
     except ValueError:
         raise ValueError(
             f"unknown good '{name}' (goods: {', '.join(g.value for g in Good)})"

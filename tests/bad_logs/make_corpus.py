@@ -204,6 +204,59 @@ def sj_cases() -> None:
     bad = g(); bad["result"]["scores"] = bad["result"]["scores"][:2]
     case("result_wrong_length", "result", "result.scores", "expected a list of 3 scores", game=bad)
 
+    # --- strict JSON: what the standard forbids or leaves open ---------------------------------
+    text = json.dumps(base)
+    case("repeated_key", "format", None, "the key 'moves' appears twice in one object",
+         data=(text[:-1] + ', "moves": "garbage"}').encode())
+    case("repeated_key_in_move", "format", "moves[0]", "the key 'role' appears twice in one object",
+         data=text.replace('"role": "builder"}', '"role": "builder", "role": "mayor"}', 1).encode())
+    case("nan", "format", "meta.seed", "NaN is not a JSON number", data=text.replace('"seed": 2026006079', '"seed": NaN').encode())
+    case("infinity", "format", "meta.seed[0]", "Infinity is not a JSON number",
+         data=text.replace('"seed": 2026006079', '"seed": [Infinity]').encode())
+    case("float_overflow", "format", "meta.seed", "1e999 is not a finite number",
+         data=text.replace('"seed": 2026006079', '"seed": 1e999').encode())
+    case("huge_integer", "format", "meta.seed", "an integer of 4300 digits is too large",
+         data=text.replace('"seed": 2026006079', '"seed": ' + "9" * 4300).encode())
+    case("integer_over_64_bits", "format", "meta.seed", "an integer of 20 digits is too large",
+         data=text.replace('"seed": 2026006079', '"seed": 18446744073709551616').encode())
+    case("surrogate_in_name", "format", "players[0].name", "a lone surrogate in 'An\\ud800a'",
+         data=text.replace('"name": "Ana"', '"name": "An\\ud800a"').encode())
+    case("surrogate_in_meta", "format", "meta.generator", "a lone surrogate in '\\udfff",
+         data=text.replace('"generator": "governor', '"generator": "\\udfffgovernor').encode())
+    case("surrogate_in_source_id", "format", "source_id", "a lone surrogate in 'sim\\ud83d",
+         data=text.replace('"source_id": "sim', '"source_id": "sim\\ud83d').encode())
+    case("surrogate_in_card", "format", "moves[1].building", "a lone surrogate in 'Aqueduct\\udc00'",
+         data=text.replace('"building": "Aqueduct"', '"building": "Aqueduct\\udc00"', 1).encode())
+    case("gzip_bomb", "format", None, "game is more than the limit of 16777216 bytes once decompressed",
+         data=gzip.compress(b" " * 2**20, mtime=0) * 17 + gzip.compress(text.encode(), mtime=0), suffix=".json.gz")
+
+    # --- a loose result, padded names, unused setup, control characters ------------------------
+    bad = g(); bad["result"]["winners"] = 0
+    case("winners_not_list", "format", "result.winners", "expected a list of seat numbers, got int", game=bad)
+    bad = g(); bad["result"]["winners"] = [0, "a"]
+    case("winners_mixed", "format", "result.winners[1]", "expected a seat number, got str", game=bad)
+    bad = g(); bad["result"]["winners"] = [False]
+    case("winners_false", "format", "result.winners[0]", "expected a seat number, got bool", game=bad)
+    bad = g(); bad["result"]["scores"] = [float(v) for v in bad["result"]["scores"]]
+    case("scores_floats", "format", "result.scores[0]", "expected an integer, got float", game=bad)
+    bad = g(); bad["result"]["margin"] = 13
+    case("unknown_result_field", "format", "result.margin", "unknown field 'margin' (known: scores, winners)", game=bad)
+    bad = g(); bad["moves"][1]["building"] = " Aqueduct "
+    case("padded_card_name", "format", "moves[1].building", "card name ' Aqueduct ' has spaces around it", game=bad)
+    bad = g(); bad["setup"]["reshuffles"].append(list(bad["setup"]["reshuffles"][-1]))
+    used = len(base["setup"]["reshuffles"])
+    case("unused_reshuffle", "format", f"setup.reshuffles[{used}]", f"the game reshuffles {used} time(s) but the log records {used + 1}", game=bad)
+    bad = g(); bad["players"][0]["name"] = "Ana\nbad: forged.json, game 1: fine"
+    case("newline_in_name", "format", "players[0].name", "may not hold control characters: 'Ana\\nbad: forged.json", game=bad)
+    bad = g(); bad["players"][1]["name"] = "\x1b[2J\x1b[31mBruno"
+    case("escape_in_name", "format", "players[1].name", "may not hold control characters: '\\x1b[2J\\x1b[31mBruno'", game=bad)
+    bad = g(); bad["source_id"] = "sim\r\u202eevil"
+    case("control_in_source_id", "format", "source_id", "a source id may not hold control characters: 'sim\\r\\u202eevil'", game=bad)
+    bad = g(); bad["moves"][1]["building"] = "Aqueduct\r"
+    case("cr_in_card_name", "format", "moves[1].building", "card name 'Aqueduct\\r' has spaces around it", game=bad)
+    bad = g(); bad["moves"][1]["seat"] = 2
+    case("upper_case_suffix", "illegal", "turn.seat", "move 2, seat 2 (Carla), 'build Aqueduct", game=bad, suffix=".JSON")
+
 
 def pr_cases() -> None:
     """Puerto Rico cases, built from its sample games when they exist."""

@@ -71,20 +71,23 @@ def test_statistics_page_other_tabs_and_filters(dash_db: Path, open_page) -> Non
     assert not at.exception
 
 
-def test_sql_page_runs_a_query_and_refuses_a_write(dash_db: Path, open_page, sql) -> None:
+def test_sql_page_runs_a_query_and_refuses_a_write(dash_db: Path, open_page, sql, monkeypatch) -> None:
+    monkeypatch.setenv("GOVERNOR_SQL_TIMEOUT", "120")  # a busy machine must not hit the time limit
     at = open_page(dash_db, "views/sql.py")
-    at.text_area(key="sql_text").set_value("SELECT count(*) AS n FROM games").run()
+    # The query box is in a form (Ctrl+Enter submits it): a typed query is sent with the Run click.
+    at.text_area(key="sql_text").set_value("SELECT count(*) AS n FROM games")
     at.button(key="sql_run").click().run()
     (count,) = sql(dash_db, "SELECT count(*) FROM games")[0]
     assert at.dataframe[0].value["n"].iloc[0] == count
-    at.text_area(key="sql_text").set_value("DROP TABLE games").run()
+    at.text_area(key="sql_text").set_value("DROP TABLE games")
     at.button(key="sql_run").click().run()
     assert any(e.startswith("Refused: DROP") for e in alerts(at, "error"))
     # The schema is listed beside the query.
     assert any(e.label.startswith("games") for e in at.expander)
 
 
-def test_sql_page_examples_fill_the_query(dash_db: Path, open_page) -> None:
+def test_sql_page_examples_fill_the_query(dash_db: Path, open_page, monkeypatch) -> None:
+    monkeypatch.setenv("GOVERNOR_SQL_TIMEOUT", "120")  # a busy machine must not hit the time limit
     at = open_page(dash_db, "views/sql.py")
     at.selectbox(key="sql_example").set_value("Highest scores").run()
     assert "ORDER BY p.score DESC" in at.text_area(key="sql_text").value

@@ -83,3 +83,46 @@ def test_missing_input_gives_a_clear_error(tmp_path: Path) -> None:
     )
     assert run.returncode == 2
     assert run.stderr == f"governor import: no such file or folder: {tmp_path / 'nothing.json'}\n"
+
+
+class _FullDisk:
+    """A connection on a full disk: the insert fails, and then so does everything else in the
+    aborted transaction (DuckDB's own behaviour)."""
+
+    def register(self, name: str, table: object) -> None:
+        pass
+
+    def execute(self, sql: str) -> None:
+        raise duckdb.IOException('IO Error: Could not write file "x.duckdb.wal": No space left on device')
+
+    def unregister(self, name: str) -> None:
+        raise duckdb.TransactionException("TransactionContext Error: Current transaction is aborted (please ROLLBACK)")
+
+
+def test_the_real_write_error_is_not_masked_by_the_cleanup() -> None:
+    import pyarrow as pa
+
+    from ingest.importer import _insert
+
+    with pytest.raises(duckdb.IOException, match="No space left on device"):
+        _insert(_FullDisk(), "games", pa.table({"game_id": ["x"]}))  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounting a small tmpfs needs root")
+def test_a_really_full_disk_says_no_space_left(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("this machine does not allow mounting a tmpfs")
+    try:
+        db = disk / "full.duckdb"
+        run = subprocess.run(
+            [sys.executable, "-m", "governor.cli", "import", str(SJ), "--db", str(db), "--workers", "1"],
+            capture_output=True, text=True, cwd=ROOT,
+        )
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith(f"governor import: {db}: cannot write: the disk is full")
+    assert "No space left on device" in run.stderr
+    assert "Current transaction is aborted" not in run.stderr and "Traceback" not in run.stderr

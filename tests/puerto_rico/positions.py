@@ -123,6 +123,14 @@ def play(state: PuertoRicoState, *moves: PuertoRicoMove) -> PuertoRicoState:
     return state
 
 
+def defaults(state: PuertoRicoState) -> PuertoRicoState:
+    """Take every decision a log may leave out here (storage keeping the most, when that outcome is
+    unique), as the replayer does when the log's next move is not the seat's."""
+    while rules.default_move(state) is not None:
+        state = rules.apply_default(state)
+    return state
+
+
 def goods(state: PuertoRicoState, seat_: int) -> dict[str, int]:
     """A seat's goods as a name -> count map without zeros."""
     return {g.value: n for g, n in zip(GOODS, state.players[seat_].goods) if n}

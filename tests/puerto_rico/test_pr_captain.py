@@ -9,7 +9,7 @@ from replay.puerto_rico import rules
 from replay.puerto_rico.moves import WHARF, ChooseRole, Load, Pass, Store
 from replay.puerto_rico.state import Stage
 
-from .positions import C, I, K, S, T, at_role, goods, play, seat, supply
+from .positions import C, I, K, S, T, at_role, defaults, goods, play, seat, supply
 
 
 def refresher_start():
@@ -41,8 +41,12 @@ def test_refresher_captain_example() -> None:
     # ship automatically, and nobody can load any more.
     state = play(state, Load(I, 1))
     assert [p.vp_chips for p in state.players] == [3 + 1 + 2 + 1, 1, 0, 0]
-    # Storage: left keeps 1 coffee, each tobacco player a single barrel; the full sugar and indigo
-    # ships are emptied; the corn ship (3 of 7) stays.
+    # Storage from the captain, who holds nothing: the left player may keep a coffee or return both.
+    assert state.stage is Stage.STORAGE and state.current_seat == 1
+    assert rules.legal_moves(state) == [Store((), K), Store()]
+    # A log that says nothing keeps the most: left keeps 1 coffee, each tobacco player a single
+    # barrel; the full sugar and indigo ships are emptied; the corn ship (3 of 7) stays.
+    state = defaults(state)
     assert goods(state, 0) == {}
     assert goods(state, 1) == {"coffee": 1}
     assert goods(state, 2) == {"tobacco": 1}
@@ -139,12 +143,15 @@ def test_wharf_once_per_phase_and_optional() -> None:
     state = play(state, Load(C, WHARF))
     assert state.players[0].vp_chips == 7 + 1
     assert supply(state, C) == 10 + 7
-    # Nobody else can load and the wharf is spent: storage keeps 1 indigo.
+    # Nobody else can load and the wharf is spent: storage, where saying nothing keeps 1 indigo.
+    assert state.stage is Stage.STORAGE and rules.default_move(state) == Store((), I)
+    state = defaults(state)
     assert goods(state, 0) == {"indigo": 1}
     assert state.stage is Stage.ROLE
     # A pass with only the wharf available ends the seat's turn without loading.
     state = play(at_role([seat(goods={C: 2}, city=["Wharf"]), seat(), seat()], 0, ships=[(S, 4), (T, 5), (K, 6)]),
                  ChooseRole("captain"), Pass())
+    state = defaults(state)
     assert state.players[0].vp_chips == 0 and goods(state, 0) == {"corn": 1}
     # After the wharf takes the corn, the indigo may go on any of the three empty ships: a decision.
     state = play(at_role([seat(goods={C: 2, I: 1}, city=["Wharf"]), seat(), seat()], 0),
@@ -198,21 +205,37 @@ def test_storage_warehouses() -> None:
     # Seat 0 loads its sugar (forced), seat 1 its sugar (forced), seat 2 its sugar (forced); tobacco
     # cannot go on the full tobacco ship. Then storage from the captain.
     assert state.stage is Stage.STORAGE and state.current_seat == 0
-    assert rules.legal_moves(state) == [Store((C,), I), Store((I,), C)]
+    # The outcomes keeping the most first (no default: two of them), then every smaller one.
+    assert rules.legal_moves(state) == [
+        Store((C,), I), Store((I,), C), Store((C,), None), Store((I,), None), Store((), C), Store((), I), Store(),
+    ]
+    assert rules.default_move(state) is None
     with pytest.raises(RuleViolation) as err:
-        rules.apply(state, Store((), C))
+        rules.apply(state, Store((C, I), None))
     assert (err.value.rule, err.value.reason) == (
-        "storage.warehouse", "warehouses keep 1 kind here (1 warehouse space, 2 kinds held), not 0"
+        "storage.warehouse", "keeps 2 kinds whole but its occupied warehouses take 1 kind"
     )
     with pytest.raises(RuleViolation) as err:
-        rules.apply(state, Store((C,), None))
-    assert (err.value.rule, err.value.reason) == ("storage.keep", "must keep one barrel of indigo on the windrose")
+        rules.apply(state, Store((C,), C))
+    assert (err.value.rule, err.value.reason) == (
+        "storage.keep", "corn is kept whole in a warehouse: the windrose keeps one barrel of another kind"
+    )
+    with pytest.raises(RuleViolation) as err:
+        rules.apply(state, Store((K,), None))
+    assert (err.value.rule, err.value.reason) == ("storage.goods", "has no coffee to keep in a warehouse")
+    with pytest.raises(RuleViolation) as err:
+        rules.apply(state, Store((C,), T))
+    assert (err.value.rule, err.value.reason) == ("storage.goods", "has no tobacco to keep on the windrose")
     state = play(state, Store((C,), I))
     assert goods(state, 0) == {"corn": 3, "indigo": 1}
     assert state.current_seat == 1
+    assert len(rules.legal_moves(state)) == 19
     state = play(state, Store((C, T), I))
     assert goods(state, 1) == {"corn": 3, "indigo": 1, "tobacco": 2}
-    # Seat 2 keeps all three kinds it still holds: nothing to decide.
+    # Seat 2 can keep all three kinds it still holds: that is the default when the log says nothing.
+    assert state.current_seat == 2 and len(rules.legal_moves(state)) == 20
+    assert rules.default_move(state) == Store((C, I, T), None)
+    state = defaults(state)
     assert goods(state, 2) == {"corn": 3, "indigo": 2, "tobacco": 2}
     assert state.stage is Stage.ROLE
 
@@ -220,7 +243,8 @@ def test_storage_warehouses() -> None:
 def test_storage_single_barrel_choice() -> None:
     state = at_role([seat(goods={C: 1, I: 1}), seat(), seat()], 0, ships=[(T, 4), (K, 5), (S, 6)])
     state = play(state, ChooseRole("captain"))
-    assert rules.legal_moves(state) == [Store((), C), Store((), I)]
+    assert rules.legal_moves(state) == [Store((), C), Store((), I), Store()]
+    assert rules.default_move(state) is None
     state = play(state, Store((), I))
     assert goods(state, 0) == {"indigo": 1}
     assert supply(state, C) == 11

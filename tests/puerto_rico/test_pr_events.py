@@ -10,14 +10,16 @@ from replay.puerto_rico.engine import ENGINE
 from replay.puerto_rico.events import sentence
 from replay.puerto_rico.moves import Build, ChooseRole, Load, Mayor, Pass, Sell, Settle
 
-from .positions import C, I, K, S, T, at_role, play, seat
+from .positions import C, I, K, S, T, at_role, defaults, play, seat
 
 NAMES = ("Ana", "Bruno", "Carla", "Diego", "Elena")
 
 
 def words(before, move):
-    """The move applied to ``before`` and the automatic events of that step in words."""
-    after = play(before, move)
+    """The move applied to ``before`` and the automatic events of that step in words; storage the log
+    leaves out is taken by default within the step, as the replayer does when the next move is not the
+    storing seat's."""
+    after = defaults(play(before, move))
     return after, ENGINE.automatic_events(before, move, after, NAMES[: len(before.players)])
 
 

@@ -35,6 +35,7 @@ from replay.puerto_rico.moves import (
     Hacienda,
     Load,
     Pass,
+    Produce,
     PuertoRicoMove,
     Sell,
     Settle,
@@ -88,12 +89,14 @@ def check_invariants(s: PuertoRicoState) -> None:
 
 
 def candidates(s: PuertoRicoState) -> list:
-    """Every move of the current stage's kinds (legal or not), for the legal-iff-accepted check."""
+    """Every move of the current stage's kinds (legal or not, each power used and declined), for the
+    legal-iff-accepted check."""
     out: list = [Pass(), Hacienda()]
-    out += [ChooseRole(c) for c in ("settler", "mayor", "builder", "craftsman", "trader", "captain",
-                                     "prospector", "prospector_2")]
-    out += [Settle(k) for k in TILE_KINDS]
-    out += [Build(b.name) for b in CATALOGUE]
+    cards = ("settler", "mayor", "builder", "craftsman", "trader", "captain", "prospector", "prospector_2")
+    out += [ChooseRole(c, privilege) for c in cards for privilege in (True, False)]
+    out += [Settle(k, hospice) for k in TILE_KINDS for hospice in (True, False)]
+    out += [Build(b.name, university) for b in CATALOGUE for university in (True, False)]
+    out += [Produce(), Produce(take=False)]
     out += [ExtraGood(g) for g in GOODS] + [Sell(g) for g in GOODS]
     out += [Load(g, ship) for g in GOODS for ship in (0, 1, 2, WHARF)]
     return out
@@ -124,7 +127,26 @@ def check_legal_iff_accepted(s: PuertoRicoState) -> None:
         assert accepted == (move in legal_set), (move, s.stage, legal)
 
 
-def play_game(players: int, seed: int, kind: str, deep: bool) -> tuple[dict, PuertoRicoState]:
+def _declines(state: PuertoRicoState, move: PuertoRicoMove) -> list[str]:
+    """What ``move`` declines: a colonist power, or (storage) keeping the most when a log saying nothing
+    would keep it."""
+    if isinstance(move, ChooseRole) and not move.privilege:
+        return ["privilege"]
+    if isinstance(move, Settle) and not move.hospice:
+        return ["hospice"]
+    if isinstance(move, Build) and not move.university:
+        return ["university"]
+    if isinstance(move, Produce) and not move.take:
+        return ["production"]
+    default = rules.default_move(state)
+    if isinstance(move, Store) and default is not None and move != default:
+        return ["keeps less"]
+    return []
+
+
+def play_game(
+    players: int, seed: int, kind: str, deep: bool, declined: Counter[str] | None = None
+) -> tuple[dict, PuertoRicoState]:
     log = ENGINE.new_random_game(NAMES[:players], seed, {})
     state = ENGINE.simulation_state(log, seed)
     rng = random.Random(seed)
@@ -146,6 +168,8 @@ def play_game(players: int, seed: int, kind: str, deep: bool) -> tuple[dict, Pue
         obj = move.to_json()
         assert ENGINE.parse_move(json.loads(json.dumps(obj)), "m") == move
         assert ENGINE.describe_move(state, move, NAMES)
+        if declined is not None:
+            declined.update(_declines(state, move))
         state = ENGINE.apply(state, move)
         check_invariants(state)
         moves.append({"seat": seat, **obj})
@@ -156,8 +180,9 @@ def play_game(players: int, seed: int, kind: str, deep: bool) -> tuple[dict, Pue
 @pytest.mark.parametrize("players", [3, 4, 5])
 @pytest.mark.parametrize("kind", ["random", "heuristic", "mixed"])
 def test_random_play_invariants_and_replay(players: int, kind: str) -> None:
+    declined: Counter[str] = Counter()
     for seed in range(6 if kind != "heuristic" else 4):
-        obj, final = play_game(players, 1000 * players + seed, kind, deep=seed < 2)
+        obj, final = play_game(players, 1000 * players + seed, kind, deep=seed < 2, declined=declined)
         log = parse_game(json.loads(json.dumps(obj)))
         replayed = final_state(log)
         # The replay reads the reshuffles from the log; the simulation drew them from its seed.
@@ -169,6 +194,14 @@ def test_random_play_invariants_and_replay(players: int, kind: str) -> None:
         pa.Table.from_pylist(ENGINE.player_rows(final), schema=ENGINE.player_schema)
         json.dumps(ENGINE.to_view(final, NAMES))
         assert "Game over" in ENGINE.render(final, NAMES)
+    if kind == "heuristic":
+        # The heuristic players use every power and keep the most they can.
+        assert not declined
+    elif kind == "random":
+        # Random players decline now and then, so the invariants above cover every declined power.
+        assert set(declined) == {"privilege", "hospice", "university", "production", "keeps less"}, declined
+    else:
+        assert declined["privilege"] > 0 and declined["keeps less"] > 0, declined
 
 
 def test_rows_match_schema_mid_game() -> None:
@@ -185,5 +218,10 @@ def test_rows_match_schema_mid_game() -> None:
 def test_store_moves_are_distinct_outcomes() -> None:
     p = seat(goods={C: 1, I: 1, S: 2}, city=["Small warehouse"])
     moves = rules._store_moves(p)
-    # (indigo in the warehouse, keep corn) leaves the same goods as (corn, keep indigo): listed once.
-    assert moves == [Store((C,), I), Store((C,), S), Store((I,), S), Store((S,), C), Store((S,), I)]
+    # (indigo in the warehouse, keep corn) leaves the same goods as (corn, keep indigo): listed once;
+    # so do (corn in the warehouse, keep nothing) and (nothing in it, keep corn). The outcomes keeping
+    # the most come first, then each smaller one.
+    assert moves == [
+        Store((C,), I), Store((C,), S), Store((I,), S), Store((S,), C), Store((S,), I),
+        Store((C,), None), Store((I,), None), Store((S,), None), Store((), S), Store(),
+    ]

@@ -9,7 +9,7 @@ from replay.puerto_rico import rules
 from replay.puerto_rico.moves import Build, ChooseRole, ExtraGood, Hacienda, Mayor, Pass, Sell, Settle
 from replay.puerto_rico.state import Stage
 
-from .positions import C, I, K, S, T, at_role, goods, play, seat, supply
+from .positions import C, I, K, S, T, at_role, defaults, goods, play, seat, supply
 
 
 def _raises(state, move, rule: str, reason: str) -> None:
@@ -297,7 +297,7 @@ def test_production_limits_and_extra_good() -> None:
         island=["corn", "corn", "indigo", "indigo", "indigo", "sugar"], occupied=[1, 1, 1, 1, 0, 1],
         city=["Small indigo plant", "Indigo plant", "Sugar mill"], workers=[1, 1, 0],
     )
-    state = play(at_role([craftsman, seat(), seat()], 0), ChooseRole("craftsman"))
+    state = defaults(play(at_role([craftsman, seat(), seat()], 0), ChooseRole("craftsman")))
     assert rules.production(craftsman) == [2, 2, 0, 0, 0]
     assert goods(state, 0) == {"corn": 2, "indigo": 2}
     assert rules.legal_moves(state) == [ExtraGood(C), ExtraGood(I), Pass()]
@@ -309,7 +309,7 @@ def test_production_limits_and_extra_good() -> None:
 
 def test_supply_runs_out_in_seat_order_from_craftsman() -> None:
     producer = seat(island=["coffee"], city=["Coffee roaster"], workers=[1])
-    state = play(at_role([producer, producer, producer], 1, goods_supply={K: 2}), ChooseRole("craftsman"))
+    state = defaults(play(at_role([producer, producer, producer], 1, goods_supply={K: 2}), ChooseRole("craftsman")))
     # Seat 1 (craftsman) and seat 2 get the two coffees; seat 0 goes without; no coffee is left for
     # the extra good, so there is nothing to decide.
     assert [goods(state, s) for s in range(3)] == [{}, {"coffee": 1}, {"coffee": 1}]
@@ -324,7 +324,7 @@ def test_factory() -> None:
     )
     three = seat(island=["corn", "indigo", "sugar"], city=["Small indigo plant", "Small sugar mill", "Factory"])
     two = seat(island=["corn", "indigo"], city=["Small indigo plant", "Factory"])
-    state = play(at_role([everything, three, two], 0), ChooseRole("craftsman"), Pass())
+    state = play(defaults(play(at_role([everything, three, two], 0), ChooseRole("craftsman"))), Pass())
     assert [p.doubloons for p in state.players] == [5, 2, 1]
 
 

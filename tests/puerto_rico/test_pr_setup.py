@@ -104,7 +104,7 @@ def test_move_json_round_trip_and_errors() -> None:
     assert parse_move({"kind": "build", "building": "harbor", "seat": 1}, "m") == Build("Harbor")
     cases = [
         ({"kind": "fly"}, "moves[3].kind",
-         "unknown move kind 'fly' (kinds: role, hacienda, settle, mayor, build, extra_good, sell, load, store, pass)"),
+         "unknown move kind 'fly' (kinds: role, hacienda, settle, mayor, build, produce, extra_good, sell, load, store, pass)"),
         ({"kind": "build", "building": "Harbour"}, "moves[3].building", "unknown building 'Harbour' (did you mean 'Harbor'?)"),
         ({"kind": "load", "good": "corn", "ship": 3}, "moves[3].ship", "expected a ship index 0, 1, 2 or \"wharf\", got 3"),
         ({"kind": "sell", "good": "gold"}, "moves[3].good", "unknown good 'gold' (goods: corn, indigo, sugar, tobacco, coffee)"),

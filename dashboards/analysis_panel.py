@@ -1,0 +1,179 @@
+"""The Replay page's "Winning chances": each decision's estimated winning chance (``governor analyse``),
+shown from the ``analysis`` table at once when the game was analysed, or computed here on every core
+with a progress bar and Cancel, the chart filling in as decisions come back, then stored.
+
+The estimates come from ``analysis.decisions``; this module shows them and runs the job in a thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from analysis.decisions import THRESHOLDS, Decision, Options, analyse
+from dashboards import data, ui
+from replay.logfile import parse_game
+
+TAG_SYMBOLS = {"inaccuracy": "diamond", "mistake": "square", "blunder": "x"}
+#: One colour per seat, distinct in light and dark themes (plotly's D3 set).
+SEAT_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd")
+
+
+@dataclass
+class Job:
+    """An analysis running in a thread of this session: decisions so far, and how it ended."""
+
+    game_id: str
+    total: int
+    options: Options
+    decisions: list[Decision] = field(default_factory=list)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    done: bool = False
+    error: str | None = None
+    stored: int = 0
+
+
+def stored(game_id: str) -> pd.DataFrame:
+    """The stored analysis of a game: one row per decision (the played move), by step."""
+    if "analysis" not in data.tables():
+        return pd.DataFrame()
+    return data.frame(
+        "SELECT step, seat, player, candidate, estimate, ci_low, ci_high, loss, tag, rollouts_asked, seed, "
+        "(SELECT candidate FROM analysis b WHERE b.game_id = a.game_id AND b.step = a.step AND b.rank = 1) AS best "
+        "FROM analysis a WHERE game_id = ? AND played ORDER BY step",
+        (game_id,),
+    )
+
+
+def tags_by_step(game_id: str) -> dict[int, str]:
+    """The stored tag of each analysed move that has one (for the viewer's move list)."""
+    rows = stored(game_id)
+    if rows.empty:
+        return {}
+    return {int(r.step): str(r.tag) for r in rows.itertuples() if isinstance(r.tag, str)}
+
+
+def _frame(decisions: list[Decision]) -> pd.DataFrame:
+    return pd.DataFrame([
+        {"step": d.step, "seat": d.seat, "player": d.player, "candidate": d.played.text, "estimate": d.played.estimate,
+         "ci_low": d.played.low, "ci_high": d.played.high, "loss": d.loss, "tag": d.tag, "best": d.best.text}
+        for d in decisions
+    ])
+
+
+def chart(rows: pd.DataFrame, names: list[str]) -> go.Figure:
+    """Each seat's estimated winning chance after each of its decisions, tagged moves marked."""
+    fig = go.Figure()
+    for seat, name in enumerate(names):
+        mine = rows[rows["seat"] == seat]
+        if mine.empty:
+            continue
+        symbols = [TAG_SYMBOLS.get(t, "circle") if isinstance(t, str) else "circle" for t in mine["tag"]]
+        fig.add_trace(go.Scatter(
+            x=mine["step"], y=mine["estimate"] * 100, mode="lines+markers", name=ui.cut(name),
+            line={"color": SEAT_COLOURS[seat % len(SEAT_COLOURS)]},
+            marker={"symbol": symbols, "size": [11 if isinstance(t, str) else 5 for t in mine["tag"]]},
+            customdata=list(zip(mine["candidate"], mine["tag"].fillna(""))),
+            hovertemplate="move %{x}: %{customdata[0]}<br>%{y:.0f}% %{customdata[1]}<extra></extra>",
+        ))
+    fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis_title="winning chance (%)",
+                      xaxis_title="move", yaxis_range=[0, 100], legend={"orientation": "h"})
+    return fig
+
+
+def _run(job: Job, log_text: str, db: str) -> None:
+    from analysis.store import store
+    from replay.registry import engine_for
+
+    try:
+        log = parse_game(json.loads(log_text), file="dashboard")
+        for decision in analyse(log, job.options, cancelled=job.cancel.is_set):
+            job.decisions.append(decision)
+        if not job.cancel.is_set():
+            job.stored = store(db, log.game_id, engine_for(log.game).version, job.decisions, job.options)
+            st.cache_data.clear()
+    except Exception as err:  # shown on the page; the thread must not die silently
+        job.error = f"{type(err).__name__}: {err}"
+    finally:
+        job.done = True
+
+
+def show(game_row: dict[str, Any], log_text: str) -> None:
+    """The winning-chance chart, the tagged moves and the analyse controls under the viewer."""
+    game_id = str(game_row["game_id"])
+    names = [str(n) for n in game_row["players"]]
+    st.subheader("Winning chances")
+    job = st.session_state.get("analysis_job")
+    if isinstance(job, Job) and job.game_id == game_id and not job.done:
+        _progress(job, names)
+        return
+    if isinstance(job, Job) and job.game_id == game_id and job.done:
+        if job.error:
+            ui.alert("error", f"The analysis failed: {job.error}")
+        elif job.cancel.is_set():
+            ui.alert("info", f"Analysis cancelled after {len(job.decisions)} of {job.total} decisions; nothing was stored.")
+        st.session_state.pop("analysis_job", None)
+    rows = stored(game_id)
+    if not rows.empty:
+        first = rows.iloc[0]
+        ui.caption(
+            f"{len(rows)} decisions analysed, {int(first.rollouts_asked)} rollouts per candidate, seed {int(first.seed)}: "
+            "the share of rollouts the acting seat wins after its move (docs/analysis.md)."
+        )
+        st.plotly_chart(chart(rows, names), use_container_width=True, key="analysis_chart")
+        _tagged(rows, game_id)
+    else:
+        ui.caption("This game has not been analysed yet.")
+    _controls(game_row, log_text)
+
+
+def _tagged(rows: pd.DataFrame, game_id: str) -> None:
+    tagged = rows[rows["tag"].notna()]
+    counts = ", ".join(f"{int((tagged['tag'] == name).sum())} {name}" for name, _ in reversed(THRESHOLDS))
+    ui.caption(f"Tagged moves: {counts} (inaccuracy >= 5, mistake >= 10, blunder >= 20 points of winning chance lost).")
+    if tagged.empty:
+        return
+    table = pd.DataFrame({
+        # The link opens the position before the move; the text is the move's number.
+        "move": [f"?game={game_id}&step={int(s) - 1}&move={int(s)}" for s in tagged["step"]],
+        "player": tagged["player"], "played": tagged["candidate"],
+        "chance": (tagged["estimate"] * 100).round(0), "best": tagged["best"],
+        "loss": (tagged["loss"] * 100).round(0), "tag": tagged["tag"],
+    })
+    st.dataframe(table, hide_index=True, use_container_width=True, column_config={
+        "move": st.column_config.LinkColumn("move", display_text=r"move=(\d+)$", help="Open the position before the move"),
+        "chance": st.column_config.NumberColumn("chance %"), "loss": st.column_config.NumberColumn("loss (points)"),
+    })
+
+
+def _controls(game_row: dict[str, Any], log_text: str) -> None:
+    cols = st.columns([1, 1, 2])
+    rollouts = cols[0].number_input("Rollouts per candidate", 4, 1000, 30, step=10, key="analysis_rollouts")
+    top = cols[1].number_input("Candidates per decision", 2, 10, 4, key="analysis_top")
+    cols[2].caption("Every core works on it; the chart fills in as decisions come back. 100 rollouts are the CLI's default.")
+    if st.button("Analyse this game", key="analysis_start"):
+        decisions = sum(1 for _ in json.loads(log_text).get("moves", []))
+        options = Options(rollouts=int(rollouts), top=int(top), seed=0, workers=os.cpu_count() or 1)
+        job = Job(str(game_row["game_id"]), decisions, options)
+        st.session_state["analysis_job"] = job
+        threading.Thread(target=_run, args=(job, log_text, data.db_path()), daemon=True).start()
+        st.rerun()
+
+
+@st.fragment(run_every=1.0)
+def _progress(job: Job, names: list[str]) -> None:
+    done = len(job.decisions)
+    st.progress(min(1.0, done / max(1, job.total)), text=f"Analysing: {done} decisions done (of at most {job.total} moves)")
+    if st.button("Cancel", key="analysis_cancel"):
+        job.cancel.set()
+    if done:
+        st.plotly_chart(chart(_frame(job.decisions), names), use_container_width=True, key="analysis_live_chart")
+    if job.done:
+        st.rerun()

@@ -1,0 +1,124 @@
+"""The Replay page's "What if?": branch from any position, play moves by hand or let the bots finish,
+download the variation as a log. The variation lives in this browser session; the mainline and the
+database are never changed.
+
+The engine decides everything (``analysis.variation``): this module only shows its choices and lays
+out the variation's states with the importer's own row builder, in the viewer's format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from analysis import variation as V
+from dashboards import ui
+from ingest.lake import expand_player_changes
+from ingest.rows import Batch, add_record
+from replay.logfile import LogRecord, parse_game
+
+KEY = "whatif"
+
+
+def _log_of(game_row: dict[str, Any], log_text: str) -> Any:
+    import json
+
+    return parse_game(json.loads(log_text), file=str(game_row.get("file") or "game"))
+
+
+def payload(variation: V.Variation, base: dict[str, Any]) -> dict[str, Any]:
+    """The viewer's payload (``replay_data.game_payload``) of a variation, from the rows an import
+    would store for it."""
+    from dashboards.replay_data import game_payload
+
+    log = V.as_game_log(variation)
+    batch = Batch()
+    add_record(batch, LogRecord("variation", 0, "", log, None), datetime.now(UTC), complete=False)
+    if batch.rejections:
+        raise ValueError(batch.rejections[0]["message"])
+    tables = batch.to_arrow()
+    game = log.game
+    _, seats = expand_player_changes(f"{game}_player_changes", tables[f"{game}_player_changes"])
+    row = tables["games"].to_pylist()[0]
+    moves = tables["moves"].to_pandas().drop(columns=["game_id"])
+    states = tables[f"{game}_states"].to_pandas()
+    seat_rows = seats.to_pandas().sort_values(["step", "seat"])
+    data = game_payload(row, moves, states, seat_rows)
+    digest = hashlib.sha1(f"{variation.branch}:{[m.text() for m in variation.moves]}".encode()).hexdigest()[:8]
+    data["game_id"] = f"{base['game_id']}~{digest}"
+    data["facts"] = [f"variation after move {variation.branch}", f"{len(variation.moves)} moves of its own",
+                     *data["facts"]]
+    data["source"] = str(base.get("source_id") or base.get("file") or "")
+    return data
+
+
+def active(game_id: str) -> V.Variation | None:
+    """The variation this session keeps for ``game_id``, if any."""
+    held = st.session_state.get(KEY)
+    return held if isinstance(held, V.Variation) and held.log.game_id == game_id else None
+
+
+def show(game_row: dict[str, Any], log_text: str, step: int | None) -> None:
+    """The what-if controls under the viewer."""
+    game_id = str(game_row["game_id"])
+    names = [str(n) for n in game_row["players"]]
+    total = int(game_row["moves"])
+    variation = active(game_id)
+    st.subheader("What if?")
+    if variation is None:
+        branch = st.number_input(
+            "Try another move at the position after move", min_value=0, max_value=total,
+            value=min(total, step if step is not None else 0), key="whatif_branch",
+            help="0 is the start of the game. The step in the address bar is the one the viewer shows.",
+        )
+        start = V.start(_log_of(game_row, log_text), int(branch))
+        if start.over:
+            st.caption("The game is over at that position: nothing to try.")
+            return
+        _choose(start, names, "Play this instead")
+        return
+    ui.caption(
+        f"Variation after move {variation.branch}: {len(variation.moves)} move(s) of its own. Cards come off the "
+        "game's recorded deck; recorded reshuffles are used while they fit."
+    )
+    for note in variation.notes:
+        ui.caption(note)
+    if not variation.over:
+        _choose(variation, names, "Play")
+    else:
+        ui.caption("The variation is over: " + ", ".join(
+            f"{names[i]} {s.total}" for i, s in enumerate(variation.engine.scores(variation.state))))
+    cols = st.columns(3)
+    if cols[0].button("Let the bots finish", disabled=variation.over, key="whatif_finish"):
+        st.session_state[KEY] = V.finish(variation, seed=variation.seed)
+        st.rerun()
+    cols[1].download_button(
+        "Download the variation (.json)", data=V.to_text(variation) if variation.over else "",
+        file_name=f"variation-{game_id[:12]}-after-{variation.branch}.json", mime="application/json",
+        disabled=not variation.over, key="whatif_download",
+        help="A complete log of the format (governor validate accepts it); finish the game first.",
+    )
+    if cols[2].button("Back to the game", key="whatif_back"):
+        st.session_state.pop(KEY, None)
+        st.rerun()
+
+
+def _choose(variation: V.Variation, names: list[str], label: str) -> None:
+    choices = V.choices(variation)
+    seat = variation.seat
+    who = names[seat] if seat is not None else ""
+    frame = pd.DataFrame({"group": [c.group for c in choices], "move": [c.words for c in choices]})
+    groups = list(dict.fromkeys(frame["group"]))
+    ui.caption(f"{who} has {len(choices)} legal move(s).")
+    cols = st.columns([1, 3])
+    group = cols[0].selectbox("Kind", groups, key=f"whatif_group_{variation.branch}_{len(variation.moves)}")
+    options = [i for i, c in enumerate(choices) if c.group == group]
+    pick = cols[1].selectbox("Move", options, format_func=lambda i: choices[i].words,
+                             key=f"whatif_move_{variation.branch}_{len(variation.moves)}_{group}")
+    if st.button(label, key=f"whatif_play_{variation.branch}_{len(variation.moves)}"):
+        st.session_state[KEY] = V.play(variation, choices[int(pick)].move)
+        st.rerun()

@@ -1,0 +1,55 @@
+"""The Statistics and Games pages in headless Chromium: filters typed and clicked by a user end up in
+the URL, and a typed player name is taken whole (run with ``pytest -m browser``)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def served_db(tmp_path_factory: pytest.TempPathFactory, dated_db: Path) -> Path:
+    target = tmp_path_factory.mktemp("stats_browser") / "stats.duckdb"
+    shutil.copy(dated_db, target)
+    return target
+
+
+def test_statistics_and_games_filters_in_a_browser(served_db: Path, sql) -> None:
+    from playwright.sync_api import sync_playwright
+
+    wins, n = sql(served_db, "SELECT sum(won::INT), count(*) FROM players WHERE name = 'Diego'")[0]
+    with running_dashboard(served_db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(f"{url}/statistics?counts=3,4")
+        wait_for_app(page)
+        body = page.inner_text("body")
+        assert "player counts 3, 4 of 2, 3, 4" in body
+        # Type a name into the player box and take it with Enter.
+        page.locator(".st-key-stats_player input").fill("Diego")
+        page.keyboard.press("Enter")
+        wait_for_app(page)
+        query = parse_qs(urlparse(page.url).query)
+        assert query["player"] == ["Diego"] and query["counts"] == ["3,4"]
+        assert f"{wins / n:.1%}" in page.inner_text("body")
+        # Games: a winner typed in the More filters goes to the URL too.
+        page.goto(f"{url}/?winner=ana")
+        wait_for_app(page)
+        (count,) = sql(served_db, "SELECT count(*) FROM games WHERE list_contains(winner_names, 'Ana')")[0]
+        assert f"{count} of 30 games" in page.inner_text("body")
+        assert parse_qs(urlparse(page.url).query)["winner"] == ["ana"]
+        assert not errors, errors
+        assert page.locator('[data-testid="stException"]').count() == 0
+        browser.close()

@@ -1,0 +1,83 @@
+"""The Replay page's What if? and Winning chances panels (AppTest), and the variation module."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from analysis import variation as V
+from analysis.decisions import Options, analyse
+from analysis.store import store
+from replay.logfile import parse_game
+from replay.replayer import final_state
+
+from .conftest import query
+
+GAME_FILE = Path(__file__).resolve().parents[2] / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"
+
+
+def _log():
+    return parse_game(json.loads(GAME_FILE.read_text()), file=str(GAME_FILE))
+
+
+def test_a_variation_is_kept_as_a_valid_log() -> None:
+    log = _log()
+    variation = V.start(log, 10, seed=4)
+    choices = V.choices(variation)
+    played = log.moves[10]
+    other = next(c for c in choices if c.move.to_json() != {k: v for k, v in played.items() if k != "seat"})
+    variation = V.finish(V.play(variation, other.move), seed=2)
+    assert variation.over and variation.moves[0] == other.move
+    obj = V.to_log(variation)
+    assert obj["moves"][:10] == list(log.moves[:10])
+    assert obj["meta"]["variation_of"] == log.game_id and obj["meta"]["branch_after_move"] == 10
+    state = final_state(parse_game(obj, file="variation.json"))  # what governor validate checks
+    assert [s.total for s in variation.engine.scores(state)] == obj["result"]["scores"]
+    # The mainline is untouched.
+    assert _log().moves == log.moves
+
+
+def test_variation_out_of_range() -> None:
+    with pytest.raises(ValueError, match="the game has 117 moves; a variation starts after 0 to 117 of them"):
+        V.start(_log(), 118)
+
+
+def test_replay_page_branches_plays_and_goes_back(open_page: Callable, dash_db: Path) -> None:
+    game_id = _log().game_id
+    at = open_page(dash_db, "views/replay.py", game=game_id, step=10)
+    assert at.number_input(key="whatif_branch").value == 10
+    branch = V.start(_log(), 10)
+    groups = list(dict.fromkeys(c.group for c in V.choices(branch)))
+    assert at.selectbox(key="whatif_group_10_0").options == groups
+    at.button(key="whatif_play_10_0").click().run()
+    assert not at.exception
+    held = at.session_state["whatif"]
+    assert held.branch == 10 and len(held.moves) == 1
+    at.button(key="whatif_finish").click().run()
+    assert not at.exception
+    assert at.session_state["whatif"].over
+    assert at.button(key="whatif_finish").disabled
+    at.button(key="whatif_back").click().run()
+    assert "whatif" not in at.session_state
+
+
+def test_stored_analysis_shows_at_once(open_page: Callable, dash_db_copy: Path) -> None:
+    log = _log()
+    options = Options(rollouts=2, top=2, seed=3, steps=(1, 8))
+    decisions = list(analyse(log, options))
+    rows = store(dash_db_copy, log.game_id, "1.0", decisions, options)
+    assert rows == sum(len(d.candidates) for d in decisions)
+    at = open_page(dash_db_copy, "views/replay.py", game=log.game_id)
+    texts = [h.body for h in at.get("html")]
+    assert any(f"{len(decisions)} decisions analysed, 2 rollouts per candidate, seed 3" in t for t in texts)
+    assert query(dash_db_copy, "SELECT count(*) FROM analysis WHERE game_id = ? AND played", [log.game_id]) == [(len(decisions),)]
+
+
+def test_unanalysed_game_offers_the_analysis(open_page: Callable, dash_db: Path) -> None:
+    at = open_page(dash_db, "views/replay.py", game=_log().game_id)
+    texts = [h.body for h in at.get("html")]
+    assert any("This game has not been analysed yet." in t for t in texts)
+    assert at.button(key="analysis_start").label == "Analyse this game"

@@ -1,0 +1,91 @@
+"""A copy of a stored game is checked like any other game: a recorded result it does not reach, or
+another source id, is a rejection (with the message ``validate`` gives), never a silent skip."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from governor.cli import main
+from ingest import importer
+from ingest.cli import run_import
+from ingest.importer import import_paths
+from tests.hostile import SJ, line, sample
+
+NAME = "san_juan-3p-seed2026-0001.json"
+
+
+def wrong_result() -> dict[str, Any]:
+    game = sample(NAME)
+    game["result"]["scores"] = [20, 33, 31]
+    return game
+
+
+def other_source() -> dict[str, Any]:
+    game = sample(NAME)
+    game["source_id"] = "bga-123"
+    return game
+
+
+def rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def test_a_copy_with_a_wrong_result_is_rejected_as_validate_rejects_it(
+    sample_db_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "copy.json"
+    path.write_text(json.dumps(wrong_result()))
+    assert main(["validate", str(path)]) == 1
+    message = capsys.readouterr().out.removeprefix("bad: ").rstrip("\n")
+    assert message == f"{path}, game 1: result.scores: the log records [20, 33, 31] but the replay scores [20, 33, 30]"
+    assert run_import([str(path)], str(sample_db_copy), workers=1) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == f"rejected: {message}"
+    assert "0 imported, 0 duplicates skipped, 1 rejected" in err
+    assert rows(sample_db_copy, "SELECT kind, rule, message FROM rejections") == [("result", "result.scores", message)]
+
+
+def test_a_copy_with_another_source_id_is_rejected_and_an_agreeing_copy_skipped(sample_db_copy: Path, tmp_path: Path) -> None:
+    (tmp_path / "other.json").write_text(json.dumps(other_source()))
+    same = sample(NAME)
+    same["meta"] = {"note": "copied from elsewhere"}
+    (tmp_path / "same.json").write_text(json.dumps(same))
+    summary = import_paths([tmp_path], sample_db_copy, workers=1)
+    assert (summary.imported, summary.duplicates, summary.rejected) == (0, 1, 1)
+    assert summary.messages == [
+        f"{tmp_path / 'other.json'}, game 1: source_id: this game is already stored with source id "
+        f"'sim-san_juan-2026-000001' (from {SJ / NAME}), not 'bga-123'"
+    ]
+    assert rows(sample_db_copy, "SELECT kind, rule FROM rejections") == [("duplicate", "source_id")]
+
+
+@pytest.mark.parametrize("chunk", [64, 1])
+def test_copies_within_one_jsonl_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """Copies in one task are checked against the first replay; in different tasks (chunk 1), the
+    copy's own replay rejects a wrong result and the write rejects another source id."""
+    monkeypatch.setattr(importer, "CHUNK", chunk)
+    path = tmp_path / "copies.jsonl"
+    path.write_bytes(line(sample(NAME)) + line(wrong_result()) + line(copy.deepcopy(sample(NAME))) + line(other_source()))
+    db = tmp_path / "c.duckdb"
+    summary = import_paths([path], db, workers=1)
+    assert (summary.imported, summary.duplicates, summary.rejected) == (1, 1, 2)
+    assert rows(db, "SELECT count(*) FROM players") == [(3,)]  # the rows of one game, however many copies
+    assert sorted(rows(db, "SELECT game_index, kind, rule FROM rejections")) == [
+        (1, "result", "result.scores"), (3, "duplicate", "source_id"),
+    ]
+    assert summary.messages[-1] == (
+        f"{path}, game 4: source_id: this game is already stored with source id 'sim-san_juan-2026-000001' "
+        f"(from {path}), not 'bga-123'"
+    )
+    # Importing again adds nothing and records nothing new.
+    again = import_paths([path], db, workers=1)
+    assert (again.imported, again.duplicates, again.rejected) == (0, 2, 2)
+    assert rows(db, "SELECT count(*) FROM players") == [(3,)]
+    assert rows(db, "SELECT count(*) FROM rejections") == [(2,)]
