@@ -2,8 +2,8 @@
 
     python bench/bench_analysis.py [--rollouts 100] [--top 6] [--workers 2] [--out bench/results_analysis.json]
 
-Measures wall time and the CPU time of the worker processes (so a number taken on a busy machine can
-still be read), decisions analysed, candidates and rollouts played, and rollouts per CPU second.
+Measures wall time (run it on an otherwise idle machine), decisions analysed, candidates and rollouts
+played, and rollouts per second.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -31,24 +30,18 @@ GAMES = {
 }
 
 
-def _cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 def bench_game(path: Path, options: Options) -> dict[str, Any]:
     record = next(iter(read_records(path)))
     assert record.log is not None
-    wall, cpu = time.perf_counter(), _cpu()
+    wall = time.perf_counter()
     decisions = list(analyse(record.log, options))
-    wall, cpu = time.perf_counter() - wall, _cpu() - cpu
+    wall = time.perf_counter() - wall
     candidates = sum(len(d.candidates) for d in decisions)
     rollouts = sum(c.rollouts for d in decisions for c in d.candidates)
     return {
         "file": str(path.relative_to(ROOT)), "moves": len(record.log.moves), "decisions": len(decisions),
-        "candidates": candidates, "rollouts": rollouts, "seconds": round(wall, 1), "cpu_seconds": round(cpu, 1),
-        "rollouts_per_cpu_second": round(rollouts / cpu, 1) if cpu else None,
+        "candidates": candidates, "rollouts": rollouts, "seconds": round(wall, 1),
+        "rollouts_per_second": round(rollouts / wall, 1),
         "tags": {t: sum(1 for d in decisions if d.tag == t) for t in ("inaccuracy", "mistake", "blunder")},
     }
 

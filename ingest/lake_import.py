@@ -27,7 +27,7 @@ from ingest.importer import ImportSummary, _count_games
 from ingest.lake import Lake, refresh_derived, rewrite_without, write_batch
 from ingest.progress import Progress
 from ingest.rows import process
-from replay.logfile import RawGame, expand_paths, read_raw
+from replay.logfile import RawGame, find_logs, read_raw
 
 #: Games per task and batch (one set of files per table and game): large enough that files are not
 #: tiny, small enough that a worker's memory stays low.
@@ -199,10 +199,15 @@ def import_to_lake(
     batch_games: int = LAKE_BATCH,
 ) -> ImportSummary:
     """Import every game under ``paths`` into the lake at ``root`` (created when missing). Raises
-    ``FileNotFoundError`` for a missing path and ``ingest.lake.LakeError`` when the lake cannot be used."""
+    ``ingest.lake.LakeError`` when the lake cannot be used; paths that name nothing are listed in the
+    summary's ``problems``."""
     start = time.monotonic()
-    files = expand_paths(paths)
-    summary = ImportSummary(files=len(files))
+    # As the DuckDB import: arguments that name nothing are problems, the rest is imported.
+    found = find_logs(paths)
+    files = found.files
+    summary = ImportSummary(files=len(files), problems=found.problems)
+    if found.problems and not files:
+        return summary
     lake = Lake(root)
     lake.create()
     lake.remove_orphans()
