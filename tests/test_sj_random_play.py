@@ -257,8 +257,9 @@ def test_random_play_can_stall_with_both_piles_empty(tmp_path: Path) -> None:
     """A known dead end (not a rule the log format breaks): random players tuck and cover so many cards
     that the draw and discard piles are both empty and nobody can build again, so the game never ends.
     ``governor simulate`` replays such a seed with the next attempt seed (see ``replay.simulate``)."""
-    # Seeds found by search; they changed when random players began to decline optional powers (issue 9).
-    game = play_game("random", 2, True, 325, [3250, 3251])
+    # Seeds found by search; they changed when random players began to decline optional powers and
+    # to refrain from the councillor's draw (issue 9).
+    game = play_game("random", 2, True, 685, [6850, 6851])
     assert game.stalled
     assert not game.problems, game.problems
     final = game.states[-1]
@@ -274,9 +275,9 @@ def test_random_play_can_stall_with_both_piles_empty(tmp_path: Path) -> None:
 def test_simulate_replays_a_stalled_seed_with_the_next_attempt() -> None:
     from replay.simulate import _play, simulate_game
 
-    assert _play("san_juan", 4, 3_000_774, "random", {}) is None  # this seed's first attempt stalls
-    obj = simulate_game("san_juan", 4, 3_000_774, "random")
-    assert obj["meta"]["seed"] == 3_000_774 + 1_000_000_007
+    assert _play("san_juan", 4, 3_000_048, "random", {}) is None  # this seed's first attempt stalls
+    obj = simulate_game("san_juan", 4, 3_000_048, "random")
+    assert obj["meta"]["seed"] == 3_000_048 + 1_000_000_007
     record = parse_game(obj)
     assert ENGINE.is_over(final_state(record))
 
@@ -292,9 +293,12 @@ def test_random_players_decline_every_optional_power() -> None:
                     declined.update(move.get("decline", []))
                     declined["privilege"] += move.get("privilege") is False
                     declined["Gold mine"] += len(move.get("gold_mine_declined", []))
+                    declined["councillor draw"] += len(move.get("councillor_refrained", []))
             for game in play_config("heuristic", players, draft):
                 assert not any(
-                    "decline" in m or "privilege" in m or "gold_mine_declined" in m for m in game.log["moves"]
+                    "decline" in m or "privilege" in m or "gold_mine_declined" in m or "councillor_refrained" in m
+                    for m in game.log["moves"]
                 ), f"seed {game.seed}: a heuristic player declined a power"
-    kinds = ("Poor house", "Carpenter", "Well", "Market stand", "Market hall", "Gold mine", "privilege")
+    kinds = ("Poor house", "Carpenter", "Well", "Market stand", "Market hall", "Gold mine", "privilege",
+             "councillor draw")
     assert all(declined[k] > 0 for k in kinds), declined

@@ -135,6 +135,9 @@ class SanJuanEngine(RulesEngine):
                 text += " and declines the privilege"
             elif library:
                 text += " (library doubles the privilege)"
+            if move.councillor_refrained:
+                refrainers = [names[s] if s < len(names) else f"Seat {s}" for s in move.councillor_refrained]
+                text += f"; {_and(refrainers)} {'refrains' if len(refrainers) == 1 else 'refrain'} from the draw"
             if move.gold_mine_declined:
                 decliners = [names[s] if s < len(names) else f"Seat {s}" for s in move.gold_mine_declined]
                 if len(decliners) == 1:

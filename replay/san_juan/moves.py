@@ -45,12 +45,15 @@ class ChooseRole:
     """Choose a role. ``library`` False declines the library's double privilege (it matters in 2-player
     games, where the library works once a round); None means "use it if possible". ``privilege`` False
     declines the councillor's or prospector's privilege (its extra cards). ``gold_mine_declined`` lists
-    the seats (sorted) whose gold mine turns up no cards in this prospector phase."""
+    the seats (sorted) whose gold mine turns up no cards in this prospector phase;
+    ``councillor_refrained`` the seats (sorted) that refrain from the councillor's action and draw
+    nothing (every player may refrain from a role's action)."""
 
     role: Role
     library: bool | None = None
     privilege: bool = True
     gold_mine_declined: tuple[int, ...] = ()
+    councillor_refrained: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = {"kind": "role", "role": self.role.value}
@@ -60,6 +63,8 @@ class ChooseRole:
             obj["privilege"] = False
         if self.gold_mine_declined:
             obj["gold_mine_declined"] = list(self.gold_mine_declined)
+        if self.councillor_refrained:
+            obj["councillor_refrained"] = list(self.councillor_refrained)
         return obj
 
     def text(self) -> str:
@@ -68,6 +73,8 @@ class ChooseRole:
             suffix += " -privilege"
         if self.gold_mine_declined:
             suffix += f" -gold mine [{', '.join(str(s) for s in self.gold_mine_declined)}]"
+        if self.councillor_refrained:
+            suffix += f" -draw [{', '.join(str(s) for s in self.councillor_refrained)}]"
         return f"role {self.role.value}{suffix}"
 
 
@@ -224,7 +231,7 @@ class Pass:
 SanJuanMove = ChooseRole | Build | Produce | Sell | Councillor | GoldMine | Chapel | HandLimit | Draft | Pass
 
 _FIELDS: dict[str, set[str]] = {
-    "role": {"role", "library", "privilege", "gold_mine_declined"},
+    "role": {"role", "library", "privilege", "gold_mine_declined", "councillor_refrained"},
     "build": {"building", "pay", "goods", "replace", "decline"},
     "produce": {"goods", "decline"},
     "sell": {"goods", "decline"},
@@ -331,7 +338,8 @@ def parse_move(obj: Any, path: str) -> SanJuanMove:
         privilege = obj.get("privilege", True)
         if not isinstance(privilege, bool):
             raise FieldError(f"{path}.privilege", "expected true or false")
-        return ChooseRole(role, library, privilege, _seats(obj, "gold_mine_declined", path))
+        return ChooseRole(role, library, privilege, _seats(obj, "gold_mine_declined", path),
+                          _seats(obj, "councillor_refrained", path))
     if kind == "build":
         replace = None
         if obj.get("replace") is not None:

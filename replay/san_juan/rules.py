@@ -356,6 +356,9 @@ def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
             s for s in seats_from(seat, t.n)
             if "Gold mine" in t.buildings.read(s) and s not in move.gold_mine_declined
         ]
+    elif role is Role.COUNCILLOR:
+        # A seat that refrains from the action draws nothing: the cards stay on the draw pile.
+        t.queue = [s for s in seats_from(seat, t.n) if s not in move.councillor_refrained]
     else:
         t.queue = list(seats_from(seat, t.n))
 
@@ -375,6 +378,18 @@ def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
         )
     if not move.privilege and move.library:
         raise RuleViolation("library.use", "the privilege is declined, so the library has nothing to double")
+    if move.councillor_refrained:
+        if move.role is not Role.COUNCILLOR:
+            raise RuleViolation(
+                "councillor.refrain", f"only the councillor's draw is refrained from this way, not the {move.role.value}'s action"
+            )
+        for other in move.councillor_refrained:
+            if other >= t.n:
+                raise RuleViolation("councillor.refrain", f"there is no seat {other} in a {t.n}-player game")
+        if seat in move.councillor_refrained and (not move.privilege or move.library):
+            raise RuleViolation(
+                "councillor.refrain", "the councillor refrains from the draw, so there is no privilege to decline or double"
+            )
     if move.gold_mine_declined:
         if move.role is not Role.PROSPECTOR:
             raise RuleViolation(
@@ -749,7 +764,7 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
             reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
             raise RuleViolation("library.use", reason)
         _check_role_declines(t, seat, move)
-        t.library = has_library and move.library is not False and move.privilege
+        t.library = has_library and move.library is not False and seat not in move.councillor_refrained and move.privilege
         if t.library:
             t.library_used[seat] = True
         t.privilege_declined = not move.privilege
@@ -818,6 +833,8 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
         owners = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings.read(s)]
         declined_sets = [tuple(sorted(c)) for size in range(len(owners) + 1) for c in combinations(owners, size)]
+        everyone = list(range(t.n))
+        refrain_sets = [tuple(c) for size in range(t.n + 1) for c in combinations(everyone, size)]
         moves: list[SanJuanMove] = []
         for role in Role:
             if role in taken:
@@ -827,6 +844,13 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
                 moves += [ChooseRole(role, library, True, g) for g in gold]
             if role in _DECLINABLE_PRIVILEGE:
                 moves += [ChooseRole(role, None, False, g) for g in gold]
+            if role is Role.COUNCILLOR:
+                # Seats refraining from the draw (the chooser's own refusal carries no privilege).
+                for refrain in refrain_sets[1:]:
+                    libraries = (None,) if seat in refrain else ((True, False) if has_library else (None,))
+                    moves += [ChooseRole(role, library, True, (), refrain) for library in libraries]
+                    if seat not in refrain:
+                        moves.append(ChooseRole(role, None, False, (), refrain))
         return moves
     phase = state.role
     if phase is Role.BUILDER:

@@ -258,6 +258,9 @@ def test_archive_declined_by_naming_the_card_kept():
 # -- what cannot be declined -------------------------------------------------------------------
 
 ILLEGAL = [
+    ("refrain from another role's action", lambda: at_role([seat(), seat()]),
+     ChooseRole(Role.BUILDER, None, True, (), (1,)),
+     "councillor.refrain", "only the councillor's draw is refrained from this way, not the builder's action"),
     ("carpenter not owned", lambda: builder([seat(hand=("Tower", "Hero", "Well", "Chapel"))]),
      Build("Tower", ("Hero", "Well"), decline=("Carpenter",)),
      "carpenter.decline", "seat 0 owns no carpenter to decline"),
@@ -488,3 +491,60 @@ def test_declines_log_matches_the_schema():
     assert not list(validator.iter_errors(game))
     game["moves"][25]["decline"] = ["Carpenter"]  # a produce move can decline only the well
     assert not validator.is_valid(game)
+
+
+# -- refraining from the councillor's draw -----------------------------------------------------------
+
+
+def _councillor_table():
+    return at_role([seat(hand=["Statue"]), seat(hand=["Well"]), seat(hand=[])],
+                   draw=["Chapel", "Tower", "Smithy", "Well", "Palace", "Library", "Statue", "Hero"])
+
+
+def test_a_seat_that_refrains_from_the_councillor_draws_nothing() -> None:
+    state = play(_councillor_table(), ChooseRole(Role.COUNCILLOR, None, True, (), (1,)))
+    assert state.queue == (0, 2)
+    assert state.looking == ("Chapel", "Tower", "Smithy", "Well", "Palace")
+    state = play(state, Councillor(keep=("Chapel",)))
+    # Carla draws the next two; Bruno's two cards stay on the draw pile for later draws.
+    assert state.queue == (2,) and state.looking == ("Library", "Statue") and state.draw_pile == ("Hero",)
+    assert state.players[1].hand == ("Well",)
+
+
+def test_the_councillor_may_refrain_too() -> None:
+    state = play(_councillor_table(), ChooseRole(Role.COUNCILLOR, None, True, (), (0,)))
+    assert state.queue == (1, 2) and state.looking == ("Chapel", "Tower")
+    assert state.draw_pile == ("Smithy", "Well", "Palace", "Library", "Statue", "Hero")
+
+
+def test_refraining_in_words_text_and_json() -> None:
+    move = ChooseRole(Role.COUNCILLOR, None, True, (), (1, 2))
+    assert move.text() == "role councillor -draw [1, 2]"
+    assert move.to_json() == {"kind": "role", "role": "councillor", "councillor_refrained": [1, 2]}
+    assert parse_move(move.to_json(), "moves[0]") == move
+    assert ENGINE.describe_move(_councillor_table(), move, ["Ana", "Bruno", "Carla"]) == (
+        "Ana chooses the councillor; Bruno and Carla refrain from the draw")
+
+
+def test_refraining_is_listed_by_legal_moves() -> None:
+    moves = rules.legal_moves(_councillor_table())
+    refrains = [m for m in moves if isinstance(m, ChooseRole) and m.councillor_refrained]
+    assert [m.councillor_refrained for m in refrains] == [
+        (0,), (1,), (1,), (2,), (2,), (0, 1), (0, 2), (1, 2), (1, 2), (0, 1, 2)]
+    assert ChooseRole(Role.COUNCILLOR, None, False, (), (1,)) in refrains
+
+
+@pytest.mark.parametrize(
+    ("move", "message"),
+    [
+        (ChooseRole(Role.BUILDER, None, True, (), (1,)),
+         "only the councillor's draw is refrained from this way, not the builder's action"),
+        (ChooseRole(Role.COUNCILLOR, None, True, (), (5,)), "there is no seat 5 in a 3-player game"),
+        (ChooseRole(Role.COUNCILLOR, None, False, (), (0,)),
+         "the councillor refrains from the draw, so there is no privilege to decline or double"),
+    ],
+)
+def test_illegal_refrains(move: ChooseRole, message: str) -> None:
+    with pytest.raises(RuleViolation) as err:
+        rules.apply(_councillor_table(), move)
+    assert (err.value.rule, err.value.reason) == ("councillor.refrain", message)

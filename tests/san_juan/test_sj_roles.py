@@ -356,10 +356,16 @@ def _all_apply(state, moves):
 def test_legal_moves_role_choice():
     state = position([seat(), seat(), seat()], governor=0, role_turn=1, roles_taken=((Role.TRADER, 0),))
     moves = rules.legal_moves(state)
-    # The councillor's and the prospector's privileges may be declined (they draw cards).
+    # The councillor's and the prospector's privileges may be declined (they draw cards), and any
+    # seats may refrain from the councillor's draw (the chooser, seat 1, then has no privilege).
+    def cr(refrain: tuple[int, ...], privilege: bool = True) -> ChooseRole:
+        return ChooseRole(Role.COUNCILLOR, None, privilege, (), refrain)
+
     assert moves == [ChooseRole(Role.BUILDER), ChooseRole(Role.PRODUCER), ChooseRole(Role.COUNCILLOR),
-                     ChooseRole(Role.COUNCILLOR, privilege=False), ChooseRole(Role.PROSPECTOR),
-                     ChooseRole(Role.PROSPECTOR, privilege=False)]
+                     ChooseRole(Role.COUNCILLOR, privilege=False),
+                     cr((0,)), cr((0,), False), cr((1,)), cr((2,)), cr((2,), False), cr((0, 1)),
+                     cr((0, 2)), cr((0, 2), False), cr((1, 2)), cr((0, 1, 2)),
+                     ChooseRole(Role.PROSPECTOR), ChooseRole(Role.PROSPECTOR, privilege=False)]
     _all_apply(state, moves)
     with pytest.raises(RuleViolation) as err:
         rules.apply(state, ChooseRole(Role.TRADER))
@@ -375,6 +381,15 @@ def test_legal_moves_role_choice_with_library():
         ChooseRole(Role.TRADER, True), ChooseRole(Role.TRADER, False),
         ChooseRole(Role.COUNCILLOR, True), ChooseRole(Role.COUNCILLOR, False),
         ChooseRole(Role.COUNCILLOR, privilege=False),
+        ChooseRole(Role.COUNCILLOR, None, True, (), (0,)),
+        ChooseRole(Role.COUNCILLOR, True, True, (), (1,)), ChooseRole(Role.COUNCILLOR, False, True, (), (1,)),
+        ChooseRole(Role.COUNCILLOR, None, False, (), (1,)),
+        ChooseRole(Role.COUNCILLOR, True, True, (), (2,)), ChooseRole(Role.COUNCILLOR, False, True, (), (2,)),
+        ChooseRole(Role.COUNCILLOR, None, False, (), (2,)),
+        ChooseRole(Role.COUNCILLOR, None, True, (), (0, 1)), ChooseRole(Role.COUNCILLOR, None, True, (), (0, 2)),
+        ChooseRole(Role.COUNCILLOR, True, True, (), (1, 2)), ChooseRole(Role.COUNCILLOR, False, True, (), (1, 2)),
+        ChooseRole(Role.COUNCILLOR, None, False, (), (1, 2)),
+        ChooseRole(Role.COUNCILLOR, None, True, (), (0, 1, 2)),
         ChooseRole(Role.PROSPECTOR, True), ChooseRole(Role.PROSPECTOR, False),
         ChooseRole(Role.PROSPECTOR, privilege=False),
     ]

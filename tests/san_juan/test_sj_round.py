@@ -173,12 +173,17 @@ def test_two_players_governor_opponent_governor():
 def test_two_players_three_roles_a_round_two_left():
     state = at_role([seat(), seat()])
     state = play(state, ChooseRole(Role.BUILDER), ChooseRole(Role.TRADER))
-    assert rules.legal_moves(state) == [ChooseRole(Role.PRODUCER), ChooseRole(Role.COUNCILLOR),
-                                        ChooseRole(Role.COUNCILLOR, privilege=False), ChooseRole(Role.PROSPECTOR),
-                                        ChooseRole(Role.PROSPECTOR, privilege=False)]
+    # Seat 0 chooses; either seat may refrain from the councillor's draw (the chooser then has no
+    # privilege to decline).
+    assert rules.legal_moves(state) == [
+        ChooseRole(Role.PRODUCER), ChooseRole(Role.COUNCILLOR), ChooseRole(Role.COUNCILLOR, privilege=False),
+        ChooseRole(Role.COUNCILLOR, None, True, (), (0,)), ChooseRole(Role.COUNCILLOR, None, True, (), (1,)),
+        ChooseRole(Role.COUNCILLOR, None, False, (), (1,)), ChooseRole(Role.COUNCILLOR, None, True, (), (0, 1)),
+        ChooseRole(Role.PROSPECTOR), ChooseRole(Role.PROSPECTOR, privilege=False)]
     state = play(state, ChooseRole(Role.PRODUCER))
     assert state.round == 2 and state.governor == 1 and state.current_seat == 1
-    assert len(rules.legal_moves(state)) == 5 + 2  # five roles, two of them also without the privilege
+    # Five roles, two of them also without the privilege, and four councillor refrains.
+    assert len(rules.legal_moves(state)) == 5 + 2 + 4
 
 
 def test_phase_runs_clockwise_from_the_chooser():
