@@ -6,6 +6,8 @@ Game-specific state tables are made from each engine's Arrow schemas (``<game>_s
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from typing import Any
 
 import duckdb
@@ -267,15 +269,21 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
 
     Raises ``SchemaError`` when the database's schema is newer than this build or it is not ours."""
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    digest = schema_digest()
     if "governor_meta" in tables:
-        rows = con.execute("SELECT value FROM governor_meta WHERE key = 'schema_version'").fetchall()
-        row = rows[0] if rows else None
-        version = int(row[0]) if row else 0
+        meta = dict(con.execute(
+            "SELECT key, value FROM governor_meta WHERE key IN ('schema_version', 'schema_digest')"
+        ).fetchall())
+        version = int(meta.get("schema_version") or 0)
         if version > SCHEMA_VERSION:
             raise SchemaError(
                 f"{path}: the database has schema version {version}, newer than this governor's "
                 f"{SCHEMA_VERSION}; upgrade governor to use it"
             )
+        if version == SCHEMA_VERSION and meta.get("schema_digest") == digest:
+            # Made by this very build: nothing to create (an importer opens the file once per batch,
+            # and making every table and view again took half a second each time).
+            return
         _migrate(con, version)
     elif tables:
         raise SchemaError(f"{path}: not a Governor database (it has tables but no governor_meta)")
@@ -289,7 +297,18 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
     con.execute(
         "INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
     )
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_digest', ?)", [digest])
     con.execute("COMMIT")
+
+
+@functools.cache
+def schema_digest() -> str:
+    """A hash of everything ``ensure_schema`` creates (version, tables' columns, views' SQL): a file
+    that records the same one needs nothing created."""
+    parts = [str(SCHEMA_VERSION)]
+    parts += [f"{name}:{schema}" for name, schema in table_schemas().items()]
+    parts += [f"{name}:{sql}" for name, sql in sorted(VIEWS.items())] + [vp_by_step_view()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 
 def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:

@@ -249,3 +249,37 @@ def test_views_answer_the_common_questions(sample_db: Path) -> None:
         assert con.execute("SELECT sum(players) FROM score_distribution").fetchall()[0][0] == 90
         assert con.execute("SELECT count(*) FROM vp_by_step").fetchall()[0][0] == con.execute(
             "SELECT count(*) FROM san_juan_player_states").fetchall()[0][0]
+
+
+def test_batches_stay_row_groups_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Merging small row groups at checkpoints rewrote many batches' logs at once (the import's memory
+    # grew with its size): each batch of 4 games must stay one row group of `games`.
+    import ingest.importer
+
+    monkeypatch.setattr(ingest.importer, "WRITE_BATCH", 4)
+    files = sorted(SJ.glob("*.json"))
+    db = tmp_path / "g.duckdb"
+    summary = import_paths(files, db, workers=1)
+    assert summary.imported == len(files) == 30
+    assert _count(db, "SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('games')") == 8
+    assert _count(db, "SELECT count(*) FROM games") == 30
+    from ingest.db import writer
+
+    with writer(db) as con:
+        assert con.execute("SELECT current_setting('max_vacuum_tasks')").fetchall() == [(0,)]
+
+
+def test_views_are_made_again_when_the_schema_digest_differs(sample_db_copy: Path) -> None:
+    from ingest.db import writer
+
+    with duckdb.connect(str(sample_db_copy)) as con:
+        con.execute("DROP VIEW game_length")
+    with writer(sample_db_copy):  # the digest is this build's: nothing is made
+        pass
+    assert _count(sample_db_copy, "SELECT count(*) FROM duckdb_views() WHERE view_name = 'game_length'") == 0
+    with duckdb.connect(str(sample_db_copy)) as con:
+        con.execute("UPDATE governor_meta SET value = 'another build' WHERE key = 'schema_digest'")
+    with writer(sample_db_copy):
+        pass
+    assert _count(sample_db_copy, "SELECT count(*) FROM duckdb_views() WHERE view_name = 'game_length'") == 1
+    assert _count(sample_db_copy, "SELECT count(*) FROM game_length") > 0
