@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pandas as pd
 import streamlit as st
 
@@ -172,13 +173,39 @@ def _cached_replay(path: str, stamp: tuple[int, ...], game: str, game_id: str) -
             return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
 
         found = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")
+        if not found:
+            raise KeyError(f"no game with id '{game_id}' in {path}")
+        ranges = _row_ranges(con, game_id)
+        steps = int(found[0]["moves"]) + 1
+
+        def game_rows(table: str, columns: str, order: str, expected: int) -> list[dict[str, Any]]:
+            # Through the game's row range when it is known and gives every row (milliseconds), else
+            # by a scan of the whole table (``ingest.locate``).
+            span = ranges.get(table.strip('"'))
+            if span is not None:
+                got = con.sql(
+                    f"SELECT {columns} FROM {table} WHERE rowid BETWEEN ? AND ? AND game_id = ? ORDER BY {order}",
+                    params=[span[0], span[1], game_id],
+                ).to_arrow_table().to_pylist()
+                if len(got) == expected:
+                    return got
+            return rows(f"SELECT {columns} FROM {table} WHERE game_id = ? ORDER BY {order}")
+
         # Every column of moves: ``events`` is there from schema version 3 on.
-        moves = rows("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step")
-        table = rows(f"SELECT * FROM {states} WHERE game_id = ? ORDER BY step")
-        seats = rows(f"SELECT * FROM {player_states} WHERE game_id = ? ORDER BY step, seat")
-    if not found:
-        raise KeyError(f"no game with id '{game_id}' in {path}")
+        moves = game_rows("moves", "* EXCLUDE (game_id)", "step", steps - 1)
+        table = game_rows(states, "*", "step", steps)
+        seats = game_rows(player_states, "*", "step, seat", steps * int(found[0]["player_count"]))
     return game_payload(found[0], moves, table, seats)
+
+
+def _row_ranges(con: Any, game_id: str) -> dict[str, tuple[int, int]]:
+    """Where the game's rows sit, by table (first and last row id); empty without ``game_rows`` (a
+    lake, an older database) or when the game was not located."""
+    try:
+        found = con.execute("SELECT table_name, first_row, last_row FROM game_rows WHERE game_id = ?", [game_id]).fetchall()
+    except duckdb.Error:
+        return {}
+    return {name: (int(first), int(last)) for name, first, last in found}
 
 
 def replay_payload(game: str, game_id: str) -> dict[str, Any]:
