@@ -61,13 +61,6 @@ class PuertoRicoEngine(RulesEngine):
     hidden = hidden
     parse = staticmethod(parse_move)
     over = Stage.OVER
-    # The replay fold calls these for every move: bound straight to the rules, as the base class's
-    # versions add a call each.
-    parse_move = staticmethod(parse_move)
-    apply = staticmethod(rules.apply)
-    legal_moves = staticmethod(rules.legal_moves)
-    default_move = staticmethod(rules.default_move)
-    apply_default = staticmethod(rules.apply_default)
 
     game = "puerto_rico"
     version = "1.0"

@@ -1117,9 +1117,16 @@ def _result(t: Table) -> PuertoRicoState:
 def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
     """The state after ``move`` by the seat to act. Raises ``RuleViolation`` if the move is illegal,
     and ``FieldError`` if a chance outcome the log must supply (a reshuffle order) is missing."""
-    if state.stage is Stage.OVER:
-        raise RuleViolation("game.over", "the game is already over")
     t = _table(state)
+    _move(t, move)
+    return _result(t)
+
+
+def _move(t: Table, move: PuertoRicoMove) -> None:
+    """Check ``move`` by the seat to act and make it on ``t``, then run what needs no decision. Raises
+    as ``apply`` (``t`` is then half changed and must not be used again)."""
+    if t.stage is Stage.OVER:
+        raise RuleViolation("game.over", "the game is already over")
     t.events = []
     seat = t.current_seat
     assert seat is not None
@@ -1155,7 +1162,7 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
         _do_hacienda(t, seat)
         t.step += 1
         _advance(t)
-        return _result(t)
+        return
     else:
         if isinstance(move, Settle):
             _do_settle(t, seat, move)
@@ -1175,7 +1182,6 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
         t.hacienda_done = False
     t.step += 1
     _advance(t)
-    return _result(t)
 
 
 def start(state: PuertoRicoState) -> PuertoRicoState:
@@ -1239,7 +1245,7 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     return []
 
 
-def default_move(state: PuertoRicoState) -> Store | Produce | None:
+def default_move(state: PuertoRicoState | Table) -> Store | Produce | None:
     """The decision a log may leave out at this point, or None: taking one's production, and the storage
     keeping the most when that outcome is unique (logs written when the engine made these choices alone
     have no move for them)."""
@@ -1250,7 +1256,7 @@ def default_move(state: PuertoRicoState) -> Store | Produce | None:
         return None
     seat = state.current_seat
     assert seat is not None
-    return _store_default(state.players[seat])
+    return _store_default(state.view(seat))
 
 
 def apply_default(state: PuertoRicoState) -> PuertoRicoState:
@@ -1264,6 +1270,12 @@ def apply_default(state: PuertoRicoState) -> PuertoRicoState:
         raise ValueError(f"no decision to take by default: {describe_pending(state)}")
     t = _table(state)
     t.events = list(state.events)
+    _take_default(t, move)
+    return _result(t)
+
+
+def _take_default(t: Table, move: Store | Produce) -> None:
+    """Make the default ``move`` of the seat to act on ``t`` (see ``apply_default``)."""
     seat = t.queue[0]
     if isinstance(move, Produce):
         _do_produce(t, seat, move, forced=True)
@@ -1271,10 +1283,51 @@ def apply_default(state: PuertoRicoState) -> PuertoRicoState:
         _do_store(t, seat, move, forced=True)
     t.queue.pop(0)
     _advance(t)
-    return _result(t)
+
+
+class Working:
+    """A game changed in place, move after move (``replay.protocol.Working``), for a replay that keeps no
+    state in between (validation): one working table for the whole game, changed by the very code
+    ``apply`` runs, and frozen only when ``snapshot`` is asked for."""
+
+    __slots__ = ("t",)
+    #: Production and storage have defaults a log may leave out.
+    takes_defaults = True
+
+    def __init__(self, state: PuertoRicoState) -> None:
+        self.t = Table(state)
+
+    def current_seat(self) -> int | None:
+        return self.t.current_seat
+
+    def is_over(self) -> bool:
+        return self.t.stage is Stage.OVER
+
+    def apply(self, move: PuertoRicoMove) -> None:
+        """Make ``move``. Raises as ``apply``; the game is then not to be used again."""
+        _move(self.t, move)
+
+    def default_move(self) -> Store | Produce | None:
+        return default_move(self.t)
+
+    def apply_default(self) -> None:
+        """As ``apply_default``. Raises ``ValueError`` when there is no default."""
+        move = default_move(self.t)
+        if move is None:
+            raise ValueError(f"no decision to take by default: {describe_pending(self.t)}")
+        _take_default(self.t, move)
+
+    def snapshot(self) -> PuertoRicoState:
+        """The current state, immutable (equal to what ``apply`` move after move reaches)."""
+        return self.t.freeze()
+
+
+def working(state: PuertoRicoState) -> Working:
+    """A ``Working`` game from ``state`` (what ``Engine.working`` hands the replay's validation fold)."""
+    return Working(state)
 
 
 __all__ = [
     "apply", "apply_default", "default_move", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
-    "sale_price", "ship_name", "start", "TILE_KINDS",
+    "sale_price", "ship_name", "start", "working", "Working", "TILE_KINDS",
 ]

@@ -19,7 +19,8 @@ from replay.logfile import parse_game
 from replay.puerto_rico import rules
 from replay.puerto_rico.arrangements import Arrangements
 from replay.puerto_rico.catalogue import CATALOGUE, GOODS
-from replay.puerto_rico.moves import Mayor, Store
+from replay.puerto_rico.engine import ENGINE
+from replay.puerto_rico.moves import Build, ChooseRole, ExtraGood, Load, Mayor, Pass, Produce, Sell, Settle, Store
 from replay.puerto_rico.state import Table
 from replay.replayer import iter_replay
 from replay.simulate import simulate_game
@@ -136,3 +137,51 @@ def test_storage_answers_are_every_distinct_outcome(slots: int) -> None:
             assert rules._store_outcome(goods, default.warehouse, default.keep) in best
         else:
             assert default is None
+
+
+def _working_fold(obj: dict[str, Any]) -> list[Any]:
+    """The states after every move made in place on one ``rules.Working`` game, with the defaults the
+    log leaves out taken as ``replay.replayer`` takes them (a snapshot asked for after every move)."""
+    log = parse_game(obj)
+    work = rules.working(ENGINE.new_game(log))
+    out = [work.snapshot()]
+    moves = [(ENGINE.parse_move(raw, f"moves[{i}]"), raw.get("seat")) for i, raw in enumerate(log.moves)]
+    for i, (move, _) in enumerate(moves):
+        assert not work.is_over()
+        work.apply(move)
+        upcoming, claimed = moves[i + 1] if i + 1 < len(moves) else (None, None)
+        while (default := work.default_move()) is not None:
+            if upcoming is not None and type(upcoming) is type(default) and claimed in (None, work.current_seat()):
+                break
+            work.apply_default()
+        out.append(work.snapshot())
+    assert work.is_over() and work.current_seat() is None
+    return out
+
+
+@pytest.mark.parametrize("obj", SAMPLES[::3] + SIMULATED, ids=lambda o: o.get("source_id") or o["meta"].get("seed"))
+def test_working_game_reaches_the_states_of_apply(obj: dict[str, Any]) -> None:
+    assert _working_fold(obj) == _states(obj)
+
+
+def test_working_game_refuses_as_apply() -> None:
+    states = _states(SIMULATED[1])
+    for state in states[:40]:
+        for move in [*rules.legal_moves(state)[:3], *candidates_of(state)]:
+            try:
+                expected: Any = rules.apply(state, move)
+            except RuleViolation as err:
+                expected = (err.rule, err.reason)
+            work = rules.working(state)
+            try:
+                work.apply(move)
+                got: Any = work.snapshot()
+            except RuleViolation as err:
+                got = (err.rule, err.reason)
+            assert got == expected
+
+
+def candidates_of(state: Any) -> list[Any]:
+    """A few moves of every kind, most of them illegal at ``state``."""
+    return [ChooseRole("mayor"), ChooseRole("captain", privilege=False), Settle("quarry"), Build("Wharf"),
+            Sell(GOODS[4]), Load(GOODS[0], 2), Pass(), Produce(False), Store((), None), ExtraGood(GOODS[1])]
