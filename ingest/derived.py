@@ -1,6 +1,6 @@
 """Tables derived from the stored games: the Explorer's ``openings`` (``ingest.openings``), written
-with each batch of an import, and the players' skill ratings (``ingest.ratings``), recomputed at the
-end of an import that added games.
+with each batch of an import, the players' skill ratings (``ingest.ratings``), recomputed at the
+end of an import that added games, and where each game's rows sit (``ingest.locate``).
 
 The ratings are computed from what is stored, so a killed import leaves them for the next import to
 complete and an import that adds nothing leaves them untouched. The file is held for writing only
@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 
 from ingest.db import reader, writer
+from ingest.locate import locate
 from ingest.openings import fill_openings
 from ingest.ratings import GAMES_IN_ORDER, rate_file, ratings_stale, write_ratings
 from ingest.ratings import basis as ratings_basis
@@ -29,11 +30,12 @@ READ_CONFIG = {"memory_limit": "512MB"}
 
 def refresh_derived(db: str | Path) -> None:
     """Fill the openings of games stored without one (games an older version stored: an import writes
-    a batch's openings in the batch's transaction) and recompute the ratings when games were added
+    a batch's openings in the batch's transaction), record the row ranges of the games stored since
+    the last import (``ingest.locate``) and recompute the ratings when games were added
     since they were computed. Raises ``ingest.db.DatabaseError`` when the database cannot be read or
     written."""
     with writer(db) as con:
-        _in_transaction(con, lambda: fill_openings(con))
+        _in_transaction(con, lambda: (fill_openings(con), locate(con)))
     with tempfile.TemporaryDirectory(prefix="governor-ratings-") as tmp:
         games_file, history_file = Path(tmp) / "games.parquet", Path(tmp) / "history.parquet"
         # The games go through a file, in rating order, so that neither they nor the history are ever
