@@ -701,9 +701,8 @@ def _check_seat_turn(t: Table, move: SanJuanMove) -> None:
         raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
 
 
-def describe_pending(t: Table | SanJuanState) -> str:
+def describe_pending(state: Table | SanJuanState) -> str:
     """What the game waits for, in words ("seat 2 must choose a role")."""
-    state = t if isinstance(t, SanJuanState) else t.freeze()
     seat = state.current_seat
     if seat is None:
         return "the game is over"
@@ -730,7 +729,55 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
     if state.stage is Stage.OVER:
         raise RuleViolation("game.over", "the game is already over")
     t = Table(state)
-    seat = state.current_seat
+    _play(t, move)
+    return t.freeze()
+
+
+class Working:
+    """A game changed in place move after move, for a replay that needs no snapshot in between
+    (validation): ``apply`` runs the very rules of ``apply`` above on one working ``Table`` that is
+    never frozen, so a move costs no copying; ``snapshot`` gives the immutable state (equal to the
+    one the pure ``apply`` reaches) when it is asked for."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, state: SanJuanState) -> None:
+        self.table = Table(state, working=True)
+
+    def current_seat(self) -> int | None:
+        return self.table.current_seat
+
+    def is_over(self) -> bool:
+        return self.table.stage is Stage.OVER
+
+    def apply(self, move: SanJuanMove) -> None:
+        """Make ``move``; raises as ``apply`` (after an error the working state is not to be used)."""
+        t = self.table
+        if t.stage is Stage.OVER:
+            raise RuleViolation("game.over", "the game is already over")
+        t.events = []
+        t.privilege_declined = False
+        _play(t, move)
+
+    def default_move(self) -> None:
+        """San Juan has no decision a log may leave out."""
+        return None
+
+    def apply_default(self) -> None:
+        raise ValueError(f"no decision to take by default: {describe_pending(self.table)}")
+
+    def snapshot(self) -> SanJuanState:
+        return self.table.freeze()
+
+
+def working(state: SanJuanState) -> Working:
+    """A ``Working`` game starting from ``state`` (which is left as it is)."""
+    return Working(state)
+
+
+def _play(t: Table, move: SanJuanMove) -> None:
+    """Make ``move`` on ``t`` for the seat to act: the rules of ``apply``."""
+    seat = t.current_seat
     assert seat is not None
     _check_seat_turn(t, move)
     if isinstance(move, Pass):
@@ -773,7 +820,7 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
         # next seat's turn) belong to this move, and a missing reshuffle must name it.
         _advance(t)
         t.step += 1
-        return t.freeze()
+        return
     elif isinstance(move, Build):
         _apply_build(t, seat, move)
     elif isinstance(move, Produce):
@@ -795,7 +842,6 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
     t.queue.pop(0)
     _advance(t)
     t.step += 1
-    return t.freeze()
 
 
 # -- legal moves --------------------------------------------------------------------------------
