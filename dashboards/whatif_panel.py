@@ -62,6 +62,12 @@ def active(game_id: str) -> V.Variation | None:
     return held if isinstance(held, V.Variation) and held.log.game_id == game_id else None
 
 
+def branch_at(step: int) -> None:
+    """The viewer's "Try a move here" was pressed at ``step``: the panel's branch point moves there."""
+    st.session_state["whatif_branch"] = step
+    st.session_state["whatif_from_viewer"] = True
+
+
 def show(game_row: dict[str, Any], log_text: str, step: int | None) -> None:
     """The what-if controls under the viewer."""
     game_id = str(game_row["game_id"])
@@ -70,10 +76,18 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None) -> None:
     variation = active(game_id)
     st.subheader("What if?")
     if variation is None:
+        # The widget's value lives in the session: a new game or a new step in the URL sets it, and so
+        # does the board's "Try a move here" (``branch_at``); otherwise it stays where the user put it.
+        seed = (game_id, min(total, step if step is not None else 0))
+        if st.session_state.pop("whatif_from_viewer", False):
+            st.session_state["whatif_seed"] = seed
+        elif st.session_state.get("whatif_seed") != seed or "whatif_branch" not in st.session_state:
+            st.session_state["whatif_seed"] = seed
+            st.session_state["whatif_branch"] = seed[1]
+        st.session_state["whatif_branch"] = min(total, max(0, int(st.session_state["whatif_branch"])))
         branch = st.number_input(
-            "Try another move at the position after move", min_value=0, max_value=total,
-            value=min(total, step if step is not None else 0), key="whatif_branch",
-            help="0 is the start of the game. The step in the address bar is the one the viewer shows.",
+            "Try another move at the position after move", min_value=0, max_value=total, key="whatif_branch",
+            help="0 is the start of the game. \"Try a move here\" on the board sets it to the move shown.",
         )
         start = V.start(_log_of(game_row, log_text), int(branch))
         if start.over:

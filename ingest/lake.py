@@ -38,6 +38,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ingest.schema import DERIVED_TABLES, SCHEMA_VERSION, VIEWS, table_schemas, vp_by_step_view
+from ingest.stored import StoredGame, stored_in
 
 LAKE_MARK = "_governor_lake.json"
 MANIFESTS = "_manifest"
@@ -235,11 +236,11 @@ class Lake:
             con.execute(f"SET {key} = ?", [value])
         return con
 
-    def known_ids(self) -> tuple[frozenset[str], frozenset[str]]:
-        """Game ids and rejection ids already in the lake."""
+    def known(self) -> tuple[dict[str, StoredGame], frozenset[str]]:
+        """The games already in the lake by id (what a copy is checked against) and its rejection ids."""
         con = self.connect()
         try:
-            games = frozenset(r[0] for r in con.execute("SELECT game_id FROM games").fetchall())
+            games = stored_in(con)
             rejections = frozenset(r[0] for r in con.execute("SELECT rejection_id FROM rejections").fetchall())
         finally:
             con.close()

@@ -17,7 +17,7 @@ import os
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +27,7 @@ from ingest.importer import ImportSummary, _count_games
 from ingest.lake import Lake, refresh_derived, rewrite_without, write_batch
 from ingest.progress import Progress
 from ingest.rows import process
+from ingest.stored import StoredGame
 from replay.logfile import RawGame, find_logs, read_raw
 
 #: Games per task and batch (one set of files per table and game): large enough that files are not
@@ -37,16 +38,16 @@ RETRIES = 3
 #: The cluster engine ``--cluster local`` starts (chosen by measurement, docs/scaling.md).
 LOCAL_ENGINE = "dask"
 
-_KNOWN: frozenset[str] = frozenset()
+_KNOWN: Mapping[str, StoredGame] = {}
 
 
-def _init_known(known: frozenset[str]) -> None:
+def _init_known(known: Mapping[str, StoredGame]) -> None:
     global _KNOWN
     _KNOWN = known
 
 
 def lake_task(root: str, batch_id: str, files: list[str], display: dict[str, str],
-              known: frozenset[str] | None = None) -> dict[str, Any]:
+              known: Mapping[str, StoredGame] | None = None) -> dict[str, Any]:
     """Read, replay and write one batch of files into the lake at ``root``; the batch's manifest
     (not yet committed), with how many games were read and skipped as already stored."""
     records = []
@@ -82,7 +83,7 @@ Submit = Callable[[str, list[str]], Any]
 
 
 @contextmanager
-def _inline(root: str, display: dict[str, str], known: frozenset[str]) -> Iterator[Callable[[Iterator[tuple[str, list[str]]]], Iterator[dict[str, Any]]]]:
+def _inline(root: str, display: dict[str, str], known: Mapping[str, StoredGame]) -> Iterator[Callable[[Iterator[tuple[str, list[str]]]], Iterator[dict[str, Any]]]]:
     def run(tasks: Iterator[tuple[str, list[str]]]) -> Iterator[dict[str, Any]]:
         for batch_id, files in tasks:
             yield lake_task(root, batch_id, files, display, known)
@@ -91,7 +92,7 @@ def _inline(root: str, display: dict[str, str], known: frozenset[str]) -> Iterat
 
 
 @contextmanager
-def _processes(root: str, display: dict[str, str], known: frozenset[str], workers: int) -> Iterator[Any]:
+def _processes(root: str, display: dict[str, str], known: Mapping[str, StoredGame], workers: int) -> Iterator[Any]:
     import multiprocessing as mp
 
     ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
@@ -109,7 +110,7 @@ def _processes(root: str, display: dict[str, str], known: frozenset[str], worker
 
 
 @contextmanager
-def _dask(root: str, display: dict[str, str], known: frozenset[str], address: str | None, workers: int) -> Iterator[Any]:
+def _dask(root: str, display: dict[str, str], known: Mapping[str, StoredGame], address: str | None, workers: int) -> Iterator[Any]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -143,7 +144,7 @@ def _dask(root: str, display: dict[str, str], known: frozenset[str], address: st
 
 
 @contextmanager
-def _ray(root: str, display: dict[str, str], known: frozenset[str], address: str | None, workers: int) -> Iterator[Any]:
+def _ray(root: str, display: dict[str, str], known: Mapping[str, StoredGame], address: str | None, workers: int) -> Iterator[Any]:
     try:
         import ray
     except ImportError:
@@ -171,7 +172,7 @@ def _ray(root: str, display: dict[str, str], known: frozenset[str], address: str
         ray.shutdown()
 
 
-def executor(cluster: str | None, root: str, display: dict[str, str], known: frozenset[str], workers: int) -> Any:
+def executor(cluster: str | None, root: str, display: dict[str, str], known: Mapping[str, StoredGame], workers: int) -> Any:
     """The context manager running lake tasks: in this process, a local process pool, or a cluster
     (``local`` starts one of ``LOCAL_ENGINE`` here; ``dask://ADDR`` and ``ray://ADDR`` join one, and
     ``dask://local`` / ``ray://local`` start that engine locally)."""
@@ -211,14 +212,14 @@ def import_to_lake(
     lake = Lake(root)
     lake.create()
     lake.remove_orphans()
-    known_games, known_rejections = lake.known_ids()
+    known_games, known_rejections = lake.known()
     seen_games, seen_rejections = set(known_games), set(known_rejections)
     bar = Progress(_count_games(files), progress)
     run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     tasks = ((f"{run_id}-{n:06d}", group) for n, group in enumerate(_groups(files, batch_games)))
     workers = workers or os.cpu_count() or 1
     try:
-        with executor(cluster, root, display_names or {}, frozenset(known_games), workers) as run:
+        with executor(cluster, root, display_names or {}, known_games, workers) as run:
             for manifest in run(tasks):
                 summary.games += manifest["games_read"]
                 summary.duplicates += manifest["skipped"]

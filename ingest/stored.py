@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ingest.db import DatabaseError, reader
 from replay.errors import DuplicateMismatchError, GovernorError
@@ -36,12 +37,17 @@ def stored_games(db: str | Path) -> dict[str, StoredGame]:
             tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
             if "games" not in tables:
                 return {}
-            rows = con.execute(
-                "SELECT g.game_id, g.source_id, g.file, g.winners, list(p.score ORDER BY p.seat) "
-                "FROM games g JOIN players p USING (game_id) GROUP BY ALL"
-            ).fetchall()
+            return stored_in(con)
     except DatabaseError:
         return {}
+
+
+def stored_in(con: Any) -> dict[str, StoredGame]:
+    """Every game of an open connection (a database or a lake's views) by id."""
+    rows = con.execute(
+        "SELECT g.game_id, g.source_id, g.file, g.winners, list(p.score ORDER BY p.seat) "
+        "FROM games g JOIN players p USING (game_id) GROUP BY ALL"
+    ).fetchall()
     return {
         game_id: StoredGame(tuple(scores), tuple(winners or ()), source_id, file)
         for game_id, source_id, file, winners, scores in rows

@@ -412,6 +412,7 @@ const HTML = `
     <span class="pos"></span>
     <label class="sel"><span class="lbl">Round </span><select class="round" aria-label="Round"></select></label>
     <label class="sel"><span class="lbl">View </span><select class="view" aria-label="Seat view"></select></label>
+    <button type="button" class="branch" title="Try another move from this position (What if?, below the board)">Try a move here</button>
   </div>
   <div class="now"></div>
   <div class="main">
@@ -450,7 +451,7 @@ function setup(parent, host) {
     root: el(".gv-root"), title: el(".title"), facts: el(".facts"), slider: el(".slider"), pos: el(".pos"),
     round: el("select.round"), view: el("select.view"), now: el(".now"), board: el(".board"),
     chart: el(".chart"), legend: el(".legend"), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
-    buttons: {},
+    branch: el("button.branch"), buttons: {},
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
   const s = { ui, host, game: null, step: 0, view: "all", request: null, drawn: null, rowEls: [], frame: 0, urlTimer: 0, chart: null };
@@ -644,6 +645,8 @@ function wire(s) {
   on(ui.buttons.next, "click", () => go(s, s.step + 1));
   on(ui.buttons.last, "click", () => go(s, s.game ? s.game.total : 0));
   on(ui.slider, "input", () => go(s, Number(ui.slider.value)));
+  // The one input that asks the server: the What-if panel branches at the step shown here.
+  on(ui.branch, "click", () => { if (s.game && s.trigger) { s.trigger("branch", s.step); } });
   on(ui.round, "change", () => {
     const start = roundStart(s.game, Number(ui.round.value));
     if (start !== null) { go(s, start); }
@@ -679,7 +682,10 @@ export default function (component) {
     parentElement.__governorReplay = s;
   }
   s.ui.root.classList.toggle("dark", isDark(s.host));
+  s.trigger = component.setTriggerValue;
   if (!data || !data.game) { return undefined; }
+  // A variation has no "here" to branch from: it is played on in the What-if panel.
+  s.ui.branch.hidden = !data.branch;
   // What makes two sends of a game differ for the viewer: another game, its length, the analysis tags.
   const signature = (g) => `${g.game_id}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`;
   const fresh = !s.game || s.game.data.game_id !== data.game.game_id || s.request !== data.request;

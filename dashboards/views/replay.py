@@ -71,7 +71,9 @@ else:
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
     # stepped it; a new game, step or view in the URL moves it.
     request = f"{game_id}|{step_param}|{view_param}"
-    replay_viewer(payload, step, view if view_param is not None else None, request)
+    branch_at = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True)
+    if branch_at is not None:
+        whatif_panel.branch_at(branch_at)
 
 log_text = str(data.frame("SELECT log FROM games WHERE game_id = ?", (game_id,))["log"].iloc[0])
 whatif_panel.show(game, log_text, step)

@@ -132,12 +132,13 @@ def _show(outcome: dict[str, Any], current_sql: str) -> None:
             "aggregate, filter or add a LIMIT to download it."
         )
         return
-    left, right, _ = st.columns([1, 1, 3])
-    left.download_button(
+    # A row of buttons as wide as their labels (columns cut the labels short on narrow screens).
+    row = st.container(horizontal=True)
+    row.download_button(
         "Download CSV", data=lambda: result_csv(whole), file_name="governor-query.csv", mime="text/csv",
         key="sql_csv", on_click="ignore", icon=":material/download:",
     )
-    right.download_button(
+    row.download_button(
         "Download Parquet", data=lambda: result_parquet(whole), file_name="governor-query.parquet",
         mime="application/vnd.apache.parquet", key="sql_parquet", on_click="ignore", icon=":material/download:",
     )

@@ -264,3 +264,24 @@ def test_leaving_and_coming_back_keeps_game_and_step(site, games) -> None:
     assert f"game={game['id']}" in page.url
     page.wait_for_function("() => location.search.includes('step=17')")
     page.close()
+
+
+def test_try_a_move_here_branches_the_what_if_panel_at_the_step_shown(site, games) -> None:
+    """The What-if panel branches where the board is, not where the page was opened."""
+    game = games["san_juan"]
+    page = open_replay(site, f"game={game['id']}&step=10")
+    field = page.get_by_role("spinbutton", name="Try another move at the position after move")
+    assert field.input_value() == "10"
+    page.locator(".title").click()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    wait_step(page, 15)
+    page.locator("button.branch").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('input')].some((i) => i.getAttribute('aria-label') === "
+        "'Try another move at the position after move' && i.value === '15')", timeout=15000)
+    wait_for_app(page)
+    assert step_of(page) == 15  # the board stays where it was
+    assert field.input_value() == "15"
+    assert page.errors == []
+    page.close()

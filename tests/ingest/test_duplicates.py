@@ -89,3 +89,32 @@ def test_copies_within_one_jsonl_are_checked(tmp_path: Path, monkeypatch: pytest
     assert (again.imported, again.duplicates, again.rejected) == (0, 2, 2)
     assert rows(db, "SELECT count(*) FROM players") == [(3,)]
     assert rows(db, "SELECT count(*) FROM rejections") == [(2,)]
+
+
+def test_a_lake_checks_copies_of_its_games_as_the_database_does(tmp_path: Path) -> None:
+    """A copy of a game already in a lake, with a wrong result or another source id, is a rejection
+    row of the lake, not a silent skip; an agreeing copy is skipped."""
+    from ingest.lake_import import import_to_lake
+
+    lake = tmp_path / "lake"
+    first = import_to_lake([SJ / NAME], str(lake), workers=1)
+    assert (first.imported, first.duplicates, first.rejected) == (1, 0, 0)
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    (copies / "a-wrong.json").write_text(json.dumps(wrong_result()))
+    (copies / "b-other.json").write_text(json.dumps(other_source()))
+    (copies / "c-same.json").write_text(json.dumps(sample(NAME)))
+    summary = import_to_lake([copies], str(lake), workers=1)
+    assert (summary.imported, summary.duplicates, summary.rejected) == (0, 1, 2)
+    assert summary.messages == [
+        f"{copies / 'a-wrong.json'}, game 1: result.scores: the log records [20, 33, 31] but the replay scores [20, 33, 30]",
+        f"{copies / 'b-other.json'}, game 1: source_id: this game is already stored with source id "
+        f"'sim-san_juan-2026-000001' (from {SJ / NAME}), not 'bga-123'",
+    ]
+    from ingest.db import reader
+
+    with reader(lake) as con:
+        assert sorted(con.execute("SELECT kind, rule FROM rejections").fetchall()) == [
+            ("duplicate", "source_id"), ("result", "result.scores"),
+        ]
+        assert con.execute("SELECT count(*) FROM players").fetchall() == [(3,)]
