@@ -170,6 +170,7 @@ class SnapshotWorking:
     every state of a replay can be kept (``state`` is the current one)."""
 
     __slots__ = ("engine", "state")
+    takes_defaults = True
 
     def __init__(self, engine: Any, state: Any) -> None:
         self.engine = engine

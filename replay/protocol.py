@@ -40,6 +40,9 @@ class Working(Protocol):
     game that raised is not used again. ``snapshot`` is the immutable state the pure ``apply`` would have
     reached (equal values; seats' objects are not shared with earlier states)."""
 
+    #: False when the game has no decision a log may leave out: the fold then never asks for one.
+    takes_defaults: bool
+
     def current_seat(self) -> int | None: ...
 
     def is_over(self) -> bool: ...

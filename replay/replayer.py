@@ -76,12 +76,9 @@ def _move_key(game: str, raw: Any) -> tuple[Any, ...] | None:
     return tuple(parts)
 
 
-def _parse_move(engine: Any, log: GameLog, index: int, raw: Any) -> Any:
-    key = _move_key(log.game, raw)
-    if key is not None:
-        move = _PARSED.get(key)
-        if move is not None:
-            return move
+def _parse_move(engine: Any, log: GameLog, index: int, raw: Any, key: tuple[Any, ...] | None) -> Any:
+    """Parse a move not yet in ``_PARSED`` (``key`` is its ``_move_key``) and keep it there if it can be
+    shared. Raises ``LogFormatError``."""
     try:
         move = engine.parse_move(raw, f"moves[{index}]")
     except FieldError as err:
@@ -154,6 +151,8 @@ def _fold(log: GameLog, engine: Any, work: Any, require_complete: bool) -> Itera
     names = log.players
     moves = log.moves
     count = len(moves)
+    # A working game may say that its rules have no decision a log can leave out.
+    defaults = getattr(work, "takes_defaults", True)
     upcoming = _read_move(engine, log, 0) if moves else None
     for index in range(count):
         number = index + 1
@@ -174,8 +173,9 @@ def _fold(log: GameLog, engine: Any, work: Any, require_complete: bool) -> Itera
         # belongs to this step, as when the engine took that decision alone.
         if number < count:
             upcoming = _read_move(engine, log, number)
-            _take_defaults(log, work, number, upcoming[0], upcoming[1])
-        elif require_complete:
+            if defaults:
+                _take_defaults(log, work, number, upcoming[0], upcoming[1])
+        elif require_complete and defaults:
             # A complete log that says nothing more takes every default left (the last storage).
             _take_defaults(log, work, number, None, None)
         yield number, seat, move
@@ -201,7 +201,10 @@ def _read_move(engine: Any, log: GameLog, index: int) -> tuple[Any, int | None]:
     """Move ``index`` of the log and the seat it names (None if it names none).
     Raises ``LogFormatError`` for a malformed move or seat."""
     raw = log.moves[index]
-    move = _parse_move(engine, log, index, raw)
+    key = _move_key(log.game, raw)
+    move = _PARSED.get(key) if key is not None else None
+    if move is None:
+        move = _parse_move(engine, log, index, raw, key)
     claimed = raw.get("seat") if isinstance(raw, dict) else None
     if claimed is not None and (
         not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(log.players)

@@ -14,15 +14,19 @@ from typing import Any
 
 from replay.errors import FieldError, RuleViolation
 from replay.san_juan.cards import (
-    CARDS,
     CITY_SIZE_TO_END,
+    COST,
     DECK_SIZE,
+    GOOD_OF,
     HAND_LIMIT,
+    HOLDER,
     ORDER,
+    POWER_OF,
     PRODUCER_OF,
     STARTING_BUILDING,
     TILES,
     TOWER_HAND_LIMIT,
+    VIOLET,
     Good,
     Power,
     Role,
@@ -46,6 +50,7 @@ from replay.san_juan.moves import (
 from replay.san_juan.state import PlayerState, SanJuanState, Stage, Table, role_order, seats_from
 
 DRAFT_DRAW = (5, 6, 7, 8)
+_FULL_DECK = Counter(full_deck())
 STARTING_HAND = 4
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
@@ -123,14 +128,12 @@ def new_game(
     reshuffles = tuple(
         tuple(_card_list(order, f"setup.reshuffles[{i}]")) for i, order in enumerate(reshuffles_raw)
     )
-    everything = Counter(deck) + Counter([STARTING_BUILDING] * num_players)
-    for hand in hands:
-        everything += Counter(hand)
-    if everything != Counter(full_deck()):
+    everything = Counter(deck + [STARTING_BUILDING] * num_players + [card for hand in hands for card in hand])
+    if everything != _FULL_DECK:
         raise FieldError(
             "setup",
             f"starting buildings, hands and deck are not the {DECK_SIZE} cards of the game: "
-            + _diff(everything, Counter(full_deck())),
+            + _diff(everything, _FULL_DECK),
         )
     players = tuple(
         PlayerState(hand=sort_cards(hand), buildings=(STARTING_BUILDING,), goods=(None,)) for hand in hands
@@ -182,8 +185,16 @@ def random_setup(num_players: int, rng: random.Random, draft: bool = False) -> d
 # -- what a seat has ---------------------------------------------------------------------------
 
 
-def _powers(t: Table, seat: int, without: str | None = None) -> set[Power]:
-    return {CARDS[b].power for b in t.buildings.read(seat) if b != without and CARDS[b].power}  # type: ignore[misc]
+def _powers(t: Table, seat: int, without: str | None = None) -> set[Power | None]:
+    """The powers of the seat's buildings (``without`` one being built over); None stands for the
+    production buildings, so only membership of a power is to be asked."""
+    return {POWER_OF[b] for b in t.buildings.read(seat) if b != without}
+
+
+def _has(t: Table, seat: int, power: Power, without: str | None = None) -> bool:
+    """Whether the seat owns the building with ``power`` (not counting ``without``, being built over)."""
+    name = HOLDER[power]
+    return name != without and name in t.buildings.read(seat)
 
 
 def _hand_limit(t: Table, seat: int) -> int:
@@ -205,20 +216,24 @@ def _max_sell(t: Table, seat: int) -> int:
     return 1 + _privilege(t, seat) + (1 if "Trading post" in t.buildings.read(seat) else 0)
 
 
-def _empty_by_good(t: Table, seat: int) -> Counter[Good]:
-    out: Counter[Good] = Counter()
-    for b, g in zip(t.buildings.read(seat), t.goods[seat]):
-        card = CARDS[b]
-        if card.good is not None and g is None:
-            out[card.good] += 1
+def _empty_by_good(t: Table, seat: int) -> dict[Good, int]:
+    """How many empty production buildings the seat has of each good (goods with none left out)."""
+    out: dict[Good, int] = {}
+    for b, g in zip(t.buildings.read(seat), t.goods.read(seat)):
+        if g is None:
+            good = GOOD_OF[b]
+            if good is not None:
+                out[good] = out.get(good, 0) + 1
     return out
 
 
-def _goods_by_kind(t: Table, seat: int, without_index: int | None = None) -> Counter[Good]:
-    out: Counter[Good] = Counter()
-    for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])):
+def _goods_by_kind(t: Table, seat: int, without_index: int | None = None) -> dict[Good, int]:
+    """How many goods of each kind lie on the seat's buildings (but the one at ``without_index``)."""
+    out: dict[Good, int] = {}
+    for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods.read(seat))):
         if g is not None and i != without_index:
-            out[CARDS[b].good] += 1  # type: ignore[index]
+            good: Good = GOOD_OF[b]  # type: ignore[assignment]
+            out[good] = out.get(good, 0) + 1
     return out
 
 
@@ -236,16 +251,15 @@ def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
     """Cards (and black-market goods) owed for ``building``: printed cost less the builder's
     privilege, smithy or quarry, and with a crane the cost of the building covered; never below 0.
     A building being covered gives no discount of its own."""
-    card = CARDS[building]
-    powers = _powers(t, seat, without=replace)
     discount = _privilege(t, seat)
-    if card.is_production and Power.SMITHY in powers:
-        discount += 1
-    if card.is_violet and Power.QUARRY in powers:
+    if building in VIOLET:
+        if _has(t, seat, Power.QUARRY, replace):
+            discount += 1
+    elif _has(t, seat, Power.SMITHY, replace):
         discount += 1
     if replace is not None:
-        discount += CARDS[replace].cost
-    return max(0, card.cost - discount)
+        discount += COST[replace]
+    return max(0, COST[building] - discount)
 
 
 # -- the flow of the game ----------------------------------------------------------------------
@@ -254,31 +268,36 @@ def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
 def _turn_needs_decision(t: Table, seat: int) -> bool:
     """Begin ``seat``'s part of the current stage; do what needs no decision and say whether one is
     needed. Called exactly once per seat and stage."""
-    if t.stage is Stage.DRAFT:
-        return True
-    if t.stage is Stage.CHAPEL:
-        return "Chapel" in t.buildings.read(seat) and bool(t.hands[seat])
-    if t.stage is Stage.HAND_LIMIT:
-        return len(t.hands[seat]) > _hand_limit(t, seat)
-    role = t.role
-    if role is Role.BUILDER:
-        if _can_build(t, seat):
-            return True
-        t.events.append(("skip", seat, "builder", "no_cards" if not t.hands.read(seat) else "cannot_afford"))
-        return False
-    if role is Role.PRODUCER:
-        if not t.cards_left():
-            t.events.append(("skip", seat, "producer", "no_cards_left"))
+    stage = t.stage
+    if stage is Stage.PHASE:
+        role = t.role
+        if role is Role.BUILDER:
+            if _can_build(t, seat):
+                return True
+            t.events.append(("skip", seat, "builder", "no_cards" if not t.hands.read(seat) else "cannot_afford"))
             return False
-        if not sum(_empty_by_good(t, seat).values()):
+        if role is Role.PRODUCER:
+            if not t.cards_left():
+                t.events.append(("skip", seat, "producer", "no_cards_left"))
+                return False
+            for b, g in zip(t.buildings.read(seat), t.goods.read(seat)):
+                if g is None and GOOD_OF[b] is not None:
+                    return True
             t.events.append(("skip", seat, "producer", "no_empty_building"))
             return False
+        if role is Role.TRADER:
+            for g in t.goods.read(seat):
+                if g is not None:
+                    return True
+            t.events.append(("skip", seat, "trader", "no_goods"))
+            return False
+    elif stage is Stage.DRAFT:
         return True
-    if role is Role.TRADER:
-        if any(g is not None for g in t.goods[seat]):
-            return True
-        t.events.append(("skip", seat, "trader", "no_goods"))
-        return False
+    elif stage is Stage.CHAPEL:
+        return "Chapel" in t.buildings.read(seat) and bool(t.hands.read(seat))
+    elif stage is Stage.HAND_LIMIT:
+        return len(t.hands.read(seat)) > _hand_limit(t, seat)
+    role = t.role
     if role is Role.COUNCILLOR:
         # The chooser's turn starts within the role move, so ``privilege_declined`` is still set.
         count = 2 + 3 * (0 if t.privilege_declined else _privilege(t, seat))
@@ -288,7 +307,7 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
     if role is Role.PROSPECTOR:
         # Only gold-mine owners are queued in this phase.
         shown = t.draw(4)
-        hit = len(shown) == 4 and len({CARDS[c].cost for c in shown}) == 4
+        hit = len(shown) == 4 and len({COST[c] for c in shown}) == 4
         t.events.append(("gold_mine", seat, tuple(shown), hit))
         if hit:
             t.looking = shown
@@ -406,15 +425,17 @@ def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
 
 
 def _take(cards: list[str], wanted: Sequence[str], rule: str, what: str) -> None:
-    """Remove ``wanted`` from ``cards`` or raise naming what is missing."""
-    have = Counter(cards)
-    need = Counter(wanted)
-    short = need - have
-    if short:
-        name, count = sorted(short.items())[0]
-        raise RuleViolation(rule, f"{what} has {have[name]}x {name}, needs {need[name]}")
-    for card in wanted:
-        cards.remove(card)
+    """Remove ``wanted`` from ``cards`` or raise naming what is missing (and leave ``cards`` as it was)."""
+    rest = cards.copy()
+    try:
+        for card in wanted:
+            rest.remove(card)
+    except ValueError:
+        have = Counter(cards)
+        need = Counter(wanted)
+        name, count = sorted((need - have).items())[0]
+        raise RuleViolation(rule, f"{what} has {have[name]}x {name}, needs {need[name]}") from None
+    cards[:] = rest
 
 
 def _can_build(t: Table, seat: int) -> bool:
@@ -423,19 +444,20 @@ def _can_build(t: Table, seat: int) -> bool:
     if not hand:
         return False
     owned = t.buildings.read(seat)
-    powers = _powers(t, seat)
-    if Power.CRANE in powers:
+    if _has(t, seat, Power.CRANE):
         return _can_build_with_crane(t, seat)
     discount = _privilege(t, seat)
-    smithy = Power.SMITHY in powers
-    quarry = Power.QUARRY in powers
-    goods = sum(1 for g in t.goods.read(seat) if g is not None) if Power.BLACK_MARKET in powers else 0
+    smithy = _has(t, seat, Power.SMITHY)
+    quarry = _has(t, seat, Power.QUARRY)
+    goods = len(owned) - t.goods.read(seat).count(None) if _has(t, seat, Power.BLACK_MARKET) else 0
     cards = len(hand) - 1
     for name in set(hand):
-        card = CARDS[name]
-        if card.is_violet and name in owned:
-            continue
-        cost = card.cost - discount - (smithy and card.is_production) - (quarry and card.is_violet)
+        if name in VIOLET:
+            if name in owned:
+                continue
+            cost = COST[name] - discount - quarry
+        else:
+            cost = COST[name] - discount - smithy
         if cost - min(2, max(cost, 0), goods) <= cards:
             return True
     return False
@@ -443,14 +465,14 @@ def _can_build(t: Table, seat: int) -> bool:
 
 def _can_build_with_crane(t: Table, seat: int) -> bool:
     """``_can_build`` for an owner of a crane: every building may also go over another one."""
-    hand = t.hands[seat]
+    hand = t.hands.read(seat)
     for building in set(hand):
         for replace in _replace_options(t, seat, building):
-            if replace is None and CARDS[building].is_violet and building in t.buildings.read(seat):
+            if replace is None and building in VIOLET and building in t.buildings.read(seat):
                 continue
             cost = build_cost(t, seat, building, replace)
             goods = 0
-            if Power.BLACK_MARKET in _powers(t, seat, without=replace):
+            if _has(t, seat, Power.BLACK_MARKET, replace):
                 replace_index = _replace_index(t, seat, replace) if replace is not None else None
                 goods = sum(_goods_by_kind(t, seat, without_index=replace_index).values())
             if cost - min(2, cost, goods) <= len(hand) - 1:
@@ -464,14 +486,14 @@ def _replace_options(t: Table, seat: int, building: str) -> list[str | None]:
         for b in sorted(set(t.buildings.read(seat)), key=ORDER.__getitem__):
             if b == "Crane" or b == building:
                 continue
-            if CARDS[building].is_violet and building in t.buildings.read(seat):
+            if building in VIOLET and building in t.buildings.read(seat):
                 continue
             options.append(b)
     return options
 
 
 def _apply_build(t: Table, seat: int, move: Build) -> None:
-    card = CARDS[move.building]
+    violet = move.building in VIOLET
     owned = t.buildings.edit(seat)
     replace = move.replace
     if move.building not in t.hands[seat]:
@@ -485,19 +507,20 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
             raise RuleViolation("crane.target", "the crane cannot be built over")
         if replace == move.building:
             raise RuleViolation("crane.target", f"{replace} cannot be built over with the same building")
-    if card.is_violet and move.building in owned:
+    if violet and move.building in owned:
         raise RuleViolation("builder.unique", f"already owns a {move.building} (one of each violet building)")
     cost = build_cost(t, seat, move.building, replace)
     replace_index = _replace_index(t, seat, replace) if replace is not None else None
     if move.goods:
-        if Power.BLACK_MARKET not in _powers(t, seat, without=replace):
+        if not _has(t, seat, Power.BLACK_MARKET, replace):
             raise RuleViolation("black_market.owned", "paying with goods needs a black market")
         if len(move.goods) > 2:
             raise RuleViolation("black_market.limit", f"the black market takes at most 2 goods, not {len(move.goods)}")
         have = _goods_by_kind(t, seat, without_index=replace_index)
-        for good, count in Counter(move.goods).items():
-            if have[good] < count:
-                raise RuleViolation("black_market.goods", f"has {have[good]} {good.value}, pays {count}")
+        for good in dict.fromkeys(move.goods):
+            count = move.goods.count(good)
+            if have.get(good, 0) < count:
+                raise RuleViolation("black_market.goods", f"has {have.get(good, 0)} {good.value}, pays {count}")
     paid = len(move.pay) + len(move.goods)
     if paid != cost:
         raise RuleViolation(
@@ -514,11 +537,13 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         index = next(
             i
             for i, (b, g) in enumerate(zip(owned, t.goods[seat]))
-            if g is not None and i != replace_index and CARDS[b].good is good
+            if g is not None and i != replace_index and GOOD_OF[b] is good
         )
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
-    powers = _powers(t, seat, without=replace)
+    # Read before the new building is in the city: it gives nothing in the phase it is built.
+    carpenter = violet and _has(t, seat, Power.CARPENTER, replace)
+    poor_house = _has(t, seat, Power.POOR_HOUSE, replace)
     if replace_index is not None:
         lost_good = t.goods[seat][replace_index]
         if lost_good is not None:
@@ -529,7 +554,6 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
     else:
         owned.append(move.building)
         t.goods[seat].append(None)
-    carpenter = card.is_violet and Power.CARPENTER in powers
     if "Carpenter" in move.decline:
         if not carpenter:
             raise RuleViolation("carpenter.decline", _no_carpenter_card(t, seat, move))
@@ -537,7 +561,7 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         drawn = t.draw(1)
         hand.extend(drawn)
         t.events.append(("draw", seat, len(drawn), "carpenter"))
-    poor_house = Power.POOR_HOUSE in powers and len(hand) <= 1
+    poor_house = poor_house and len(hand) <= 1
     if "Poor house" in move.decline:
         if not poor_house:
             raise RuleViolation("poor_house.decline", _no_poor_house_card(t, seat, move, len(hand)))
@@ -576,12 +600,13 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
     if len(move.goods) > limit:
         raise RuleViolation("producer.limit", f"may produce at most {limit} goods, not {len(move.goods)}")
     empty = _empty_by_good(t, seat)
-    for good, count in Counter(move.goods).items():
-        if empty[good] < count:
+    for good in dict.fromkeys(move.goods):
+        count = move.goods.count(good)
+        if empty.get(good, 0) < count:
+            have = empty.get(good, 0)
             raise RuleViolation(
                 "producer.empty_building",
-                f"has {empty[good]} empty {PRODUCER_OF[good]}{'s' if empty[good] != 1 else ''}, "
-                f"cannot produce {count} {good.value}",
+                f"has {have} empty {PRODUCER_OF[good]}{'s' if have != 1 else ''}, cannot produce {count} {good.value}",
             )
     if len(move.goods) > t.cards_left():
         raise RuleViolation("producer.no_cards", "there are not enough cards left to produce that many goods")
@@ -608,9 +633,10 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
     if len(move.goods) > limit:
         raise RuleViolation("trader.limit", f"may sell at most {limit} goods, not {len(move.goods)}")
     have = _goods_by_kind(t, seat)
-    for good, count in Counter(move.goods).items():
-        if have[good] < count:
-            raise RuleViolation("trader.goods", f"has {have[good]} {good.value} to sell, not {count}")
+    for good in dict.fromkeys(move.goods):
+        count = move.goods.count(good)
+        if have.get(good, 0) < count:
+            raise RuleViolation("trader.goods", f"has {have.get(good, 0)} {good.value} to sell, not {count}")
     assert t.tile is not None
     prices = TILES[t.tile]
     income = 0
@@ -680,25 +706,20 @@ def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
     t.looking = []
 
 
-_MOVES_BY_STAGE: dict[Stage, tuple[type, ...]] = {
-    Stage.DRAFT: (Draft,),
-    Stage.CHAPEL: (Chapel, Pass),
-    Stage.HAND_LIMIT: (HandLimit,),
-    Stage.ROLE: (ChooseRole,),
+#: The kinds of move each stage (and, in a role's phase, each role) expects.
+_MOVES_BY_STAGE: dict[Stage, frozenset[type]] = {
+    Stage.DRAFT: frozenset({Draft}),
+    Stage.CHAPEL: frozenset({Chapel, Pass}),
+    Stage.HAND_LIMIT: frozenset({HandLimit}),
+    Stage.ROLE: frozenset({ChooseRole}),
 }
-_MOVES_BY_ROLE: dict[Role, tuple[type, ...]] = {
-    Role.BUILDER: (Build, Pass),
-    Role.PRODUCER: (Produce, Pass),
-    Role.TRADER: (Sell, Pass),
-    Role.COUNCILLOR: (Councillor,),
-    Role.PROSPECTOR: (GoldMine, Pass),
+_MOVES_BY_ROLE: dict[Role, frozenset[type]] = {
+    Role.BUILDER: frozenset({Build, Pass}),
+    Role.PRODUCER: frozenset({Produce, Pass}),
+    Role.TRADER: frozenset({Sell, Pass}),
+    Role.COUNCILLOR: frozenset({Councillor}),
+    Role.PROSPECTOR: frozenset({GoldMine, Pass}),
 }
-
-
-def _check_seat_turn(t: Table, move: SanJuanMove) -> None:
-    allowed = _MOVES_BY_STAGE.get(t.stage) or _MOVES_BY_ROLE[t.role]  # type: ignore[index]
-    if not isinstance(move, allowed):
-        raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
 
 
 def describe_pending(state: Table | SanJuanState) -> str:
@@ -740,6 +761,7 @@ class Working:
     one the pure ``apply`` reaches) when it is asked for."""
 
     __slots__ = ("table",)
+    takes_defaults = False
 
     def __init__(self, state: SanJuanState) -> None:
         self.table = Table(state, working=True)
@@ -779,69 +801,99 @@ def _play(t: Table, move: SanJuanMove) -> None:
     """Make ``move`` on ``t`` for the seat to act: the rules of ``apply``."""
     seat = t.current_seat
     assert seat is not None
-    _check_seat_turn(t, move)
-    if isinstance(move, Pass):
-        t.discard.extend(t.looking)
-        t.looking = []
-    elif isinstance(move, Draft):
-        if len(move.keep) != STARTING_HAND:
-            raise RuleViolation("draft.count", f"must keep exactly {STARTING_HAND} cards, not {len(move.keep)}")
-        rest = list(t.hands[seat])
-        _take(rest, move.keep, "draft.keep", "the drafted cards")
-        t.discard.extend(rest)
-        t.hands[seat] = list(move.keep)
-    elif isinstance(move, Chapel):
-        _take(t.hands[seat], [move.card], "chapel.card", "the hand")
-        t.chapel[seat].append(move.card)
-    elif isinstance(move, HandLimit):
-        over = len(t.hands[seat]) - _hand_limit(t, seat)
-        if len(move.discard) != over:
-            raise RuleViolation(
-                "hand_limit.count",
-                f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t, seat)}: must discard {over}, not {len(move.discard)}",
-            )
-        _take(t.hands[seat], move.discard, "hand_limit.card", "the hand")
-        t.discard.extend(move.discard)
-    elif isinstance(move, ChooseRole):
-        taken = {r for r, _ in t.roles_taken}
-        if move.role in taken:
-            raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
-        has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
-        if move.library and not has_library:
-            reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
-            raise RuleViolation("library.use", reason)
-        _check_role_declines(t, seat, move)
-        t.library = has_library and move.library is not False and seat not in move.councillor_refrained and move.privilege
-        if t.library:
-            t.library_used[seat] = True
-        t.privilege_declined = not move.privilege
-        _start_phase(t, move.role, seat, move)
-        # Advance before counting the move: cards drawn by what follows (a councillor's draw, the
-        # next seat's turn) belong to this move, and a missing reshuffle must name it.
-        _advance(t)
-        t.step += 1
-        return
-    elif isinstance(move, Build):
-        _apply_build(t, seat, move)
-    elif isinstance(move, Produce):
-        if not move.goods:
-            raise RuleViolation("producer.empty", "produce at least one good, or pass")
-        _apply_produce(t, seat, move)
-    elif isinstance(move, Sell):
-        if not move.goods:
-            raise RuleViolation("trader.empty", "sell at least one good, or pass")
-        _apply_sell(t, seat, move)
-    elif isinstance(move, Councillor):
-        _apply_councillor(t, seat, move)
-    elif isinstance(move, GoldMine):
-        rest = list(t.looking)
-        _take(rest, [move.keep], "gold_mine.keep", "the turned-up cards")
-        t.hands[seat].append(move.keep)
-        t.discard.extend(rest)
-        t.looking = []
-    t.queue.pop(0)
+    kind = type(move)
+    allowed = _MOVES_BY_STAGE.get(t.stage) or _MOVES_BY_ROLE[t.role]  # type: ignore[index]
+    if kind not in allowed:
+        raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
+    _PLAY[kind](t, seat, move)
+    if kind is not ChooseRole:
+        t.queue.pop(0)
+    # Advance before counting the move: cards drawn by what follows (a councillor's draw, the next
+    # seat's turn) belong to this move, and a missing reshuffle must name it.
     _advance(t)
     t.step += 1
+
+
+def _play_pass(t: Table, seat: int, move: Pass) -> None:
+    if t.looking:
+        t.discard.extend(t.looking)
+        t.looking = []
+
+
+def _play_draft(t: Table, seat: int, move: Draft) -> None:
+    if len(move.keep) != STARTING_HAND:
+        raise RuleViolation("draft.count", f"must keep exactly {STARTING_HAND} cards, not {len(move.keep)}")
+    rest = list(t.hands[seat])
+    _take(rest, move.keep, "draft.keep", "the drafted cards")
+    t.discard.extend(rest)
+    t.hands[seat] = list(move.keep)
+
+
+def _play_chapel(t: Table, seat: int, move: Chapel) -> None:
+    _take(t.hands[seat], [move.card], "chapel.card", "the hand")
+    t.chapel[seat].append(move.card)
+
+
+def _play_hand_limit(t: Table, seat: int, move: HandLimit) -> None:
+    over = len(t.hands[seat]) - _hand_limit(t, seat)
+    if len(move.discard) != over:
+        raise RuleViolation(
+            "hand_limit.count",
+            f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t, seat)}: must discard {over}, not {len(move.discard)}",
+        )
+    _take(t.hands[seat], move.discard, "hand_limit.card", "the hand")
+    t.discard.extend(move.discard)
+
+
+def _play_role(t: Table, seat: int, move: ChooseRole) -> None:
+    for taken, _ in t.roles_taken:
+        if taken == move.role:
+            raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
+    has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
+    if move.library and not has_library:
+        reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
+        raise RuleViolation("library.use", reason)
+    _check_role_declines(t, seat, move)
+    t.library = has_library and move.library is not False and seat not in move.councillor_refrained and move.privilege
+    if t.library:
+        t.library_used[seat] = True
+    t.privilege_declined = not move.privilege
+    _start_phase(t, move.role, seat, move)
+
+
+def _play_produce(t: Table, seat: int, move: Produce) -> None:
+    if not move.goods:
+        raise RuleViolation("producer.empty", "produce at least one good, or pass")
+    _apply_produce(t, seat, move)
+
+
+def _play_sell(t: Table, seat: int, move: Sell) -> None:
+    if not move.goods:
+        raise RuleViolation("trader.empty", "sell at least one good, or pass")
+    _apply_sell(t, seat, move)
+
+
+def _play_gold_mine(t: Table, seat: int, move: GoldMine) -> None:
+    rest = list(t.looking)
+    _take(rest, [move.keep], "gold_mine.keep", "the turned-up cards")
+    t.hands[seat].append(move.keep)
+    t.discard.extend(rest)
+    t.looking = []
+
+
+#: What each kind of move does (after the check that the stage expects that kind).
+_PLAY: dict[type, Any] = {
+    Pass: _play_pass,
+    Draft: _play_draft,
+    Chapel: _play_chapel,
+    HandLimit: _play_hand_limit,
+    ChooseRole: _play_role,
+    Build: _apply_build,
+    Produce: _play_produce,
+    Sell: _play_sell,
+    Councillor: _apply_councillor,
+    GoldMine: _play_gold_mine,
+}
 
 
 # -- legal moves --------------------------------------------------------------------------------
@@ -854,8 +906,8 @@ def _multisets(cards: Sequence[str], size: int) -> list[tuple[str, ...]]:
     return sorted(set(combinations(sort_cards(list(cards)), size)), key=lambda c: [ORDER[x] for x in c])
 
 
-def _good_multisets(goods: Counter[Good], size: int) -> list[tuple[Good, ...]]:
-    pool = [g for g in Good for _ in range(goods[g])]
+def _good_multisets(goods: dict[Good, int], size: int) -> list[tuple[Good, ...]]:
+    pool = [g for g in Good for _ in range(goods.get(g, 0))]
     order = {g: i for i, g in enumerate(Good)}
     return sorted(set(combinations(pool, size)), key=lambda c: [order[g] for g in c])
 
@@ -948,14 +1000,14 @@ def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
         rest = list(hand)
         rest.remove(building)
         for replace in _replace_options(t, seat, building):
-            if replace is None and CARDS[building].is_violet and building in t.buildings.read(seat):
+            if replace is None and building in VIOLET and building in t.buildings.read(seat):
                 continue
             cost = build_cost(t, seat, building, replace)
             replace_index = _replace_index(t, seat, replace) if replace is not None else None
             goods = (
                 _goods_by_kind(t, seat, without_index=replace_index)
-                if Power.BLACK_MARKET in _powers(t, seat, without=replace)
-                else Counter()
+                if _has(t, seat, Power.BLACK_MARKET, replace)
+                else {}
             )
             for n_goods in range(0, min(2, cost, sum(goods.values())) + 1):
                 for goods_paid in _good_multisets(goods, n_goods):
@@ -973,9 +1025,8 @@ def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:
 def _build_declines(t: Table, seat: int, build: Build, replace_index: int | None) -> list[SanJuanMove]:
     """The variants of ``build`` that decline the carpenter's or the poor house's card, as far as each
     would draw one (the poor house counts the hand after the carpenter's card)."""
-    powers = _powers(t, seat, without=build.replace)
-    carpenter = CARDS[build.building].is_violet and Power.CARPENTER in powers
-    poor_house = Power.POOR_HOUSE in powers
+    carpenter = build.building in VIOLET and _has(t, seat, Power.CARPENTER, build.replace)
+    poor_house = _has(t, seat, Power.POOR_HOUSE, build.replace)
     if not carpenter and not poor_house:
         return []
     hand_after = len(t.hands.read(seat)) - 1 - len(build.pay)

@@ -336,7 +336,12 @@ class Table:
     def draw(self, count: int) -> list[str]:
         """Take ``count`` cards from the top of the draw pile, reshuffling the discard pile when the
         pile runs out; with both piles empty, fewer cards are drawn."""
-        drawn: list[str] = []
+        pile = self.draw_pile
+        if len(pile) >= count:
+            drawn = pile[:count]
+            del pile[:count]
+            return drawn
+        drawn = []
         for _ in range(count):
             if not self.draw_pile:
                 if not self.discard:
@@ -349,7 +354,8 @@ class Table:
         number = len(self.reshuffles_used)
         if self.reshuffles:
             order = list(self.reshuffles.pop(0))
-            if sorted(order, key=ORDER.__getitem__) != sorted(self.discard, key=ORDER.__getitem__):
+            # Sorted by name, the same cards give the same list (only the comparison needs an order).
+            if sorted(order) != sorted(self.discard):
                 raise FieldError(
                     f"setup.reshuffles[{number}]",
                     f"is not an order of the {len(self.discard)} cards in the discard pile at move "
