@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, TypeVar
 
 from replay.errors import FieldError, RuleViolation
 from replay.san_juan.cards import (
@@ -48,6 +48,8 @@ from replay.san_juan.moves import (
     Sell,
 )
 from replay.san_juan.state import PlayerState, SanJuanState, Stage, Table, role_order, seats_from
+
+T = TypeVar("T")
 
 DRAFT_DRAW = (5, 6, 7, 8)
 _FULL_DECK = Counter(full_deck())
@@ -899,17 +901,81 @@ _PLAY: dict[type, Any] = {
 # -- legal moves --------------------------------------------------------------------------------
 
 
+_GOODS = tuple(Good)
+
+
+def _groups(items: Iterable[T], order: dict[T, int]) -> list[tuple[T, int]]:
+    """``(item, copies)`` for each distinct item, in ``order``."""
+    counts: dict[T, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return sorted(counts.items(), key=lambda pair: order[pair[0]])
+
+
+def _sub_multisets(groups: Sequence[tuple[T, int]], size: int) -> list[tuple[T, ...]]:
+    """Distinct sub-multisets with ``size`` elements of the multiset ``groups`` (``(item, copies)`` in
+    their order), each a tuple in that order, listed in lexicographic order: the most copies of the
+    first item first."""
+    # room[i]: how many items the groups from i on hold.
+    room = [0] * (len(groups) + 1)
+    for i in range(len(groups) - 1, -1, -1):
+        room[i] = room[i + 1] + groups[i][1]
+    if size < 0 or size > room[0]:
+        return []
+    out: list[tuple[T, ...]] = []
+
+    def walk(i: int, need: int, prefix: tuple[T, ...]) -> None:
+        if need == 0:
+            out.append(prefix)
+            return
+        item, copies = groups[i]
+        for take in range(min(copies, need), -1, -1):
+            if need - take > room[i + 1]:
+                break
+            walk(i + 1, need - take, prefix + (item,) * take)
+
+    walk(0, size, ())
+    return out
+
+
 def _multisets(cards: Sequence[str], size: int) -> list[tuple[str, ...]]:
     """Distinct sub-multisets of ``cards`` with ``size`` elements, in catalogue order."""
-    if size < 0 or size > len(cards):
-        return []
-    return sorted(set(combinations(sort_cards(list(cards)), size)), key=lambda c: [ORDER[x] for x in c])
+    return _sub_multisets(_groups(cards, ORDER), size)
 
 
 def _good_multisets(goods: dict[Good, int], size: int) -> list[tuple[Good, ...]]:
-    pool = [g for g in Good for _ in range(goods.get(g, 0))]
-    order = {g: i for i, g in enumerate(Good)}
-    return sorted(set(combinations(pool, size)), key=lambda c: [order[g] for g in c])
+    """Distinct sub-multisets of ``goods`` (count by kind) with ``size`` elements, in good order."""
+    return _sub_multisets([(g, goods[g]) for g in _GOODS if goods.get(g)], size)
+
+
+#: Role choices by (seat, players, roles taken, library usable, gold-mine owners): the same few hundred
+#: positions recur, and the moves are frozen values, so each list is made once.
+_ROLE_CHOICES: dict[tuple[Any, ...], tuple[ChooseRole, ...]] = {}
+
+
+def _role_choices(seat: int, n: int, taken: frozenset[Role], has_library: bool, owners: tuple[int, ...]) -> tuple[ChooseRole, ...]:
+    """Every role move of ``seat``: each role not ``taken``, with the library used or declined, the
+    privilege declined where it draws cards, the gold mines of ``owners`` declined, seats refraining
+    from the councillor's draw."""
+    declined_sets = [tuple(sorted(c)) for size in range(len(owners) + 1) for c in combinations(owners, size)]
+    refrain_sets = [tuple(c) for size in range(n + 1) for c in combinations(range(n), size)]
+    moves: list[ChooseRole] = []
+    for role in Role:
+        if role in taken:
+            continue
+        gold = declined_sets if role is Role.PROSPECTOR else [()]
+        for library in ((True, False) if has_library else (None,)):
+            moves += [ChooseRole(role, library, True, g) for g in gold]
+        if role in _DECLINABLE_PRIVILEGE:
+            moves += [ChooseRole(role, None, False, g) for g in gold]
+        if role is Role.COUNCILLOR:
+            # Seats refraining from the draw (the chooser's own refusal carries no privilege).
+            for refrain in refrain_sets[1:]:
+                libraries = (None,) if seat in refrain else ((True, False) if has_library else (None,))
+                moves += [ChooseRole(role, library, True, (), refrain) for library in libraries]
+                if seat not in refrain:
+                    moves.append(ChooseRole(role, None, False, (), refrain))
+    return tuple(moves)
 
 
 def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
@@ -917,39 +983,28 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     seat = state.current_seat
     if seat is None:
         return []
-    t = Table(state)
-    hand = t.hands[seat]
-    if state.stage is Stage.DRAFT:
+    stage = state.stage
+    hand = state.players[seat].hand
+    if stage is Stage.ROLE:
+        n = len(state.players)
+        owned = state.players[seat].buildings
+        has_library = "Library" in owned and not (n == 2 and state.players[seat].library_used)
+        owners = tuple(s for s in seats_from(seat, n) if "Gold mine" in state.players[s].buildings)
+        key = (seat, n, frozenset(r for r, _ in state.roles_taken), has_library, owners)
+        choices = _ROLE_CHOICES.get(key)
+        if choices is None:
+            if len(_ROLE_CHOICES) > 4096:
+                _ROLE_CHOICES.clear()
+            choices = _ROLE_CHOICES[key] = _role_choices(*key)
+        return list(choices)
+    if stage is Stage.DRAFT:
         return [Draft(k) for k in _multisets(hand, STARTING_HAND)]
-    if state.stage is Stage.CHAPEL:
-        chapel: list[SanJuanMove] = [Chapel(c) for c in sort_cards(list(set(hand)))]
+    if stage is Stage.CHAPEL:
+        chapel: list[SanJuanMove] = [Chapel(c) for c, _ in _groups(hand, ORDER)]
         return chapel + [Pass()]
-    if state.stage is Stage.HAND_LIMIT:
+    t = Table(state)
+    if stage is Stage.HAND_LIMIT:
         return [HandLimit(d) for d in _multisets(hand, len(hand) - _hand_limit(t, seat))]
-    if state.stage is Stage.ROLE:
-        taken = {r for r, _ in state.roles_taken}
-        has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
-        owners = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings.read(s)]
-        declined_sets = [tuple(sorted(c)) for size in range(len(owners) + 1) for c in combinations(owners, size)]
-        everyone = list(range(t.n))
-        refrain_sets = [tuple(c) for size in range(t.n + 1) for c in combinations(everyone, size)]
-        moves: list[SanJuanMove] = []
-        for role in Role:
-            if role in taken:
-                continue
-            gold = declined_sets if role is Role.PROSPECTOR else [()]
-            for library in ((True, False) if has_library else (None,)):
-                moves += [ChooseRole(role, library, True, g) for g in gold]
-            if role in _DECLINABLE_PRIVILEGE:
-                moves += [ChooseRole(role, None, False, g) for g in gold]
-            if role is Role.COUNCILLOR:
-                # Seats refraining from the draw (the chooser's own refusal carries no privilege).
-                for refrain in refrain_sets[1:]:
-                    libraries = (None,) if seat in refrain else ((True, False) if has_library else (None,))
-                    moves += [ChooseRole(role, library, True, (), refrain) for library in libraries]
-                    if seat not in refrain:
-                        moves.append(ChooseRole(role, None, False, (), refrain))
-        return moves
     phase = state.role
     if phase is Role.BUILDER:
         return _legal_builds(t, seat) + [Pass()]
@@ -967,9 +1022,9 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     if phase is Role.TRADER:
         have = _goods_by_kind(t, seat)
         out = []
-        owned = t.buildings.read(seat)
+        city = t.buildings.read(seat)
         for size in range(1, _max_sell(t, seat) + 1):
-            declinable = tuple(b for b in ("Market stand", "Market hall") if b in owned and (size >= 2 or b == "Market hall"))
+            declinable = tuple(b for b in ("Market stand", "Market hall") if b in city and (size >= 2 or b == "Market hall"))
             for goods in _good_multisets(have, size):
                 out += [Sell(goods, d) for d in _subsets(declinable)]
         return out + [Pass()]
@@ -977,7 +1032,7 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
         drawn = list(state.looking)
         if "Archive" in t.buildings.read(seat):
-            pool = hand + drawn
+            pool = list(hand) + drawn
             out = []
             for size in range(len(drawn), max(0, len(drawn) - keep_limit) - 1, -1):
                 out += [Councillor(discard=d) for d in _multisets(pool, size)]
@@ -988,19 +1043,22 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
             out += [Councillor(keep=k) for k in _multisets(drawn, size)]
         return out
     if phase is Role.PROSPECTOR:
-        keeps: list[SanJuanMove] = [GoldMine(c) for c in sort_cards(list(set(state.looking)))]
+        keeps: list[SanJuanMove] = [GoldMine(c) for c, _ in _groups(state.looking, ORDER)]
         return keeps + [Pass()]
     return []
 
 
 def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
-    hand = t.hands[seat]
+    hand = t.hands.read(seat)
+    owned = t.buildings.read(seat)
+    groups = _groups(hand, ORDER)
     out: list[SanJuanMove] = []
-    for building in sort_cards(list(set(hand))):
-        rest = list(hand)
-        rest.remove(building)
+    for k, (building, copies) in enumerate(groups):
+        # The hand without the building: what can pay for it.
+        rest = groups[:k] + ([(building, copies - 1)] if copies > 1 else []) + groups[k + 1:]
+        violet = building in VIOLET
         for replace in _replace_options(t, seat, building):
-            if replace is None and building in VIOLET and building in t.buildings.read(seat):
+            if replace is None and violet and building in owned:
                 continue
             cost = build_cost(t, seat, building, replace)
             replace_index = _replace_index(t, seat, replace) if replace is not None else None
@@ -1009,11 +1067,15 @@ def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
                 if _has(t, seat, Power.BLACK_MARKET, replace)
                 else {}
             )
+            carpenter = violet and _has(t, seat, Power.CARPENTER, replace)
+            poor_house = _has(t, seat, Power.POOR_HOUSE, replace)
             for n_goods in range(0, min(2, cost, sum(goods.values())) + 1):
                 for goods_paid in _good_multisets(goods, n_goods):
-                    for pay in _multisets(rest, cost - n_goods):
+                    for pay in _sub_multisets(rest, cost - n_goods):
                         base = Build(building, pay, goods_paid, replace)
-                        out += [base] + _build_declines(t, seat, base, replace_index)
+                        out.append(base)
+                        if carpenter or poor_house:
+                            out += _build_declines(t, seat, base, replace_index, carpenter, poor_house)
     return out
 
 
@@ -1022,13 +1084,12 @@ def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [c for size in range(len(items) + 1) for c in combinations(items, size)]
 
 
-def _build_declines(t: Table, seat: int, build: Build, replace_index: int | None) -> list[SanJuanMove]:
+def _build_declines(
+    t: Table, seat: int, build: Build, replace_index: int | None, carpenter: bool, poor_house: bool
+) -> list[SanJuanMove]:
     """The variants of ``build`` that decline the carpenter's or the poor house's card, as far as each
-    would draw one (the poor house counts the hand after the carpenter's card)."""
-    carpenter = build.building in VIOLET and _has(t, seat, Power.CARPENTER, build.replace)
-    poor_house = _has(t, seat, Power.POOR_HOUSE, build.replace)
-    if not carpenter and not poor_house:
-        return []
+    would draw one (the poor house counts the hand after the carpenter's card); ``carpenter`` and
+    ``poor_house`` say whether the builder has each power for this build."""
     hand_after = len(t.hands.read(seat)) - 1 - len(build.pay)
     # Cards the carpenter could draw from: both piles after the payment (and a covered building's good).
     lost = 1 if replace_index is not None and t.goods.read(seat)[replace_index] is not None else 0
