@@ -74,7 +74,7 @@ def replicate(src: Path, dst: Path, times: int) -> None:
         tables = [r[0] for r in con.execute(
             "SELECT table_name FROM information_schema.columns WHERE column_name = 'game_id' AND table_name IN "
             "(SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE') "
-            "AND table_name <> 'rejections'").fetchall()]
+            "AND table_name NOT IN ('rejections', 'game_rows')").fetchall()]
         for table in tables:
             original = f"(SELECT * FROM \"{table}\")"
             con.execute(f'CREATE TEMP TABLE orig AS {original}')
@@ -82,6 +82,11 @@ def replicate(src: Path, dst: Path, times: int) -> None:
                 con.execute(f"INSERT INTO \"{table}\" SELECT * REPLACE (game_id || '~{k}' AS game_id) FROM orig")
             con.execute("DROP TABLE orig")
             con.execute("CHECKPOINT")
+        # The copies' row ranges, as an import records them.
+        from ingest.locate import locate
+
+        locate(con)
+        con.execute("CHECKPOINT")
     finally:
         con.close()
 

@@ -5,7 +5,11 @@ database bytes per game; replay alone over the same games with the same cores (s
 storing adds); reading and parsing the files without replaying them; and writing the same rows to
 DuckDB from prepared Arrow tables. Writes ``bench/results_import.json``.
 
-    python bench/bench_import.py [--games 10000 100000]
+Corpora larger than ``--base`` games (10,000 by default) are made from the simulated ones by renaming the
+players of each further copy (copy ``k`` prefixes every name and source id with ``k``), which changes
+every game id: a million distinct games cost a file copy, not a million simulations.
+
+    python bench/bench_import.py [--games 10000 100000] [--base 10000]
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ import argparse
 import json
 import multiprocessing as mp
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -72,20 +75,62 @@ def arrow_floor(folder: Path, db: Path, games: int) -> dict[str, float]:
     return {"games": len(records), "rows_sent": rows, "seconds": seconds, "games_per_s": len(records) / seconds}
 
 
-def run(games: int, workers: int) -> dict[str, Any]:
-    folder = corpus("san_juan", [2, 3, 4], games, seed=7)
+_PEAK_OF = (
+    "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+    "print('peak_kib', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)"
+)
+
+
+def renamed_corpus(games: int, base: int) -> Path:
+    """A folder of ``games`` distinct games: the ``base`` simulated ones, then copies of them whose
+    players (and source ids) are renamed (made once, then reused from bench/out)."""
+    if games <= base:
+        return corpus("san_juan", [2, 3, 4], games, seed=7)
+    source = corpus("san_juan", [2, 3, 4], base, seed=7)
+    folder = OUT / f"san_juan-2-3-4p-{games}-renamed-from-{base}-s7"
+    done = folder / "DONE"
+    if done.exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = sorted(p for p in source.iterdir() if p.suffix == ".jsonl")
+    written = 0
+    copy = 0
+    while written < games:
+        with open(folder / f"copy{copy:04d}.jsonl", "w", encoding="utf-8") as out:
+            for part in parts:
+                with open(part, encoding="utf-8") as lines:
+                    for line in lines:
+                        if written >= games:
+                            break
+                        if copy:
+                            # Names occur only in "players"; a name's change changes the game id.
+                            line = line.replace('"name":"', f'"name":"{copy} ').replace(
+                                '"source_id":"', f'"source_id":"{copy}-')
+                        out.write(line)
+                        written += 1
+        copy += 1
+    done.write_text("ok\n")
+    return folder
+
+
+def run(games: int, workers: int, base: int = 10_000) -> dict[str, Any]:
+    folder = renamed_corpus(games, base)
     db = OUT / f"import-{games}.duckdb"
     for suffix in ("", ".wal"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "governor.cli", "import", str(folder), "--db", str(db), "--workers", str(workers),
            "--progress", "never"]
+    # Through a process of its own, whose children's peak is that of this import alone (the largest of
+    # its processes), not of every process this script has waited for.
+    wrapper = [sys.executable, "-c", _PEAK_OF]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent)
+    proc = subprocess.run(wrapper + cmd, capture_output=True, text=True, cwd=HERE.parent)
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    line = proc.stderr.strip().splitlines()[-1]
+    *lines, peak_line = proc.stderr.strip().splitlines()
+    peak_kib = int(peak_line.removeprefix("peak_kib "))
+    line = lines[-1]
     rows = int(line.split(" rows")[0].rsplit("files, ", 1)[1].replace(",", ""))
     size = db.stat().st_size
     replay_s = replay_only(folder, workers)
@@ -117,8 +162,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, nargs="+", default=[10_000])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--base", type=int, default=10_000, help="simulated games; more are made by renaming players")
     args = parser.parse_args(argv)
-    results = {"machine": machine(), "runs": [run(n, args.workers) for n in args.games]}
+    results = {"machine": machine(), "runs": [run(n, args.workers, args.base) for n in args.games]}
     (HERE / "results_import.json").write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(results, indent=1))
     return results

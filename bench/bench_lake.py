@@ -29,6 +29,8 @@ from replay.logfile import write_games  # noqa: E402
 from replay.simulate import simulate_many  # noqa: E402
 
 PART = 500
+#: Games simulated for a corpus; larger corpora are copies of these under other player names.
+SIMULATED = 10_000
 
 
 def _part(args: tuple[int, int]) -> list[dict[str, Any]]:
@@ -38,15 +40,38 @@ def _part(args: tuple[int, int]) -> list[dict[str, Any]]:
 
 
 def corpus(games: int) -> Path:
-    """``games`` simulated games in .jsonl files of ``PART`` games, made once."""
+    """``games`` simulated games in .jsonl files of ``PART`` games, made once. Past ``SIMULATED``
+    games, the simulated corpus is copied under renamed players (``Ana`` -> ``Ana 2``): each copy is
+    another game (its id hashes the names) that replays exactly as its original, so the corpus keeps
+    the simulated games' mix of games, player counts and lengths."""
     folder = OUT / f"lake-corpus-{games}"
     if (folder / "DONE").exists():
         return folder
+    if games > SIMULATED and games % SIMULATED == 0:
+        return _renamed(corpus(SIMULATED), folder, games // SIMULATED)
     folder.mkdir(parents=True, exist_ok=True)
     jobs = [(k, min(PART, games - k * PART)) for k in range((games + PART - 1) // PART)]
     with mp.get_context("fork").Pool(os.cpu_count() or 1) as pool:
         for k, part in enumerate(pool.imap(_part, jobs)):
             write_games(folder / f"part{k:05d}.jsonl", part)
+    (folder / "DONE").write_text("ok\n")
+    return folder
+
+
+def _renamed(source: Path, folder: Path, copies: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for copy in range(copies):
+        for part in sorted(source.glob("part*.jsonl")):
+            lines = part.read_text(encoding="utf-8").splitlines()
+            if copy:
+                games = [json.loads(line) for line in lines]
+                for game in games:
+                    for player in game["players"]:
+                        player["name"] = f"{player['name']} {copy + 1}"
+                    if game.get("source_id"):
+                        game["source_id"] = f"{game['source_id']}-copy{copy + 1}"
+                lines = [json.dumps(game, separators=(",", ":")) for game in games]
+            (folder / f"copy{copy:03d}-{part.name}").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (folder / "DONE").write_text("ok\n")
     return folder
 

@@ -22,6 +22,16 @@ from ingest.schema import SchemaError, ensure_schema
 #: How long a writer or reader waits for the file lock before giving up.
 LOCK_TIMEOUT = 120.0
 
+#: DuckDB settings of every writing connection. An import appends each batch as new row groups, and by
+#: default a checkpoint merges small adjacent row groups ("vacuum"), in a binary-counter pattern: after
+#: 2^k batches it rewrites the last 2^k batches of a table at once, up to a full row group (122,880
+#: rows), and any later writer's checkpoint merges whatever small row groups are left. For ``games``,
+#: whose ``log`` column holds about 12 KB of text a game, a merge held the logs of up to 120,000 games
+#: in memory: it is what made an import's peak memory grow with its size (1.3 GB more at 65,536 games,
+#: see docs/benchmarks.md, Import). Without merges every checkpoint writes only the new rows; row groups
+#: left empty by deletes are still dropped.
+WRITE_CONFIG: dict[str, Any] = {"max_vacuum_tasks": 0}
+
 
 class DatabaseError(Exception):
     """The database cannot be opened or written (locked too long, read-only, disk full, bad schema)."""
@@ -33,8 +43,11 @@ def _is_lock_error(err: Exception) -> bool:
 
 
 @contextmanager
-def writer(path: str | Path, timeout: float = LOCK_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
+def writer(
+    path: str | Path, timeout: float = LOCK_TIMEOUT, config: dict[str, Any] | None = None
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-write connection with the schema in place, waiting while another process holds the file.
+    ``config`` holds DuckDB settings for this connection, on top of ``WRITE_CONFIG``.
 
     Raises ``DatabaseError`` with a clear message when the file cannot be written."""
     path = str(path)
@@ -45,7 +58,7 @@ def writer(path: str | Path, timeout: float = LOCK_TIMEOUT) -> Iterator[duckdb.D
         raise DatabaseError(f"{path}: the database file is read-only")
     if not os.access(parent, os.W_OK):
         raise DatabaseError(f"{path}: cannot write in the folder {parent}")
-    con = _connect(path, timeout, max_delay=0.5, what="writing")
+    con = _connect(path, timeout, max_delay=0.5, what="writing", config=WRITE_CONFIG | (config or {}))
     try:
         try:
             ensure_schema(con, path)

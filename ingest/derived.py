@@ -1,6 +1,6 @@
 """Tables derived from the stored games: the Explorer's ``openings`` (``ingest.openings``), written
-with each batch of an import, and the players' skill ratings (``ingest.ratings``), recomputed at the
-end of an import that added games.
+with each batch of an import, the players' skill ratings (``ingest.ratings``), recomputed at the
+end of an import that added games, and where each game's rows sit (``ingest.locate``).
 
 The ratings are computed from what is stored, so a killed import leaves them for the next import to
 complete and an import that adds nothing leaves them untouched. The file is held for writing only
@@ -10,6 +10,7 @@ written in one short transaction.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,32 +18,46 @@ from typing import Any
 import duckdb
 
 from ingest.db import reader, writer
+from ingest.locate import locate
 from ingest.openings import fill_openings
-from ingest.ratings import rate_games, ratings_stale, stored_games, write_ratings
+from ingest.ratings import GAMES_IN_ORDER, rate_file, ratings_stale, write_ratings
+from ingest.ratings import basis as ratings_basis
+
+#: Settings of the connection that reads the games to rate: ordering every stored game may take more
+#: memory than the importer may use, so DuckDB spills to a temporary folder past this.
+READ_CONFIG = {"memory_limit": "512MB"}
 
 
 def refresh_derived(db: str | Path) -> None:
     """Fill the openings of games stored without one (games an older version stored: an import writes
-    a batch's openings in the batch's transaction) and recompute the ratings when games were added
+    a batch's openings in the batch's transaction), record the row ranges of the games stored since
+    the last import (``ingest.locate``) and recompute the ratings when games were added
     since they were computed. Raises ``ingest.db.DatabaseError`` when the database cannot be read or
     written."""
     with writer(db) as con:
-        _in_transaction(con, lambda: fill_openings(con))
-    with reader(db) as con:
-        if not ratings_stale(con):
-            return
-        games, basis = stored_games(con)
-    ratings, history = rate_games(games)
-    with writer(db) as con:
+        _in_transaction(con, lambda: (fill_openings(con), locate(con)))
+    with tempfile.TemporaryDirectory(prefix="governor-ratings-") as tmp:
+        games_file, history_file = Path(tmp) / "games.parquet", Path(tmp) / "history.parquet"
+        # The games go through a file, in rating order, so that neither they nor the history are ever
+        # all in memory (a list of them grew by about 1 KB a game), and the database is not held open
+        # while the games are rated.
+        with reader(db, config=READ_CONFIG | {"temp_directory": tmp}) as con:
+            if not ratings_stale(con):
+                return
+            basis = ratings_basis(con)
+            quoted = str(games_file).replace("'", "''")
+            con.execute(f"COPY ({GAMES_IN_ORDER}) TO '{quoted}' (FORMAT parquet)")
+        ratings = rate_file(games_file, history_file)
+        with writer(db) as con:
 
-        def write() -> None:
-            # Another import may have added games meanwhile: its own refresh rates them, so only the
-            # ratings of the games stored now may be written.
-            current = con.execute("SELECT count(*) FROM games").fetchall()[0][0]
-            if basis.startswith(f"{current} games;"):
-                write_ratings(con, ratings, history, basis)
+            def write() -> None:
+                # Another import may have added games meanwhile: its own refresh rates them, so only the
+                # ratings of the games stored now may be written.
+                current = con.execute("SELECT count(*) FROM games").fetchall()[0][0]
+                if basis.startswith(f"{current} games;"):
+                    write_ratings(con, ratings, history_file, basis)
 
-        _in_transaction(con, write)
+            _in_transaction(con, write)
 
 
 def _in_transaction(con: duckdb.DuckDBPyConnection, work: Callable[[], Any]) -> None:

@@ -28,7 +28,7 @@ from ingest.derived import refresh_derived
 from ingest.openings import fill_openings
 from ingest.progress import Progress
 from ingest.rows import Batch, process, rejection_id
-from ingest.schema import REJECTIONS
+from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS
 from ingest.stored import StoredGame, source_conflict, stored_games
 from replay.errors import InternalError
 from replay.logfile import LogRecord, RawGame, count_games, find_logs, read_raw
@@ -40,6 +40,7 @@ WRITE_BATCH = int(os.environ.get("GOVERNOR_WRITE_BATCH", "1024"))
 #: A task also ends past this many bytes of games, so that tasks in flight stay small in memory
 #: whatever the size of the games (each may be up to ``MAX_GAME_BYTES``).
 CHUNK_BYTES = 32 * 1024 * 1024
+_SCHEMAS = {"games": GAMES, "players": PLAYERS, "moves": MOVES}
 
 
 @dataclass
@@ -181,11 +182,21 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                 summary.imported += len(fresh)
                 summary.game_ids.extend(fresh.to_pylist())
                 fresh_ids.extend(fresh.to_pylist())
-            for name, parts in to_write.items():
-                summary.rows += _insert(con, name, pa.concat_tables(parts))
+            written = {name: pa.concat_tables(parts) for name, parts in to_write.items()}
+            for name, table in written.items():
+                summary.rows += _insert(con, name, table)
             if fresh_ids:
-                summaries.fill(con, fresh_ids)
-                fill_openings(con, fresh_ids)
+                # The summaries and openings are made from the batch's own rows: made from the stored
+                # tables, each batch scanned every move stored so far, so an import slowed as it grew.
+                source = {name: f"batch_{name}" for name in ("games", "players", "moves")}
+                for name, view in source.items():
+                    con.register(view, written.get(name, _SCHEMAS[name].empty_table()))
+                try:
+                    summaries.fill(con, fresh_ids, source)
+                    fill_openings(con, fresh_ids, source)
+                finally:
+                    for view in source.values():
+                        con.unregister(view)
             if conflicts:
                 summary.rejected += len(conflicts)
                 summary.messages.extend(row["message"] for row in conflicts)

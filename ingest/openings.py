@@ -38,7 +38,7 @@ FILL_SQL = f"""
     INSERT INTO openings
     SELECT m.game_id, any_value(g.game), any_value(g.player_count), any_value(g.winners),
            list({TOKEN_SQL} ORDER BY m.step), list(m.seat ORDER BY m.step), list(m.step ORDER BY m.step)
-    FROM moves m JOIN games g USING (game_id)
+    FROM {{moves}} m JOIN {{games}} g USING (game_id)
     WHERE {DECISION_FILTER}
       AND m.game_id IN (SELECT unnest(?::VARCHAR[]))
     GROUP BY m.game_id"""
@@ -46,15 +46,19 @@ FILL_SQL = f"""
 MISSING_SQL = "SELECT game_id FROM games WHERE game_id NOT IN (SELECT game_id FROM openings) ORDER BY game_id"
 
 
-def fill_openings(con: duckdb.DuckDBPyConnection, game_ids: list[str] | None = None) -> int:
+def fill_openings(con: duckdb.DuckDBPyConnection, game_ids: list[str] | None = None,
+                  source: dict[str, str] | None = None) -> int:
     """Add the opening rows of ``game_ids`` (stored games without one), or, by default, of every
-    stored game that has none yet; one statement, so it writes all of them or none. Returns the number
-    of rows added."""
+    stored game that has none yet; one statement, so it writes all of them or none. ``source`` names
+    relations to read ``moves`` and ``games`` from instead of the stored tables (the batch an import is
+    writing, so that a batch costs the same however many games are stored). Returns the number of rows
+    added."""
     if game_ids is None:
         game_ids = [r[0] for r in con.execute(MISSING_SQL).fetchall()]
     if not game_ids:
         return 0
     before = con.execute("SELECT count(*) FROM openings").fetchall()[0][0]
-    con.execute(FILL_SQL, [OPENING_ROUNDS, game_ids])
+    tables = {"moves": "moves", "games": "games", **(source or {})}
+    con.execute(FILL_SQL.format(**tables), [OPENING_ROUNDS, game_ids])
     after = con.execute("SELECT count(*) FROM openings").fetchall()[0][0]
     return int(after - before)

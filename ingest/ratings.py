@@ -12,13 +12,15 @@ A game in which one name holds two seats is not rated: the two seats cannot be o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 from openskill.models import PlackettLuce
 
 from ingest.schema import PLAYER_RATING_HISTORY, PLAYER_RATINGS
@@ -66,9 +68,14 @@ class Rating:
 def rate_games(games: Iterable[RatedGame]) -> tuple[dict[tuple[str, str], Rating], list[dict[str, Any]]]:
     """Rate ``games`` in the order given. Returns the final rating by ``(game, name)`` and the
     history: one row per rated seat with the player's rating after that game."""
-    model = PlackettLuce()
     ratings: dict[tuple[str, str], Rating] = {}
-    history: list[dict[str, Any]] = []
+    history = list(rate_more(games, ratings, PlackettLuce()))
+    return ratings, history
+
+
+def rate_more(games: Iterable[RatedGame], ratings: dict[tuple[str, str], Rating], model: PlackettLuce) -> Iterator[dict[str, Any]]:
+    """Rate ``games`` in the order given, on top of (and updating) ``ratings``; yields the history
+    rows as it goes, so that a caller can rate any number of games in bounded memory."""
     for played in games:
         names = [s.name for s in played.seats]
         if len(set(names)) != len(names):
@@ -81,16 +88,34 @@ def rate_games(games: Iterable[RatedGame]) -> tuple[dict[tuple[str, str], Rating
             rating.games += 1
             rating.wins += int(seat.won)
             rating.last_game_id = played.game_id
-            history.append({
+            yield {
                 "game": played.game, "game_id": played.game_id, "seat": seat.seat, "name": seat.name,
                 "number": rating.games, "mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal,
-            })
-    return ratings, history
+            }
+
+
+def rate_file(games_file: Path, history_file: Path, chunk: int = 20_000) -> dict[tuple[str, str], Rating]:
+    """Rate the games of a Parquet file of ``GAMES_IN_ORDER``'s rows, writing the history to
+    ``history_file`` (Parquet) a chunk at a time. Memory holds one chunk and one rating per player,
+    however many games there are (a list of every game and every history row took about 1 KB a game)."""
+    model = PlackettLuce()
+    ratings: dict[tuple[str, str], Rating] = {}
+    with pq.ParquetWriter(history_file, PLAYER_RATING_HISTORY) as out:
+        for batch in pq.ParquetFile(games_file).iter_batches(batch_size=chunk):
+            rows = rate_more(_rated(batch.to_pylist()), ratings, model)
+            out.write_table(pa.Table.from_pylist(list(rows), schema=PLAYER_RATING_HISTORY))
+    return ratings
+
+
+def _rated(rows: Iterable[dict[str, Any]]) -> Iterator[RatedGame]:
+    for row in rows:
+        seats = zip(row["seats"], row["names"], row["ranks"], row["won"])
+        yield RatedGame(row["game"], row["game_id"], tuple(Seat(int(s), str(n), int(r), bool(w)) for s, n, r, w in seats))
 
 
 GAMES_IN_ORDER = """
-    SELECT g.game, g.game_id, list(p.seat ORDER BY p.seat), list(p.name ORDER BY p.seat),
-           list(p.rank ORDER BY p.seat), list(p.won ORDER BY p.seat)
+    SELECT g.game, g.game_id, list(p.seat ORDER BY p.seat) AS seats, list(p.name ORDER BY p.seat) AS names,
+           list(p.rank ORDER BY p.seat) AS ranks, list(p.won ORDER BY p.seat) AS won
     FROM games g JOIN players p USING (game_id)
     GROUP BY g.game, g.game_id, g.played_at
     ORDER BY g.played_at NULLS FIRST, g.game_id"""
@@ -104,6 +129,11 @@ def stored_games(con: duckdb.DuckDBPyConnection) -> tuple[list[RatedGame], str]:
         for game, game_id, *seats in rows
     ]
     return games, _basis(con)
+
+
+def basis(con: duckdb.DuckDBPyConnection) -> str:
+    """What ratings computed now would be computed from (see ``ratings_stale``)."""
+    return _basis(con)
 
 
 def _basis(con: duckdb.DuckDBPyConnection) -> str:
@@ -129,11 +159,12 @@ def recompute_ratings(con: duckdb.DuckDBPyConnection) -> int:
 def write_ratings(
     con: duckdb.DuckDBPyConnection,
     ratings: dict[tuple[str, str], Rating],
-    history: list[dict[str, Any]],
+    history: list[dict[str, Any]] | Path,
     basis: str,
 ) -> int:
-    """Replace ``player_ratings`` and ``player_rating_history`` with ``rate_games``'s result and record
-    the ``basis`` it was computed from (inside the caller's transaction). Returns the ratings stored."""
+    """Replace ``player_ratings`` and ``player_rating_history`` with ``rate_games``'s result (or
+    ``rate_file``'s: ``history`` is then its Parquet file) and record the ``basis`` it was computed from
+    (inside the caller's transaction). Returns the ratings stored."""
     keys: Sequence[tuple[str, str]] = sorted(ratings)
     table = pa.table(
         {
@@ -148,16 +179,20 @@ def write_ratings(
         },
         schema=PLAYER_RATINGS,
     )
-    steps = pa.Table.from_pylist(history, schema=PLAYER_RATING_HISTORY)
     con.execute("DELETE FROM player_ratings")
     con.execute("DELETE FROM player_rating_history")
     con.register("incoming_ratings", table)
-    con.register("incoming_history", steps)
     try:
         con.execute("INSERT INTO player_ratings SELECT * FROM incoming_ratings")
-        con.execute("INSERT INTO player_rating_history SELECT * FROM incoming_history")
     finally:
         con.unregister("incoming_ratings")
-        con.unregister("incoming_history")
+    if isinstance(history, Path):
+        con.execute("INSERT INTO player_rating_history SELECT * FROM read_parquet(?)", [str(history)])
+    else:
+        con.register("incoming_history", pa.Table.from_pylist(history, schema=PLAYER_RATING_HISTORY))
+        try:
+            con.execute("INSERT INTO player_rating_history SELECT * FROM incoming_history")
+        finally:
+            con.unregister("incoming_history")
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES (?, ?)", [BASIS_KEY, basis])
     return table.num_rows

@@ -11,9 +11,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from ingest.locate import GAME_ROWS_DDL
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class SchemaError(Exception):
@@ -283,6 +284,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS governor_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
     for name, schema in table_schemas().items():
         _create_table(con, name, schema)
+    con.execute(GAME_ROWS_DDL)
     for name, sql in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
     con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {vp_by_step_view()}")
@@ -306,6 +308,8 @@ def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _set_version(con, 4)  # version 4's summary tables are remade whole by the next step
         elif step == 4:
             _migrate_summaries(con, 5)
+        elif step == 5:
+            _migrate_5_to_6(con)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -329,6 +333,16 @@ def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("BEGIN")
     con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
+    con.execute("COMMIT")
+
+
+def _migrate_5_to_6(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 6 adds ``game_rows``, where each stored game's rows sit (``ingest.locate``)."""
+    from ingest.locate import locate
+
+    con.execute("BEGIN")
+    locate(con)
+    _set_version(con, 6)
     con.execute("COMMIT")
 
 

@@ -34,28 +34,33 @@ _SEAT = "p.game_id, g.game, g.player_count, p.seat, p.name, p.won, len(g.winners
 _FILL = {
     "player_builds": (
         f"SELECT {_SEAT}, json_extract_string(m.details, '$.building') AS building, min(m.round) AS round "
-        "FROM moves m JOIN players p ON p.game_id = m.game_id AND p.seat = m.seat JOIN games g ON g.game_id = m.game_id "
-        "WHERE m.kind = 'build' AND {where} GROUP BY ALL"
+        "FROM {moves} m JOIN {players} p ON p.game_id = m.game_id AND p.seat = m.seat "
+        "JOIN {games} g ON g.game_id = m.game_id WHERE m.kind = 'build' AND {where} GROUP BY ALL"
     ),
     "player_roles": (
         f"SELECT {_SEAT}, m.round, json_extract_string(m.details, '$.role') AS role "
-        "FROM moves m JOIN players p ON p.game_id = m.game_id AND p.seat = m.seat JOIN games g ON g.game_id = m.game_id "
-        "WHERE m.kind = 'role' AND {where}"
+        "FROM {moves} m JOIN {players} p ON p.game_id = m.game_id AND p.seat = m.seat "
+        "JOIN {games} g ON g.game_id = m.game_id WHERE m.kind = 'role' AND {where}"
     ),
     "player_owned": (
         f"SELECT {_SEAT}, unnest(list_distinct(p.final_buildings)) AS building "
-        "FROM players p JOIN games g ON g.game_id = p.game_id WHERE {where}"
+        "FROM {players} p JOIN {games} g ON g.game_id = p.game_id WHERE {where}"
     ),
 }
+_STORED = {"moves": "moves", "players": "players", "games": "games"}
 
 
-def fill(con: duckdb.DuckDBPyConnection, game_ids: list[str] | None = None) -> None:
+def fill(con: duckdb.DuckDBPyConnection, game_ids: list[str] | None = None,
+         source: dict[str, str] | None = None) -> None:
     """Add the summary rows of the games ``game_ids`` (all stored games when None). The caller holds
-    the transaction; games already summarised must not be passed again."""
+    the transaction; games already summarised must not be passed again. ``source`` names relations
+    to read ``moves``, ``players`` and ``games`` from instead of the stored tables (the importer passes
+    the batch being written: reading the stored tables made each batch cost more than the last)."""
     where, params = ("true", []) if game_ids is None else ("g.game_id IN (SELECT unnest(?::VARCHAR[]))", [game_ids])
+    tables = {**_STORED, **(source or {})}
     for name, sql in _FILL.items():
         columns = ", ".join(f'"{c}"' for c in SUMMARY_TABLES[name].names)
-        con.execute(f'INSERT INTO "{name}" ({columns}) ' + sql.format(where=where), params or None)
+        con.execute(f'INSERT INTO "{name}" ({columns}) ' + sql.format(where=where, **tables), params or None)
 
 
 def rebuild(con: duckdb.DuckDBPyConnection, create: Any) -> None:

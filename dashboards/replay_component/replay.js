@@ -398,6 +398,7 @@ const ICON = {
   prev: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3v10L4 8z"/></svg>',
   next: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M5 3v10l7-5z"/></svg>',
   last: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3h2v10h-2zM3 3v10l7-5z"/></svg>',
+  branch: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 1h2v7.2l4.6-3.4-1.4-1.4H14v4.8l-1.5-1.5L6 11.5V15H4z"/></svg>',
 };
 
 const HTML = `
@@ -412,7 +413,7 @@ const HTML = `
     <span class="pos"></span>
     <label class="sel"><span class="lbl">Round </span><select class="round" aria-label="Round"></select></label>
     <label class="sel"><span class="lbl">View </span><select class="view" aria-label="Seat view"></select></label>
-    <button type="button" class="branch" title="Try another move from this position (What if?, below the board)">Try a move here</button>
+    <button type="button" class="branch" title="Try another move from this position (What if?, below the board)" aria-label="Try a move here">${ICON.branch}<span class="lbl">Try a move here</span></button>
   </div>
   <div class="now"></div>
   <div class="main">

@@ -8,6 +8,7 @@ counts), iterates, and tests membership without building the list.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import Any, overload
 
 from replay.puerto_rico.catalogue import BUILDING_ORDER, BUILDINGS, TILE_ORDER
@@ -34,21 +35,33 @@ def colonists_to_place(player: PlayerState | MPlayer) -> tuple[int, int, int]:
     return owned, circles, min(owned, circles)
 
 
+@lru_cache(maxsize=4096)
+def _ways(caps: tuple[int, ...], count: int) -> tuple[tuple[int, ...], ...]:
+    """``ways[i][c]``: the ways to place ``c`` colonists on bins ``i..`` (bin ``i`` holding up to
+    ``caps[i]``). Seats keep the same few layouts, so tables are shared between calls (read only)."""
+    ways: list[tuple[int, ...]] = [(1,) + (0,) * count]
+    for cap in reversed(caps):
+        nxt = ways[-1]
+        # row[c] = nxt[c] + nxt[c-1] + ... + nxt[c-cap]: a running window sum.
+        row = []
+        window = 0
+        for c in range(count + 1):
+            window += nxt[c]
+            if c > cap:
+                window -= nxt[c - cap - 1]
+            row.append(window)
+        ways.append(tuple(row))
+    ways.reverse()
+    return tuple(ways)
+
+
 class Arrangements(Sequence[Mayor]):
     """Every legal ``Mayor`` move of one seat, in a fixed order (earlier places filled first)."""
 
     def __init__(self, bins: list[tuple[str, int, bool]], count: int) -> None:
         self.bins = bins
         self.to_place = count
-        # ways[i][c]: ways to place c colonists on bins i.. (each up to its capacity).
-        ways = [[0] * (count + 1) for _ in range(len(bins) + 1)]
-        ways[len(bins)][0] = 1
-        for i in range(len(bins) - 1, -1, -1):
-            cap = bins[i][1]
-            row, nxt = ways[i], ways[i + 1]
-            for c in range(count + 1):
-                row[c] = sum(nxt[c - v] for v in range(min(cap, c) + 1))
-        self._ways = ways
+        self._ways = _ways(tuple(cap for _, cap, _ in bins), count)
 
     def __len__(self) -> int:
         return self._ways[0][self.to_place]

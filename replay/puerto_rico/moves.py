@@ -268,6 +268,24 @@ def _count_map(obj: dict[str, Any], key: str, path: str, resolve: Any) -> dict[s
     return out
 
 
+#: Mayor moves by their two count maps: the replayer keeps parsed moves of scalar fields only, and a
+#: mayor's maps are objects, yet the same few arrangements recur across games.
+_MAYORS: dict[tuple[Any, ...], Mayor] = {}
+
+
+def _mayor_key(obj: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The maps of a mayor move as a key, or None unless both are objects of names to plain counts."""
+    key: list[Any] = []
+    for field in ("plantations", "buildings"):
+        value = obj.get(field, {})
+        if type(value) is not dict:
+            return None
+        if any(type(count) is not int for count in value.values()):
+            return None
+        key.append(tuple(value.items()))
+    return tuple(key)
+
+
 def parse_move(obj: Any, path: str) -> PuertoRicoMove:
     """A typed move from its JSON form; ``path`` is where it sits in the log (``moves[12]``).
 
@@ -312,10 +330,18 @@ def parse_move(obj: Any, path: str) -> PuertoRicoMove:
             raise FieldError(f"{path}.plantation", str(err)) from None
         return Settle(tile, _flag(obj, "hospice", path))
     if kind == "mayor":
-        return Mayor.of(
-            _count_map(obj, "plantations", path, resolve_tile),
-            _count_map(obj, "buildings", path, resolve_building),
-        )
+        key = _mayor_key(obj)
+        move = _MAYORS.get(key) if key is not None else None
+        if move is None:
+            move = Mayor.of(
+                _count_map(obj, "plantations", path, resolve_tile),
+                _count_map(obj, "buildings", path, resolve_building),
+            )
+            if key is not None:
+                if len(_MAYORS) >= 1 << 14:
+                    _MAYORS.clear()
+                _MAYORS[key] = move
+        return move
     if kind == "extra_good":
         return ExtraGood(_good(obj, "good", path))
     if kind == "produce":

@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -59,6 +60,7 @@ from replay.puerto_rico.catalogue import (
     role_of,
 )
 from replay.puerto_rico.moves import (
+    ROLE_CARDS,
     WHARF,
     Build,
     ChooseRole,
@@ -81,6 +83,20 @@ _PRODUCE = Produce()
 _DECIDE = "decide"
 _SKIP = "skip"
 _CORN = GOOD_INDEX[Good.CORN]
+
+# Moves are immutable values: ``legal_moves`` hands out these prebuilt ones instead of making new ones
+# on every call (most of its time went into building them).
+_ROLE_MOVE = {card: ChooseRole(card) for card in ROLE_CARDS}
+_MAYOR_DECLINED = ChooseRole(Role.MAYOR.value, privilege=False)
+_SETTLE = {(kind, hospice): Settle(kind, hospice) for kind in TILE_KINDS for hospice in (True, False)}
+_HACIENDA = Hacienda()
+_BUILD = {(b.name, university): Build(b.name, university) for b in CATALOGUE for university in (True, False)}
+_EXTRA = {g: ExtraGood(g) for g in GOODS}
+_SELL = {g: Sell(g) for g in GOODS}
+_LOAD = {(g, ship): Load(g, ship) for g in GOODS for ship in (0, 1, 2, WHARF)}
+_DECLINE = Produce(take=False)
+#: ``(index, name, cost, quarry column, city spaces)`` of each building, in catalogue order.
+_BUILD_FACTS = tuple((i, b.name, b.cost, b.column, b.spaces) for i, b in enumerate(CATALOGUE))
 
 _STAGE_OF_ROLE = {
     Role.SETTLER: Stage.SETTLER,
@@ -226,7 +242,7 @@ def build_cost(t: Table | PuertoRicoState, seat: int, name: str) -> int:
     """What ``seat`` pays for ``name``: the cost, less 1 for the builder, less 1 per occupied quarry up
     to the building's column; never below 0."""
     building = BUILDINGS[name]
-    pv = t.view(seat) if isinstance(t, Table) else t.players[seat]
+    pv = t.view(seat)
     discount = 1 if seat == t.chooser and t.role is Role.BUILDER else 0
     discount += min(_occupied_quarries(pv), building.column)
     return max(0, building.cost - discount)
@@ -250,7 +266,7 @@ def production(pv: PlayerState | MPlayer) -> list[int]:
 
 def sale_price(t: Table | PuertoRicoState, seat: int, good: Good) -> int:
     """Doubloons ``seat`` gets for selling ``good`` now: price, +1 for the trader, markets."""
-    pv = t.view(seat) if isinstance(t, Table) else t.players[seat]
+    pv = t.view(seat)
     price = PRICES[good] + (1 if seat == t.chooser and t.role is Role.TRADER else 0)
     if _active(pv, Power.SMALL_MARKET):
         price += 1
@@ -259,11 +275,11 @@ def sale_price(t: Table | PuertoRicoState, seat: int, good: Good) -> int:
     return price
 
 
-def _may_take_quarry(t: Table, seat: int, pv: PlayerState | MPlayer) -> bool:
+def _may_take_quarry(t: Table | PuertoRicoState, seat: int, pv: PlayerState | MPlayer) -> bool:
     return seat == t.chooser or _active(pv, Power.CONSTRUCTION_HUT)
 
 
-def _settle_options(t: Table, seat: int) -> list[str]:
+def _settle_options(t: Table | PuertoRicoState, seat: int) -> list[str]:
     pv = t.view(seat)
     if len(pv.island) >= ISLAND_SPACES:
         return []
@@ -273,7 +289,7 @@ def _settle_options(t: Table, seat: int) -> list[str]:
     return kinds
 
 
-def _hacienda_possible(t: Table, seat: int) -> bool:
+def _hacienda_possible(t: Table | PuertoRicoState, seat: int) -> bool:
     pv = t.view(seat)
     return (
         not t.hacienda_done
@@ -283,21 +299,26 @@ def _hacienda_possible(t: Table, seat: int) -> bool:
     )
 
 
-def _buildable(t: Table, seat: int) -> list[str]:
+def _buildable(t: Table | PuertoRicoState, seat: int) -> list[str]:
+    """The buildings ``seat`` can build now, in catalogue order (``build_cost`` per building, with the
+    seat's quarries and builder discount worked out once)."""
     pv = t.view(seat)
     free = CITY_SPACES - pv.city_spaces
     if free <= 0:
         return []
-    out = []
-    for i, b in enumerate(CATALOGUE):
-        if t.building_supply[i] <= 0 or b.spaces > free or b.name in pv.city:
-            continue
-        if build_cost(t, seat, b.name) <= pv.doubloons:
-            out.append(b.name)
-    return out
+    quarries = _occupied_quarries(pv)
+    base = 1 if seat == t.chooser and t.role is Role.BUILDER else 0
+    money = pv.doubloons
+    city = pv.city
+    supply = t.building_supply
+    return [
+        name
+        for i, name, cost, column, spaces in _BUILD_FACTS
+        if supply[i] > 0 and spaces <= free and name not in city and cost - base - min(quarries, column) <= money
+    ]
 
 
-def _can_build(t: Table, seat: int) -> bool:
+def _can_build(t: Table | PuertoRicoState, seat: int) -> bool:
     """Whether ``_buildable`` is not empty (checked cheaply: it runs for every seat in every builder
     phase of a replay)."""
     pv = t.view(seat)
@@ -309,13 +330,13 @@ def _can_build(t: Table, seat: int) -> bool:
     money = pv.doubloons
     city = pv.city
     supply = t.building_supply
-    for i, b in enumerate(CATALOGUE):
-        if b.cost - base - min(quarries, b.column) <= money and supply[i] > 0 and b.spaces <= free and b.name not in city:
+    for i, name, cost, column, spaces in _BUILD_FACTS:
+        if cost - base - min(quarries, column) <= money and supply[i] > 0 and spaces <= free and name not in city:
             return True
     return False
 
 
-def _sellable(t: Table, seat: int) -> list[Good]:
+def _sellable(t: Table | PuertoRicoState, seat: int) -> list[Good]:
     if len(t.trading_house) >= TRADING_HOUSE_SPACES:
         return []
     pv = t.view(seat)
@@ -333,7 +354,7 @@ def _sellable(t: Table, seat: int) -> list[Good]:
     return out
 
 
-def _loads(t: Table, seat: int) -> tuple[list[Load], list[Load]]:
+def _loads(t: Table | PuertoRicoState, seat: int) -> tuple[list[Load], list[Load]]:
     """``(cargo, wharf)``: the loads on cargo ships the rules allow ``seat`` (for each kind, the ship
     of that kind, or the empty ships taking the most), and the wharf loads."""
     pv = t.view(seat)
@@ -347,7 +368,7 @@ def _loads(t: Table, seat: int) -> tuple[list[Load], list[Load]]:
         if g in t.ship_good:
             i = t.ship_good.index(g)
             if t.ship_load[i] < t.ship_capacity[i]:
-                cargo.append(Load(g, i))
+                cargo.append(_LOAD[g, i])
             continue
         best, ships = 0, []
         for i in range(len(t.ship_capacity)):
@@ -357,10 +378,10 @@ def _loads(t: Table, seat: int) -> tuple[list[Load], list[Load]]:
                     best, ships = amount, [i]
                 elif amount == best:
                     ships.append(i)
-        cargo.extend(Load(g, i) for i in ships)
+        cargo.extend(_LOAD[g, i] for i in ships)
     wharf: list[Load] = []
     if held and seat not in t.wharf_used and _active(pv, Power.WHARF):
-        wharf = [Load(g, WHARF) for g in held]
+        wharf = [_LOAD[g, WHARF] for g in held]
     return cargo, wharf
 
 
@@ -368,17 +389,18 @@ def _storage_slots(pv: PlayerState | MPlayer) -> int:
     return (1 if _active(pv, Power.SMALL_WAREHOUSE) else 0) + (2 if _active(pv, Power.LARGE_WAREHOUSE) else 0)
 
 
-def _store_outcome(pv: PlayerState | MPlayer, warehouse: Sequence[Good], keep: Good | None) -> tuple[int, ...]:
+def _store_outcome(goods: Sequence[int], warehouse: Sequence[Good], keep: Good | None) -> tuple[int, ...]:
     return tuple(
-        pv.goods[i] if g in warehouse else (1 if g is keep and pv.goods[i] else 0) for i, g in enumerate(GOODS)
+        goods[i] if g in warehouse else (1 if g is keep and goods[i] else 0) for i, g in enumerate(GOODS)
     )
 
 
-def _store_choices(pv: PlayerState | MPlayer) -> list[tuple[Store, bool]]:
-    """Every ``(store, keeps the most)``: each subset of the kinds held that the warehouses can take
-    (largest first), with each other kind or nothing on the windrose."""
-    kinds = [g for i, g in enumerate(GOODS) if pv.goods[i]]
-    most = min(_storage_slots(pv), len(kinds))
+def _store_choices(goods: Sequence[int], slots: int) -> list[tuple[Store, bool]]:
+    """Every ``(store, keeps the most)`` for a seat holding ``goods`` with ``slots`` warehouse kinds:
+    each subset of the kinds held that the warehouses can take (largest first), with each other kind or
+    nothing on the windrose."""
+    kinds = [g for i, g in enumerate(GOODS) if goods[i]]
+    most = min(slots, len(kinds))
     out = []
     for size in range(most, -1, -1):
         for combo in combinations(kinds, size):
@@ -388,31 +410,32 @@ def _store_choices(pv: PlayerState | MPlayer) -> list[tuple[Store, bool]]:
     return out
 
 
-def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
-    """One ``Store`` per distinct outcome in a fixed order: the outcomes keeping the most first (as the
-    rules used to be read, and as the bots choose), then every smaller one."""
-    choices = _store_choices(pv)
+@lru_cache(maxsize=4096)
+def _storage(goods: tuple[int, ...], slots: int) -> tuple[tuple[Store, ...], Store | None]:
+    """``(moves, default)`` of a seat holding ``goods`` with ``slots`` warehouse kinds: one ``Store`` per
+    distinct outcome in a fixed order (the outcomes keeping the most first, as the rules used to be
+    read and as the bots choose, then every smaller one), and the storage taken when a log leaves it out
+    (the outcome keeping the most, if it is unique). Seats hold the same few goods again and again, so
+    the answers are kept."""
+    choices = _store_choices(goods, slots)
     seen: dict[tuple[int, ...], Store] = {}
     for most in (True, False):
         for move, keeps_most in choices:
             if keeps_most is most:
-                seen.setdefault(_store_outcome(pv, move.warehouse, move.keep), move)
-    return list(seen.values())
+                seen.setdefault(_store_outcome(goods, move.warehouse, move.keep), move)
+    best = {_store_outcome(goods, move.warehouse, move.keep) for move, keeps_most in choices if keeps_most}
+    default = next(move for move, keeps_most in choices if keeps_most) if len(best) == 1 else None
+    return tuple(seen.values()), default
+
+
+def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
+    """One ``Store`` per distinct outcome in a fixed order (see ``_storage``)."""
+    return list(_storage(tuple(pv.goods), _storage_slots(pv))[0])
 
 
 def _store_default(pv: PlayerState | MPlayer) -> Store | None:
     """The storage taken when a log leaves it out: the outcome keeping the most, if it is unique."""
-    first: Store | None = None
-    outcome = None
-    for move, keeps_most in _store_choices(pv):
-        if not keeps_most:
-            continue
-        result = _store_outcome(pv, move.warehouse, move.keep)
-        if first is None:
-            first, outcome = move, result
-        elif result != outcome:
-            return None
-    return first
+    return _storage(tuple(pv.goods), _storage_slots(pv))[1]
 
 
 def _colonist_available(t: Table | PuertoRicoState) -> bool:
@@ -655,7 +678,7 @@ def _full_arrangement(pv: PlayerState | MPlayer) -> Mayor:
     return Mayor.of(plantations, {b: BUILDINGS[b].circles for b in pv.city})
 
 
-def _extra_goods(t: Table) -> list[Good]:
+def _extra_goods(t: Table | PuertoRicoState) -> list[Good]:
     return [g for g in t.craft_kinds if t.goods_supply[GOOD_INDEX[g]] > 0]
 
 
@@ -1068,12 +1091,43 @@ def describe_pending(t: Table | PuertoRicoState) -> str:
     return f"seat {seat} must {what}"
 
 
+#: The working table of the last snapshot ``apply`` (or ``apply_default``) returned, keyed by the
+#: snapshot's id. A replay applies each move to the snapshot the previous one returned, so that table
+#: can go on instead of thawing the snapshot again. It is popped (atomic, so two threads never share
+#: one) and used only for that very snapshot object; any other state gets a fresh table.
+_WARM: dict[int, tuple[PuertoRicoState, Table]] = {}
+
+
+def _table(state: PuertoRicoState) -> Table:
+    """A working table equal to ``state``: the handed-over one if ``state`` is the last result."""
+    warm = _WARM.pop(id(state), None)
+    if warm is not None and warm[0] is state:
+        return warm[1]
+    return Table(state)
+
+
+def _result(t: Table) -> PuertoRicoState:
+    """The snapshot of ``t``, handing ``t`` over to the next move from it."""
+    state = t.freeze()
+    _WARM.clear()
+    _WARM[id(state)] = (state, t)
+    return state
+
+
 def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
     """The state after ``move`` by the seat to act. Raises ``RuleViolation`` if the move is illegal,
     and ``FieldError`` if a chance outcome the log must supply (a reshuffle order) is missing."""
-    if state.stage is Stage.OVER:
+    t = _table(state)
+    _move(t, move)
+    return _result(t)
+
+
+def _move(t: Table, move: PuertoRicoMove) -> None:
+    """Check ``move`` by the seat to act and make it on ``t``, then run what needs no decision. Raises
+    as ``apply`` (``t`` is then half changed and must not be used again)."""
+    if t.stage is Stage.OVER:
         raise RuleViolation("game.over", "the game is already over")
-    t = Table(state)
+    t.events = []
     seat = t.current_seat
     assert seat is not None
     _check_kind(t, move)
@@ -1108,7 +1162,7 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
         _do_hacienda(t, seat)
         t.step += 1
         _advance(t)
-        return t.freeze()
+        return
     else:
         if isinstance(move, Settle):
             _do_settle(t, seat, move)
@@ -1128,7 +1182,6 @@ def apply(state: PuertoRicoState, move: PuertoRicoMove) -> PuertoRicoState:
         t.hacienda_done = False
     t.step += 1
     _advance(t)
-    return t.freeze()
 
 
 def start(state: PuertoRicoState) -> PuertoRicoState:
@@ -1147,24 +1200,25 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     seat = state.current_seat
     if seat is None:
         return []
-    t = Table(state)
+    # The read-only helpers take the snapshot itself (it has ``view`` like a ``Table``).
+    t = state
     stage = state.stage
     if stage is Stage.ROLE:
         taken = {card for card, _ in state.roles_taken}
         out: list[PuertoRicoMove] = []
         for card in state.role_cards:
             if card not in taken:
-                out.append(ChooseRole(card))
+                out.append(_ROLE_MOVE[card])
                 if card == Role.MAYOR.value and state.colonist_supply > 0:
-                    out.append(ChooseRole(card, privilege=False))
+                    out.append(_MAYOR_DECLINED)
         return out
     if stage is Stage.SETTLER:
-        out = [Hacienda()] if _hacienda_possible(t, seat) else []
+        out = [_HACIENDA] if _hacienda_possible(t, seat) else []
         hospice = _active(state.players[seat], Power.HOSPICE) and _colonist_available(state)
         for kind in _settle_options(t, seat):
-            out.append(Settle(kind))
+            out.append(_SETTLE[kind, True])
             if hospice:
-                out.append(Settle(kind, hospice=False))
+                out.append(_SETTLE[kind, False])
         return out + [_PASS]
     if stage is Stage.MAYOR:
         pv = state.players[seat]
@@ -1173,25 +1227,25 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
         out = []
         university = _active(state.players[seat], Power.UNIVERSITY) and _colonist_available(state)
         for name in _buildable(t, seat):
-            out.append(Build(name))
+            out.append(_BUILD[name, True])
             if university:
-                out.append(Build(name, university=False))
+                out.append(_BUILD[name, False])
         return out + [_PASS]
     if stage is Stage.PRODUCTION:
-        return [_PRODUCE, Produce(take=False)]
+        return [_PRODUCE, _DECLINE]
     if stage is Stage.CRAFTSMAN:
-        return [ExtraGood(g) for g in _extra_goods(t)] + [_PASS]
+        return [_EXTRA[g] for g in _extra_goods(t)] + [_PASS]
     if stage is Stage.TRADER:
-        return [Sell(g) for g in _sellable(t, seat)] + [_PASS]
+        return [_SELL[g] for g in _sellable(t, seat)] + [_PASS]
     if stage is Stage.CAPTAIN:
         cargo, wharf = _loads(t, seat)
         return cargo + wharf + ([] if cargo else [_PASS])
     if stage is Stage.STORAGE:
-        return list(_store_moves(state.players[seat]))
+        return _store_moves(state.players[seat])
     return []
 
 
-def default_move(state: PuertoRicoState) -> Store | Produce | None:
+def default_move(state: PuertoRicoState | Table) -> Store | Produce | None:
     """The decision a log may leave out at this point, or None: taking one's production, and the storage
     keeping the most when that outcome is unique (logs written when the engine made these choices alone
     have no move for them)."""
@@ -1202,7 +1256,7 @@ def default_move(state: PuertoRicoState) -> Store | Produce | None:
         return None
     seat = state.current_seat
     assert seat is not None
-    return _store_default(state.players[seat])
+    return _store_default(state.view(seat))
 
 
 def apply_default(state: PuertoRicoState) -> PuertoRicoState:
@@ -1214,8 +1268,14 @@ def apply_default(state: PuertoRicoState) -> PuertoRicoState:
     move = default_move(state)
     if move is None:
         raise ValueError(f"no decision to take by default: {describe_pending(state)}")
-    t = Table(state)
+    t = _table(state)
     t.events = list(state.events)
+    _take_default(t, move)
+    return _result(t)
+
+
+def _take_default(t: Table, move: Store | Produce) -> None:
+    """Make the default ``move`` of the seat to act on ``t`` (see ``apply_default``)."""
     seat = t.queue[0]
     if isinstance(move, Produce):
         _do_produce(t, seat, move, forced=True)
@@ -1223,10 +1283,51 @@ def apply_default(state: PuertoRicoState) -> PuertoRicoState:
         _do_store(t, seat, move, forced=True)
     t.queue.pop(0)
     _advance(t)
-    return t.freeze()
+
+
+class Working:
+    """A game changed in place, move after move (``replay.protocol.Working``), for a replay that keeps no
+    state in between (validation): one working table for the whole game, changed by the very code
+    ``apply`` runs, and frozen only when ``snapshot`` is asked for."""
+
+    __slots__ = ("t",)
+    #: Production and storage have defaults a log may leave out.
+    takes_defaults = True
+
+    def __init__(self, state: PuertoRicoState) -> None:
+        self.t = Table(state)
+
+    def current_seat(self) -> int | None:
+        return self.t.current_seat
+
+    def is_over(self) -> bool:
+        return self.t.stage is Stage.OVER
+
+    def apply(self, move: PuertoRicoMove) -> None:
+        """Make ``move``. Raises as ``apply``; the game is then not to be used again."""
+        _move(self.t, move)
+
+    def default_move(self) -> Store | Produce | None:
+        return default_move(self.t)
+
+    def apply_default(self) -> None:
+        """As ``apply_default``. Raises ``ValueError`` when there is no default."""
+        move = default_move(self.t)
+        if move is None:
+            raise ValueError(f"no decision to take by default: {describe_pending(self.t)}")
+        _take_default(self.t, move)
+
+    def snapshot(self) -> PuertoRicoState:
+        """The current state, immutable (equal to what ``apply`` move after move reaches)."""
+        return self.t.freeze()
+
+
+def working(state: PuertoRicoState) -> Working:
+    """A ``Working`` game from ``state`` (what ``Engine.working`` hands the replay's validation fold)."""
+    return Working(state)
 
 
 __all__ = [
     "apply", "apply_default", "default_move", "legal_moves", "new_game", "random_setup", "describe_pending", "build_cost", "production",
-    "sale_price", "ship_name", "start", "TILE_KINDS",
+    "sale_price", "ship_name", "start", "working", "Working", "TILE_KINDS",
 ]

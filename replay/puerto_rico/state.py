@@ -115,6 +115,10 @@ class PuertoRicoState:
     def num_players(self) -> int:
         return len(self.players)
 
+    def view(self, seat: int) -> PlayerState:
+        """``seat`` for reading (as ``Table.view``, so the rules' read-only helpers take either)."""
+        return self.players[seat]
+
     @property
     def current_seat(self) -> int | None:
         if self.stage is Stage.OVER:
@@ -135,9 +139,11 @@ def seats_from(first: int, players: int) -> list[int]:
 
 
 class MPlayer:
-    """A mutable working copy of one seat."""
+    """A mutable working copy of one seat; ``dirty`` while it differs from the table's snapshot of it."""
 
-    __slots__ = ("doubloons", "vp_chips", "island", "island_workers", "city", "city_workers", "san_juan", "goods")
+    __slots__ = (
+        "doubloons", "vp_chips", "island", "island_workers", "city", "city_workers", "san_juan", "goods", "dirty",
+    )
 
     def __init__(self, p: PlayerState) -> None:
         self.doubloons = p.doubloons
@@ -148,6 +154,7 @@ class MPlayer:
         self.city_workers = list(p.city_workers)
         self.san_juan = p.san_juan
         self.goods = list(p.goods)
+        self.dirty = False
 
     def freeze(self) -> PlayerState:
         return _new_player(
@@ -167,7 +174,10 @@ class MPlayer:
 
 
 class Table:
-    """A mutable working copy of a state, used inside one ``apply``. Seats are thawed on first use."""
+    """A mutable working copy of a state, used inside ``apply``. Seats are thawed on first use.
+
+    ``freeze`` leaves the table equal to the snapshot it returns, so the next ``apply`` from that
+    snapshot may go on with the same table (``rules`` hands it over) instead of thawing it again."""
 
     __slots__ = (
         "n", "frozen_players", "thawed", "governor", "round", "step", "stage", "role", "chooser", "queue",
@@ -218,10 +228,11 @@ class Table:
         self.events: list[tuple[object, ...]] = []
 
     def p(self, seat: int) -> MPlayer:
-        """The mutable copy of ``seat`` (made on first use)."""
+        """The mutable copy of ``seat`` (made on first use), for changing it."""
         mp = self.thawed.get(seat)
         if mp is None:
             mp = self.thawed[seat] = MPlayer(self.frozen_players[seat])
+        mp.dirty = True
         return mp
 
     def view(self, seat: int) -> PlayerState | MPlayer:
@@ -229,12 +240,18 @@ class Table:
         return self.thawed.get(seat) or self.frozen_players[seat]
 
     def freeze(self) -> PuertoRicoState:
+        """The snapshot of the table. Seats not changed since the last ``freeze`` keep their snapshot
+        object (ingestion stores runs of unchanged seats by identity)."""
         players = self.frozen_players
-        if self.thawed:
-            changed = list(players)
-            for i, mp in self.thawed.items():
+        changed = None
+        for i, mp in self.thawed.items():
+            if mp.dirty:
+                if changed is None:
+                    changed = list(players)
                 changed[i] = mp.freeze()
-            players = tuple(changed)
+                mp.dirty = False
+        if changed is not None:
+            players = self.frozen_players = tuple(changed)
         return _new_state(
             players, self.governor, self.round, self.step, self.stage, self.role, self.chooser,
             tuple(self.queue), self.role_cards, tuple(self.role_doubloons), tuple(self.roles_taken),

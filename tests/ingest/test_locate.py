@@ -1,0 +1,91 @@
+"""``game_rows``: each game's row range in the tables the Replay page reads whole, recorded at import
+and on migration; the page reads through it and gives the same game as a full scan, also when a range
+is missing or wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from dashboards import data
+from ingest.db import writer
+from ingest.importer import import_paths
+from ingest.locate import LOCATED
+from ingest.schema import SCHEMA_VERSION
+
+ROOT = Path(__file__).resolve().parents[2]
+LOGS = ROOT / "sample_logs"
+
+
+def rows(db: Path, sql: str, params: list | None = None) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql, params or []).fetchall()
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both games' sample logs, imported in two runs (San Juan, then Puerto Rico)."""
+    db = tmp_path_factory.mktemp("locate") / "g.duckdb"
+    assert import_paths([LOGS / "san_juan"], db, workers=1).imported == 30
+    assert import_paths([LOGS / "puerto_rico"], db, workers=2).imported == 30
+    return db
+
+
+def test_every_game_is_located_in_each_of_its_tables(both: Path) -> None:
+    located = rows(both, "SELECT table_name, count(*), sum(row_count) FROM game_rows GROUP BY 1 ORDER BY 1")
+    counts = {t: rows(both, f'SELECT count(*) FROM "{t}"')[0][0] for t in LOCATED}
+    assert located == [
+        ("moves", 60, counts["moves"]),
+        ("puerto_rico_player_states", 30, counts["puerto_rico_player_states"]),
+        ("puerto_rico_states", 30, counts["puerto_rico_states"]),
+        ("san_juan_player_states", 30, counts["san_juan_player_states"]),
+        ("san_juan_states", 30, counts["san_juan_states"]),
+    ]
+    # Each range holds its game's rows (and, for the per-seat tables, may hold other games' rows of
+    # the same batch): reading the range filtered by id gives exactly the game's rows.
+    for table, game_id, first, last, count in rows(both, "SELECT table_name, game_id, first_row, last_row, row_count FROM game_rows"):
+        assert last - first + 1 >= count
+        assert rows(both, f'SELECT count(*) FROM "{table}" WHERE rowid BETWEEN ? AND ? AND game_id = ?',
+                    [first, last, game_id]) == [(count,)]
+        assert rows(both, f'SELECT count(*) FROM "{table}" WHERE game_id = ?', [game_id]) == [(count,)]
+
+
+def _payload(db: Path, game: str, game_id: str, monkeypatch: pytest.MonkeyPatch) -> dict:
+    monkeypatch.setenv("GOVERNOR_DB", str(db))
+    return data._cached_replay.__wrapped__(str(db), (0,), game, game_id)  # type: ignore[attr-defined]
+
+
+def test_the_replay_page_reads_the_same_game_through_a_range_a_wrong_range_or_none(
+    both: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    game, game_id = rows(both, "SELECT game, game_id FROM games WHERE game = 'puerto_rico' ORDER BY game_id LIMIT 1")[0]
+    through_range = _payload(both, game, game_id, monkeypatch)
+    assert through_range["total"] == rows(both, "SELECT moves FROM games WHERE game_id = ?", [game_id])[0][0]
+    broken = tmp_path / "broken.duckdb"
+    shutil.copy(both, broken)
+    with duckdb.connect(str(broken)) as con:  # a stale range (as after a compaction), then none at all
+        con.execute("UPDATE game_rows SET first_row = first_row + 5 WHERE game_id = ? AND table_name = 'moves'", [game_id])
+    assert _payload(broken, game, game_id, monkeypatch) == through_range
+    with duckdb.connect(str(broken)) as con:
+        con.execute("DROP TABLE game_rows")
+    assert _payload(broken, game, game_id, monkeypatch) == through_range
+
+
+def test_a_version_5_database_is_located_on_migration(sample_db_copy: Path) -> None:
+    db = sample_db_copy  # the San Juan sample logs
+    with duckdb.connect(str(db)) as con:
+        con.execute("DROP TABLE game_rows")
+        con.execute("UPDATE governor_meta SET value = '5' WHERE key = 'schema_version'")
+    with writer(db):  # what the next import (or `governor migrate`) does first
+        pass
+    assert rows(db, "SELECT value FROM governor_meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
+    assert rows(db, "SELECT table_name, count(*) FROM game_rows GROUP BY 1 ORDER BY 1") == [
+        ("moves", 30), ("san_juan_player_states", 30), ("san_juan_states", 30),
+    ]
+    # A later import locates only its own games.
+    assert import_paths([LOGS / "puerto_rico"], db, workers=1).imported == 30
+    assert rows(db, "SELECT count(*), count(DISTINCT (game_id, table_name)) FROM game_rows") == [(180, 180)]
