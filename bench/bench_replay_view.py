@@ -145,20 +145,17 @@ def payload_bytes(db: Path, game_id: str) -> dict[str, Any]:
     payload, in wall-clock and CPU seconds of this process, and its size as JSON and gzip-compressed."""
     import duckdb
 
+    from dashboards.data import read_game
     from dashboards.replay_data import game_payload
     from dashboards.sql_sandbox import READ_CONFIG
 
     wall, cpu = time.perf_counter(), time.process_time()
     con = duckdb.connect(str(db), read_only=True, config=READ_CONFIG)
     try:
-        def rows(sql: str) -> list[dict[str, Any]]:
-            return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
-
-        row = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")[0]
-        game = row["game"]
-        moves = rows("SELECT * EXCLUDE (game_id) FROM moves WHERE game_id = ? ORDER BY step")
-        states = rows(f"SELECT * FROM {game}_states WHERE game_id = ? ORDER BY step")
-        seats = rows(f"SELECT * FROM {game}_player_states WHERE game_id = ? ORDER BY step, seat")
+        game = con.execute("SELECT game FROM games WHERE game_id = ?", [game_id]).fetchall()[0][0]
+        found = read_game(con, game, game_id)  # what the Replay page reads
+        assert found is not None
+        row, moves, states, seats = found
     finally:
         con.close()
     query_wall, query_cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -72,6 +72,10 @@ def frame(sql: str, params: tuple[Any, ...] | list[Any] = ()) -> pd.DataFrame:
     return _cached_frame(path, db_stamp(path), sql, tuple(params))
 
 
+#: Rows as Arrow gives them to Python: one dict per row.
+Rows = list[dict[str, Any]]
+
+
 def tables() -> set[str]:
     """Names of the tables and views in the database (empty when there is no database)."""
     if not db_exists():
@@ -165,37 +169,45 @@ def schema_columns() -> pd.DataFrame:
 def _cached_replay(path: str, stamp: tuple[int, ...], game: str, game_id: str) -> dict[str, Any]:
     from dashboards.replay_data import game_payload
 
-    states, player_states = f'"{game}_states"', f'"{game}_player_states"'
-    # One connection for the four reads of a game: opening the file is a good part of their time.
-    # Arrow rows come as plain Python values (lists, ints, None), ready for the payload.
+    # One connection for the reads of a game: opening the file is a good part of their time.
     with reader(path, config=READ_CONFIG) as con:
-        def rows(sql: str) -> list[dict[str, Any]]:
-            return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
+        found = read_game(con, game, game_id)
+    if found is None:
+        raise KeyError(f"no game with id '{game_id}' in {path}")
+    return game_payload(*found)
 
-        found = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")
-        if not found:
-            raise KeyError(f"no game with id '{game_id}' in {path}")
-        ranges = _row_ranges(con, game_id)
-        steps = int(found[0]["moves"]) + 1
 
-        def game_rows(table: str, columns: str, order: str, expected: int) -> list[dict[str, Any]]:
-            # Through the game's row range when it is known and gives every row (milliseconds), else
-            # by a scan of the whole table (``ingest.locate``).
-            span = ranges.get(table.strip('"'))
-            if span is not None:
-                got = con.sql(
-                    f"SELECT {columns} FROM {table} WHERE rowid BETWEEN ? AND ? AND game_id = ? ORDER BY {order}",
-                    params=[span[0], span[1], game_id],
-                ).to_arrow_table().to_pylist()
-                if len(got) == expected:
-                    return got
-            return rows(f"SELECT {columns} FROM {table} WHERE game_id = ? ORDER BY {order}")
+def read_game(con: Any, game: str, game_id: str) -> tuple[dict[str, Any], Rows, Rows, Rows] | None:
+    """A game's row of ``games`` (without its log), moves, states and per-seat states, as plain
+    Python values (Arrow rows: lists, ints, None), or None when there is no such game. ``game`` must
+    be a checked game name (it goes into SQL text)."""
+    def rows(sql: str) -> Rows:
+        return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
 
-        # Every column of moves: ``events`` is there from schema version 3 on.
-        moves = game_rows("moves", "* EXCLUDE (game_id)", "step", steps - 1)
-        table = game_rows(states, "*", "step", steps)
-        seats = game_rows(player_states, "*", "step, seat", steps * int(found[0]["player_count"]))
-    return game_payload(found[0], moves, table, seats)
+    found = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")
+    if not found:
+        return None
+    ranges = _row_ranges(con, game_id)
+    steps = int(found[0]["moves"]) + 1
+
+    def game_rows(table: str, columns: str, order: str, expected: int) -> Rows:
+        # Through the game's row range when it is known and gives every row (milliseconds), else by
+        # a scan of the whole table (``ingest.locate``).
+        span = ranges.get(table)
+        if span is not None:
+            got = con.sql(
+                f'SELECT {columns} FROM "{table}" WHERE rowid BETWEEN ? AND ? AND game_id = ? ORDER BY {order}',
+                params=[span[0], span[1], game_id],
+            ).to_arrow_table().to_pylist()
+            if len(got) == expected:
+                return got
+        return rows(f'SELECT {columns} FROM "{table}" WHERE game_id = ? ORDER BY {order}')
+
+    # Every column of moves: ``events`` is there from schema version 3 on.
+    moves = game_rows("moves", "* EXCLUDE (game_id)", "step", steps - 1)
+    table = game_rows(f"{game}_states", "*", "step", steps)
+    seats = game_rows(f"{game}_player_states", "*", "step, seat", steps * int(found[0]["player_count"]))
+    return found[0], moves, table, seats
 
 
 def _row_ranges(con: Any, game_id: str) -> dict[str, tuple[int, int]]:
