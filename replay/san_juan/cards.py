@@ -131,6 +131,8 @@ STARTING_BUILDING = "Indigo plant"
 CARDS: dict[str, Card] = {card.name: card for card in CATALOGUE}
 #: Position of each card kind in the catalogue: hands and lists sort by it.
 ORDER: dict[str, int] = {card.name: i for i, card in enumerate(CATALOGUE)}
+#: Card names by catalogue position.
+CARD_NAMES: tuple[str, ...] = tuple(card.name for card in CATALOGUE)
 _BY_LOWER: dict[str, str] = lower_index(list(CARDS))
 #: The catalogue's columns by card name, for the rules' hot paths (a dict lookup, no attribute or
 #: property call): cost, good produced (None for violet), power (None for production), violet or not.

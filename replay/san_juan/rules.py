@@ -10,10 +10,12 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Any, TypeVar
+from typing import Any
 
 from replay.errors import FieldError, RuleViolation
+from replay.frozen import fast_constructor
 from replay.san_juan.cards import (
+    CARD_NAMES,
     CITY_SIZE_TO_END,
     COST,
     DECK_SIZE,
@@ -48,8 +50,6 @@ from replay.san_juan.moves import (
     Sell,
 )
 from replay.san_juan.state import PlayerState, SanJuanState, Stage, Table, role_order, seats_from
-
-T = TypeVar("T")
 
 DRAFT_DRAW = (5, 6, 7, 8)
 _FULL_DECK = Counter(full_deck())
@@ -199,29 +199,33 @@ def _has(t: Table, seat: int, power: Power, without: str | None = None) -> bool:
     return name != without and name in t.buildings.read(seat)
 
 
-def _hand_limit(t: Table, seat: int) -> int:
-    return TOWER_HAND_LIMIT if "Tower" in t.buildings.read(seat) else HAND_LIMIT
+def _hand_limit(city: Sequence[str]) -> int:
+    """The hand limit of the owner of ``city``."""
+    return TOWER_HAND_LIMIT if "Tower" in city else HAND_LIMIT
 
 
-def _privilege(t: Table, seat: int) -> int:
+def _privilege(t: Table | SanJuanState, seat: int) -> int:
     """The chooser's privilege count: 1, or 2 with the library working this phase."""
     if seat != t.chooser:
         return 0
     return 2 if t.library else 1
 
 
-def _max_produce(t: Table, seat: int) -> int:
-    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in t.buildings.read(seat) else 0)
+def _max_produce(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
+    """How many goods the seat may produce (``city``: its buildings)."""
+    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in city else 0)
 
 
-def _max_sell(t: Table, seat: int) -> int:
-    return 1 + _privilege(t, seat) + (1 if "Trading post" in t.buildings.read(seat) else 0)
+def _max_sell(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
+    """How many goods the seat may sell (``city``: its buildings)."""
+    return 1 + _privilege(t, seat) + (1 if "Trading post" in city else 0)
 
 
-def _empty_by_good(t: Table, seat: int) -> dict[Good, int]:
-    """How many empty production buildings the seat has of each good (goods with none left out)."""
+def _empty_by_good(city: Sequence[str], goods: Sequence[str | None]) -> dict[Good, int]:
+    """How many empty production buildings a city (its buildings and the good on each) has of each
+    good (goods with none left out)."""
     out: dict[Good, int] = {}
-    for b, g in zip(t.buildings.read(seat), t.goods.read(seat)):
+    for b, g in zip(city, goods):
         if g is None:
             good = GOOD_OF[b]
             if good is not None:
@@ -229,10 +233,12 @@ def _empty_by_good(t: Table, seat: int) -> dict[Good, int]:
     return out
 
 
-def _goods_by_kind(t: Table, seat: int, without_index: int | None = None) -> dict[Good, int]:
-    """How many goods of each kind lie on the seat's buildings (but the one at ``without_index``)."""
+def _goods_by_kind(
+    city: Sequence[str], goods: Sequence[str | None], without_index: int | None = None
+) -> dict[Good, int]:
+    """How many goods of each kind lie on a city's buildings (but the one at ``without_index``)."""
     out: dict[Good, int] = {}
-    for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods.read(seat))):
+    for i, (b, g) in enumerate(zip(city, goods)):
         if g is not None and i != without_index:
             good: Good = GOOD_OF[b]  # type: ignore[assignment]
             out[good] = out.get(good, 0) + 1
@@ -253,12 +259,14 @@ def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
     """Cards (and black-market goods) owed for ``building``: printed cost less the builder's
     privilege, smithy or quarry, and with a crane the cost of the building covered; never below 0.
     A building being covered gives no discount of its own."""
-    discount = _privilege(t, seat)
-    if building in VIOLET:
-        if _has(t, seat, Power.QUARRY, replace):
-            discount += 1
-    elif _has(t, seat, Power.SMITHY, replace):
-        discount += 1
+    return _cost(
+        building, replace, _privilege(t, seat), _has(t, seat, Power.SMITHY, replace), _has(t, seat, Power.QUARRY, replace)
+    )
+
+
+def _cost(building: str, replace: str | None, privilege: int, smithy: bool, quarry: bool) -> int:
+    """``build_cost`` from the builder's privilege and whether his smithy and quarry work."""
+    discount = privilege + (quarry if building in VIOLET else smithy)
     if replace is not None:
         discount += COST[replace]
     return max(0, COST[building] - discount)
@@ -298,7 +306,7 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
     elif stage is Stage.CHAPEL:
         return "Chapel" in t.buildings.read(seat) and bool(t.hands.read(seat))
     elif stage is Stage.HAND_LIMIT:
-        return len(t.hands.read(seat)) > _hand_limit(t, seat)
+        return len(t.hands.read(seat)) > _hand_limit(t.buildings.read(seat))
     role = t.role
     if role is Role.COUNCILLOR:
         # The chooser's turn starts within the role move, so ``privilege_declined`` is still set.
@@ -476,7 +484,7 @@ def _can_build_with_crane(t: Table, seat: int) -> bool:
             goods = 0
             if _has(t, seat, Power.BLACK_MARKET, replace):
                 replace_index = _replace_index(t, seat, replace) if replace is not None else None
-                goods = sum(_goods_by_kind(t, seat, without_index=replace_index).values())
+                goods = sum(_goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index).values())
             if cost - min(2, cost, goods) <= len(hand) - 1:
                 return True
     return False
@@ -518,7 +526,7 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
             raise RuleViolation("black_market.owned", "paying with goods needs a black market")
         if len(move.goods) > 2:
             raise RuleViolation("black_market.limit", f"the black market takes at most 2 goods, not {len(move.goods)}")
-        have = _goods_by_kind(t, seat, without_index=replace_index)
+        have = _goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index)
         for good in dict.fromkeys(move.goods):
             count = move.goods.count(good)
             if have.get(good, 0) < count:
@@ -598,10 +606,10 @@ def _no_poor_house_card(t: Table, seat: int, move: Build, hand_size: int) -> str
 
 
 def _apply_produce(t: Table, seat: int, move: Produce) -> None:
-    limit = _max_produce(t, seat)
+    limit = _max_produce(t, seat, t.buildings.read(seat))
     if len(move.goods) > limit:
         raise RuleViolation("producer.limit", f"may produce at most {limit} goods, not {len(move.goods)}")
-    empty = _empty_by_good(t, seat)
+    empty = _empty_by_good(t.buildings.read(seat), t.goods.read(seat))
     for good in dict.fromkeys(move.goods):
         count = move.goods.count(good)
         if empty.get(good, 0) < count:
@@ -631,10 +639,10 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
 
 
 def _apply_sell(t: Table, seat: int, move: Sell) -> None:
-    limit = _max_sell(t, seat)
+    limit = _max_sell(t, seat, t.buildings.read(seat))
     if len(move.goods) > limit:
         raise RuleViolation("trader.limit", f"may sell at most {limit} goods, not {len(move.goods)}")
-    have = _goods_by_kind(t, seat)
+    have = _goods_by_kind(t.buildings.read(seat), t.goods.read(seat))
     for good in dict.fromkeys(move.goods):
         count = move.goods.count(good)
         if have.get(good, 0) < count:
@@ -837,11 +845,11 @@ def _play_chapel(t: Table, seat: int, move: Chapel) -> None:
 
 
 def _play_hand_limit(t: Table, seat: int, move: HandLimit) -> None:
-    over = len(t.hands[seat]) - _hand_limit(t, seat)
+    over = len(t.hands[seat]) - _hand_limit(t.buildings.read(seat))
     if len(move.discard) != over:
         raise RuleViolation(
             "hand_limit.count",
-            f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t, seat)}: must discard {over}, not {len(move.discard)}",
+            f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t.buildings.read(seat))}: must discard {over}, not {len(move.discard)}",
         )
     _take(t.hands[seat], move.discard, "hand_limit.card", "the hand")
     t.discard.extend(move.discard)
@@ -902,50 +910,68 @@ _PLAY: dict[type, Any] = {
 
 
 _GOODS = tuple(Good)
+# The moves legal_moves lists, made without a frozen dataclass's per-field ``__setattr__`` (all fields,
+# positionally): a builder's list can hold hundreds.
+_build = fast_constructor(Build)
+_produce = fast_constructor(Produce)
+_sell = fast_constructor(Sell)
+_councillor = fast_constructor(Councillor)
+_draft = fast_constructor(Draft)
+_hand_limit_move = fast_constructor(HandLimit)
+_gold_mine = fast_constructor(GoldMine)
+_chapel = fast_constructor(Chapel)
 
 
-def _groups(items: Iterable[T], order: dict[T, int]) -> list[tuple[T, int]]:
-    """``(item, copies)`` for each distinct item, in ``order``."""
-    counts: dict[T, int] = {}
-    for item in items:
-        counts[item] = counts.get(item, 0) + 1
-    return sorted(counts.items(), key=lambda pair: order[pair[0]])
+def _distinct(cards: Iterable[str]) -> list[str]:
+    """The distinct cards, in catalogue order."""
+    return sorted(set(cards), key=ORDER.__getitem__)
 
 
-def _sub_multisets(groups: Sequence[tuple[T, int]], size: int) -> list[tuple[T, ...]]:
-    """Distinct sub-multisets with ``size`` elements of the multiset ``groups`` (``(item, copies)`` in
-    their order), each a tuple in that order, listed in lexicographic order: the most copies of the
-    first item first."""
-    # room[i]: how many items the groups from i on hold.
-    room = [0] * (len(groups) + 1)
-    for i in range(len(groups) - 1, -1, -1):
-        room[i] = room[i + 1] + groups[i][1]
-    if size < 0 or size > room[0]:
-        return []
-    out: list[tuple[T, ...]] = []
-
-    def walk(i: int, need: int, prefix: tuple[T, ...]) -> None:
-        if need == 0:
-            out.append(prefix)
-            return
-        item, copies = groups[i]
-        for take in range(min(copies, need), -1, -1):
-            if need - take > room[i + 1]:
-                break
-            walk(i + 1, need - take, prefix + (item,) * take)
-
-    walk(0, size, ())
-    return out
+#: Sub-multisets by (catalogue positions, size): hands recur from state to state (a hand stays as it is
+#: while the others play), so each list is made once. Bounded: cleared when full.
+_RANK_MULTISETS: dict[tuple[tuple[int, ...], int], tuple[tuple[str, ...], ...]] = {}
 
 
-def _multisets(cards: Sequence[str], size: int) -> list[tuple[str, ...]]:
+def _rank_multisets(ranks: Sequence[int], size: int) -> tuple[tuple[str, ...], ...]:
+    """Distinct sub-multisets with ``size`` cards of the cards whose catalogue positions are ``ranks``
+    (ascending), as names in catalogue order, listed in lexicographic order of positions."""
+    if size < 0 or size > len(ranks):
+        return ()
+    if size == 0:
+        return ((),)
+    key = (tuple(ranks), size)
+    found = _RANK_MULTISETS.get(key)
+    if found is None:
+        # Combinations of a sorted list are sorted tuples; positions compare as the catalogue orders.
+        name = CARD_NAMES.__getitem__
+        found = tuple([tuple(map(name, c)) for c in sorted(set(combinations(ranks, size)))])
+        if len(_RANK_MULTISETS) >= 1 << 15:
+            _RANK_MULTISETS.clear()
+        _RANK_MULTISETS[key] = found
+    return found
+
+
+def _multisets(cards: Sequence[str], size: int) -> tuple[tuple[str, ...], ...]:
     """Distinct sub-multisets of ``cards`` with ``size`` elements, in catalogue order."""
-    return _sub_multisets(_groups(cards, ORDER), size)
+    return _rank_multisets(sorted(map(ORDER.__getitem__, cards)), size)
 
 
-def _good_multisets(goods: dict[Good, int], size: int) -> list[tuple[Good, ...]]:
+#: Sub-multisets of goods by (count of each good, size): goods are few, so the table stays small.
+_GOOD_MULTISETS: dict[tuple[tuple[int, ...], int], tuple[tuple[Good, ...], ...]] = {}
+
+
+def _good_multisets(goods: dict[Good, int], size: int) -> tuple[tuple[Good, ...], ...]:
     """Distinct sub-multisets of ``goods`` (count by kind) with ``size`` elements, in good order."""
-    return _sub_multisets([(g, goods[g]) for g in _GOODS if goods.get(g)], size)
+    key = (tuple([goods.get(g, 0) for g in _GOODS]), size)
+    found = _GOOD_MULTISETS.get(key)
+    if found is None:
+        pool = [g for g, count in zip(_GOODS, key[0]) for _ in range(count)]
+        order = {g: i for i, g in enumerate(_GOODS)}
+        found = tuple(sorted(set(combinations(pool, size)), key=lambda c: [order[g] for g in c]))
+        if len(_GOOD_MULTISETS) > 1 << 14:
+            _GOOD_MULTISETS.clear()
+        _GOOD_MULTISETS[key] = found
+    return found
 
 
 #: Role choices by (seat, players, roles taken, library usable, gold-mine owners): the same few hundred
@@ -998,52 +1024,52 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
             choices = _ROLE_CHOICES[key] = _role_choices(*key)
         return list(choices)
     if stage is Stage.DRAFT:
-        return [Draft(k) for k in _multisets(hand, STARTING_HAND)]
+        return [_draft(k) for k in _multisets(hand, STARTING_HAND)]
     if stage is Stage.CHAPEL:
-        chapel: list[SanJuanMove] = [Chapel(c) for c, _ in _groups(hand, ORDER)]
+        chapel: list[SanJuanMove] = [_chapel(c) for c in _distinct(hand)]
         return chapel + [Pass()]
-    t = Table(state)
+    player = state.players[seat]
+    city = player.buildings
     if stage is Stage.HAND_LIMIT:
-        return [HandLimit(d) for d in _multisets(hand, len(hand) - _hand_limit(t, seat))]
+        return [_hand_limit_move(d) for d in _multisets(hand, len(hand) - _hand_limit(city))]
     phase = state.role
     if phase is Role.BUILDER:
-        return _legal_builds(t, seat) + [Pass()]
+        return _legal_builds(Table(state), seat) + [Pass()]
     if phase is Role.PRODUCER:
-        empty = _empty_by_good(t, seat)
-        most = min(_max_produce(t, seat), t.cards_left())
+        empty = _empty_by_good(city, player.goods)
+        most = min(_max_produce(state, seat, city), len(state.draw_pile) + len(state.discard))
         out: list[SanJuanMove] = []
-        well = "Well" in t.buildings.read(seat)
+        well = "Well" in city
         for size in range(1, most + 1):
             for goods in _good_multisets(empty, size):
-                out.append(Produce(goods))
+                out.append(_produce(goods, ()))
                 if well and size >= 2:
-                    out.append(Produce(goods, ("Well",)))
+                    out.append(_produce(goods, ("Well",)))
         return out + [Pass()]
     if phase is Role.TRADER:
-        have = _goods_by_kind(t, seat)
+        have = _goods_by_kind(city, player.goods)
         out = []
-        city = t.buildings.read(seat)
-        for size in range(1, _max_sell(t, seat) + 1):
+        for size in range(1, _max_sell(state, seat, city) + 1):
             declinable = tuple(b for b in ("Market stand", "Market hall") if b in city and (size >= 2 or b == "Market hall"))
             for goods in _good_multisets(have, size):
-                out += [Sell(goods, d) for d in _subsets(declinable)]
+                out += [_sell(goods, d) for d in _subsets(declinable)]
         return out + [Pass()]
     if phase is Role.COUNCILLOR:
-        keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
+        keep_limit = 2 if "Prefecture" in city else 1
         drawn = list(state.looking)
-        if "Archive" in t.buildings.read(seat):
+        if "Archive" in city:
             pool = list(hand) + drawn
             out = []
             for size in range(len(drawn), max(0, len(drawn) - keep_limit) - 1, -1):
-                out += [Councillor(discard=d) for d in _multisets(pool, size)]
+                out += [_councillor(None, d) for d in _multisets(pool, size)]
         else:
             out = []
         # Without an archive these are the only choices; with one, they decline it.
         for size in range(min(keep_limit, len(drawn)), -1, -1):
-            out += [Councillor(keep=k) for k in _multisets(drawn, size)]
+            out += [_councillor(k, None) for k in _multisets(drawn, size)]
         return out
     if phase is Role.PROSPECTOR:
-        keeps: list[SanJuanMove] = [GoldMine(c) for c, _ in _groups(state.looking, ORDER)]
+        keeps: list[SanJuanMove] = [_gold_mine(c) for c in _distinct(state.looking)]
         return keeps + [Pass()]
     return []
 
@@ -1051,32 +1077,59 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
 def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
     hand = t.hands.read(seat)
     owned = t.buildings.read(seat)
-    groups = _groups(hand, ORDER)
+    ranks = sorted(map(ORDER.__getitem__, hand))
+    crane = _has(t, seat, Power.CRANE)
+    privilege = _privilege(t, seat)
+    # What building over ``replace`` (None: on a new lot) leaves: the index covered, the goods the
+    # black market can take, whether the smithy, quarry, carpenter and poor house still work.
+    sites: dict[str | None, tuple[int | None, dict[Good, int], int, bool, bool, bool, bool]] = {}
     out: list[SanJuanMove] = []
-    for k, (building, copies) in enumerate(groups):
+    for rank in sorted(set(ranks)):
+        building = CARD_NAMES[rank]
         # The hand without the building: what can pay for it.
-        rest = groups[:k] + ([(building, copies - 1)] if copies > 1 else []) + groups[k + 1:]
+        rest = ranks.copy()
+        rest.remove(rank)
         violet = building in VIOLET
-        for replace in _replace_options(t, seat, building):
+        for replace in _replace_options(t, seat, building) if crane else _NEW_LOT:
             if replace is None and violet and building in owned:
                 continue
-            cost = build_cost(t, seat, building, replace)
-            replace_index = _replace_index(t, seat, replace) if replace is not None else None
-            goods = (
-                _goods_by_kind(t, seat, without_index=replace_index)
-                if _has(t, seat, Power.BLACK_MARKET, replace)
-                else {}
-            )
-            carpenter = violet and _has(t, seat, Power.CARPENTER, replace)
-            poor_house = _has(t, seat, Power.POOR_HOUSE, replace)
-            for n_goods in range(0, min(2, cost, sum(goods.values())) + 1):
-                for goods_paid in _good_multisets(goods, n_goods):
-                    for pay in _sub_multisets(rest, cost - n_goods):
-                        base = Build(building, pay, goods_paid, replace)
-                        out.append(base)
-                        if carpenter or poor_house:
-                            out += _build_declines(t, seat, base, replace_index, carpenter, poor_house)
+            site = sites.get(replace)
+            if site is None:
+                replace_index = _replace_index(t, seat, replace) if replace is not None else None
+                goods = (
+                    _goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index)
+                    if _has(t, seat, Power.BLACK_MARKET, replace)
+                    else {}
+                )
+                site = sites[replace] = (
+                    replace_index, goods, sum(goods.values()),
+                    _has(t, seat, Power.SMITHY, replace), _has(t, seat, Power.QUARRY, replace),
+                    _has(t, seat, Power.CARPENTER, replace), _has(t, seat, Power.POOR_HOUSE, replace),
+                )
+            replace_index, goods, goods_count, smithy, quarry, carpenter_works, poor_house = site
+            # A good on the building covered goes to the discard pile, where the carpenter draws from.
+            lost_good = replace_index is not None and t.goods.read(seat)[replace_index] is not None
+            carpenter = violet and carpenter_works
+            cost = _cost(building, replace, privilege, smithy, quarry)
+            for n_goods in range(min(2, cost, goods_count) + 1):
+                variants = _NO_DECLINE
+                if carpenter or poor_house:
+                    # Every payment of this many cards leaves the same hand and piles.
+                    paid = cost - n_goods
+                    can_draw = t.cards_left() + paid + n_goods + (1 if lost_good else 0) > 0
+                    variants = [(), *_build_declines(carpenter, poor_house, len(hand) - 1 - paid, can_draw)]
+                for goods_paid in _good_multisets(goods, n_goods) if n_goods else _NO_GOODS:
+                    out += [
+                        _build(building, pay, goods_paid, replace, decline)
+                        for pay in _rank_multisets(rest, cost - n_goods)
+                        for decline in variants
+                    ]
     return out
+
+
+_NEW_LOT: tuple[None] = (None,)
+_NO_DECLINE: list[tuple[str, ...]] = [()]
+_NO_GOODS: tuple[tuple[Good, ...], ...] = ((),)
 
 
 def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -1084,17 +1137,12 @@ def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [c for size in range(len(items) + 1) for c in combinations(items, size)]
 
 
-def _build_declines(
-    t: Table, seat: int, build: Build, replace_index: int | None, carpenter: bool, poor_house: bool
-) -> list[SanJuanMove]:
-    """The variants of ``build`` that decline the carpenter's or the poor house's card, as far as each
-    would draw one (the poor house counts the hand after the carpenter's card); ``carpenter`` and
-    ``poor_house`` say whether the builder has each power for this build."""
-    hand_after = len(t.hands.read(seat)) - 1 - len(build.pay)
-    # Cards the carpenter could draw from: both piles after the payment (and a covered building's good).
-    lost = 1 if replace_index is not None and t.goods.read(seat)[replace_index] is not None else 0
-    can_draw = t.cards_left() + len(build.pay) + len(build.goods) + lost > 0
-    out: list[SanJuanMove] = []
+def _build_declines(carpenter: bool, poor_house: bool, hand_after: int, can_draw: bool) -> list[tuple[str, ...]]:
+    """What a build may decline besides nothing: the carpenter's card, the poor house's card or both,
+    as far as each would draw one (the poor house counts the hand after the carpenter's card).
+    ``carpenter`` and ``poor_house``: whether each works for this build; ``hand_after``: the cards left
+    in hand once built; ``can_draw``: whether the piles (with the payment) hold a card to draw."""
+    out: list[tuple[str, ...]] = []
     for carpenter_declined in ((False, True) if carpenter else (False,)):
         hand = hand_after + (1 if carpenter and not carpenter_declined and can_draw else 0)
         declines: list[tuple[str, ...]] = [()]
@@ -1103,5 +1151,5 @@ def _build_declines(
         for decline in declines:
             full = decline + (("Carpenter",) if carpenter_declined else ())
             if full:
-                out.append(Build(build.building, build.pay, build.goods, build.replace, full))
+                out.append(full)
     return out
