@@ -15,7 +15,7 @@ from typing import Any
 
 from replay.errors import FieldError
 from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
-from replay.protocol import Score
+from replay.protocol import Score, Working
 
 
 class RulesEngine:
@@ -50,6 +50,12 @@ class RulesEngine:
     def apply(self, state: Any, move: Any) -> Any:
         """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
         return self.rules.apply(state, move)
+
+    def working(self, state: Any) -> Working:
+        """A game changed in place from ``state`` (``replay.protocol.Working``): the rules module's
+        ``working`` when it has one, else one that applies the pure ``apply`` move after move."""
+        factory = getattr(self.rules, "working", None)
+        return factory(state) if factory is not None else SnapshotWorking(self, state)
 
     def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
         """What the rules did by themselves on the way from ``before`` to ``after``, in words: the
@@ -157,3 +163,34 @@ class RulesEngine:
             }
         )
         return obj
+
+
+class SnapshotWorking:
+    """``replay.protocol.Working`` over an engine's pure ``apply``: each move makes a new snapshot, so
+    every state of a replay can be kept (``state`` is the current one)."""
+
+    __slots__ = ("engine", "state")
+    takes_defaults = True
+
+    def __init__(self, engine: Any, state: Any) -> None:
+        self.engine = engine
+        self.state = state
+
+    def current_seat(self) -> int | None:
+        return self.engine.current_seat(self.state)  # type: ignore[no-any-return]
+
+    def is_over(self) -> bool:
+        return self.engine.is_over(self.state)  # type: ignore[no-any-return]
+
+    def apply(self, move: Any) -> None:
+        self.state = self.engine.apply(self.state, move)
+
+    def default_move(self) -> Any | None:
+        default_move = getattr(self.engine, "default_move", None)
+        return default_move(self.state) if default_move is not None else None
+
+    def apply_default(self) -> None:
+        self.state = self.engine.apply_default(self.state)
+
+    def snapshot(self) -> Any:
+        return self.state

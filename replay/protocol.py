@@ -34,6 +34,36 @@ class Move(Protocol):
     def text(self) -> str: ...
 
 
+class Working(Protocol):
+    """A game changed in place, move after move: what a replay that keeps no state in between (validation)
+    folds the log over. It runs the same rules as ``Engine.apply`` and raises the same errors; a working
+    game that raised is not used again. ``snapshot`` is the immutable state the pure ``apply`` would have
+    reached (equal values; seats' objects are not shared with earlier states)."""
+
+    #: False when the game has no decision a log may leave out: the fold then never asks for one.
+    takes_defaults: bool
+
+    def current_seat(self) -> int | None: ...
+
+    def is_over(self) -> bool: ...
+
+    def apply(self, move: Any) -> None:
+        """Make ``move``. Raises ``RuleViolation`` or ``FieldError`` as ``Engine.apply``."""
+        ...
+
+    def default_move(self) -> Any | None:
+        """As ``Engine.default_move`` of the current state."""
+        ...
+
+    def apply_default(self) -> None:
+        """As ``Engine.apply_default``."""
+        ...
+
+    def snapshot(self) -> Any:
+        """The current state, immutable."""
+        ...
+
+
 class Engine(Protocol):
     """What every game engine provides. States are immutable; ``apply`` is pure."""
 
@@ -64,6 +94,11 @@ class Engine(Protocol):
 
     def apply(self, state: Any, move: Any) -> Any:
         """The state after ``move``; checks it and raises ``RuleViolation`` when it is illegal."""
+        ...
+
+    def working(self, state: Any) -> Working:
+        """A ``Working`` game starting from ``state``, for replays that need no snapshot per move
+        (an engine without this hook is replayed through ``apply``; see ``replay.replayer``)."""
         ...
 
     def current_seat(self, state: Any) -> int | None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from replay.engine_base import SnapshotWorking
 from replay.errors import FieldError, IllegalMoveError, LogFormatError, ResultMismatchError, RuleViolation
 from replay.logfile import GameLog
 from replay.registry import engine_for
@@ -75,12 +76,9 @@ def _move_key(game: str, raw: Any) -> tuple[Any, ...] | None:
     return tuple(parts)
 
 
-def _parse_move(engine: Any, log: GameLog, index: int, raw: Any) -> Any:
-    key = _move_key(log.game, raw)
-    if key is not None:
-        move = _PARSED.get(key)
-        if move is not None:
-            return move
+def _parse_move(engine: Any, log: GameLog, index: int, raw: Any, key: tuple[Any, ...] | None) -> Any:
+    """Parse a move not yet in ``_PARSED`` (``key`` is its ``_move_key``) and keep it there if it can be
+    shared. Raises ``LogFormatError``."""
     try:
         move = engine.parse_move(raw, f"moves[{index}]")
     except FieldError as err:
@@ -102,6 +100,38 @@ def iter_replay(
     False no ``Step`` is made and every item is ``(state, None)`` (only the states are wanted).
     Raises ``LogFormatError`` (malformed setup or move, missing chance outcome, a game that is not over
     at the end), ``IllegalMoveError`` (a rule broken, a move after the end) and ``ResultMismatchError``."""
+    engine, initial = _start(log)
+    yield initial, None
+    work = SnapshotWorking(engine, initial)
+    names = log.players
+    before = initial
+    for number, seat, move in _fold(log, engine, work, require_complete):
+        state = work.state
+        if steps:
+            words = engine.describe_move(before, move, names) if describe else ""
+            yield state, Step(number, seat, move, words, state)
+        else:
+            yield state, None
+        before = state
+    _finish(log, engine, before, require_complete)
+
+
+def final_state(log: GameLog, *, require_complete: bool = True) -> Any:
+    """Replay a whole log, keeping only the last state: every move checked exactly as ``iter_replay``
+    checks it, with the same errors, but made in place on the engine's working game
+    (``Engine.working``) when it has one, so no snapshot is made per move. Raises as ``iter_replay``."""
+    engine, initial = _start(log)
+    factory = getattr(engine, "working", None)
+    work = factory(initial) if factory is not None else SnapshotWorking(engine, initial)
+    # A zero-length deque consumes the fold in C.
+    deque(_fold(log, engine, work, require_complete), maxlen=0)
+    state = work.snapshot()
+    _finish(log, engine, state, require_complete)
+    return state
+
+
+def _start(log: GameLog) -> tuple[Any, Any]:
+    """The engine of the log and the state before the first move. Raises ``LogFormatError``."""
     engine = engine_for(log.game)
     names = log.players
     if not engine.min_players <= len(names) <= engine.max_players:
@@ -109,43 +139,57 @@ def iter_replay(
             log, "players", f"{log.game} is for {engine.min_players} to {engine.max_players} players, not {len(names)}"
         )
     try:
-        state = engine.new_game(log)
+        return engine, engine.new_game(log)
     except FieldError as err:
         raise _format_error(log, err.path, err.reason) from None
-    yield state, None
-    current_seat, is_over, apply = engine.current_seat, engine.is_over, engine.apply
+
+
+def _fold(log: GameLog, engine: Any, work: Any, require_complete: bool) -> Iterator[tuple[int, int | None, Any]]:
+    """Make every move of the log on ``work`` (a ``replay.protocol.Working``), checking whose turn it
+    is, and the defaults the log leaves out; yield ``(number, seat, move)`` after each move. Raises as
+    ``iter_replay`` (the checks of the finished game are ``_finish``'s)."""
+    names = log.players
     moves = log.moves
+    count = len(moves)
+    # A working game may say that its rules have no decision a log can leave out.
+    defaults = getattr(work, "takes_defaults", True)
     upcoming = _read_move(engine, log, 0) if moves else None
-    for index in range(len(moves)):
+    for index in range(count):
         number = index + 1
         assert upcoming is not None
         move, claimed = upcoming
-        if is_over(state):
+        if work.is_over():
             raise _illegal(log, number, None, move, "game.over", f"the game is already over after move {index}; no further moves")
-        seat = current_seat(state)
+        seat = work.current_seat()
         if claimed is not None and claimed != seat:
             raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
-        words = engine.describe_move(state, move, names) if describe and steps else ""
         try:
-            state = apply(state, move)
+            work.apply(move)
         except RuleViolation as err:
             raise _illegal(log, number, seat, move, err.rule, err.reason) from None
         except FieldError as err:
             raise _format_error(log, err.path, err.reason) from None
         # The next move tells whether the seat now to act left a decision out; a default it takes
         # belongs to this step, as when the engine took that decision alone.
-        if index + 1 < len(moves):
-            upcoming = _read_move(engine, log, index + 1)
-            state = _defaults(log, engine, state, number, upcoming[0], upcoming[1])
-        elif require_complete:
+        if number < count:
+            upcoming = _read_move(engine, log, number)
+            if defaults:
+                _take_defaults(log, work, number, upcoming[0], upcoming[1])
+        elif require_complete and defaults:
             # A complete log that says nothing more takes every default left (the last storage).
-            state = _defaults(log, engine, state, number, None, None)
-        yield state, (Step(number, seat, move, words, state) if steps else None)
-    if require_complete and not engine.is_over(state):
+            _take_defaults(log, work, number, None, None)
+        yield number, seat, move
+
+
+def _finish(log: GameLog, engine: Any, state: Any, require_complete: bool) -> None:
+    """The checks of the state after the last move: over when the log must be complete, no unused
+    setup, the recorded result. Raises as ``iter_replay``."""
+    over = engine.is_over(state)
+    if require_complete and not over:
         raise _format_error(
             log, "moves", f"the log ends after move {len(log.moves)} but the game is not over: {engine.pending(state)}"
         )
-    if engine.is_over(state):
+    if over:
         unused = engine.unused_setup(log, state)
         if unused is not None:
             raise _format_error(log, unused.path, unused.reason)
@@ -157,7 +201,10 @@ def _read_move(engine: Any, log: GameLog, index: int) -> tuple[Any, int | None]:
     """Move ``index`` of the log and the seat it names (None if it names none).
     Raises ``LogFormatError`` for a malformed move or seat."""
     raw = log.moves[index]
-    move = _parse_move(engine, log, index, raw)
+    key = _move_key(log.game, raw)
+    move = _PARSED.get(key) if key is not None else None
+    if move is None:
+        move = _parse_move(engine, log, index, raw, key)
     claimed = raw.get("seat") if isinstance(raw, dict) else None
     if claimed is not None and (
         not isinstance(claimed, int) or isinstance(claimed, bool) or not 0 <= claimed < len(log.players)
@@ -175,28 +222,37 @@ def fill_defaults(engine: Any, state: Any, move: Any | None, claimed: int | None
     only if it is of the default's kind and names that seat or no seat (``claimed`` None); otherwise
     the seat said nothing and its default is taken (``engine.apply_default``). ``move`` None means the
     log ends: every default left is taken. Raises what ``engine.apply`` raises."""
-    default_move = getattr(engine, "default_move", None)
-    if default_move is None:
-        return state
+    work = SnapshotWorking(engine, state)
+    for _ in _defaults_due(work, move, claimed):
+        work.apply_default()
+    return work.state
+
+
+def _defaults_due(work: Any, move: Any | None, claimed: int | None) -> Iterator[tuple[int | None, Any]]:
+    """``(seat, default move)`` of each default to take now on the working game, before the caller takes
+    it (``work.apply_default()``); see ``fill_defaults``."""
     while True:
-        default = default_move(state)
+        default = work.default_move()
         if default is None:
-            return state
-        if move is not None and type(move) is type(default) and claimed in (None, engine.current_seat(state)):
-            return state
-        state = engine.apply_default(state)
+            return
+        seat = work.current_seat()
+        if move is not None and type(move) is type(default) and claimed in (None, seat):
+            return
+        yield seat, default
 
 
-def _defaults(log: GameLog, engine: Any, state: Any, number: int, move: Any | None, claimed: int | None) -> Any:
-    """``fill_defaults`` with its errors (never expected: a default is legal) carried as replay errors
-    against move ``number``, the move after which the defaults are taken."""
-    try:
-        return fill_defaults(engine, state, move, claimed)
-    except RuleViolation as err:
-        seat = engine.current_seat(state)
-        raise _illegal(log, number, seat, engine.default_move(state), err.rule, err.reason) from None
-    except FieldError as err:
-        raise _format_error(log, err.path, err.reason) from None
+def _take_defaults(log: GameLog, work: Any, number: int, move: Any | None, claimed: int | None) -> None:
+    """``fill_defaults`` on a working game, with its errors (never expected: a default is legal) carried
+    as replay errors against move ``number``, the move after which the defaults are taken."""
+    if work.default_move() is None:
+        return
+    for seat, default in _defaults_due(work, move, claimed):
+        try:
+            work.apply_default()
+        except RuleViolation as err:
+            raise _illegal(log, number, seat, default, err.rule, err.reason) from None
+        except FieldError as err:
+            raise _format_error(log, err.path, err.reason) from None
 
 
 def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, reason: str) -> IllegalMoveError:
@@ -253,7 +309,3 @@ def replay(log: GameLog) -> Replay:
     return Replay(log, engine_for(log.game), initial, steps)
 
 
-def final_state(log: GameLog) -> Any:
-    """Replay a whole log, keeping only the last state. Raises as ``iter_replay``."""
-    # A one-item deque consumes the fold in C, keeping only the last (state, None).
-    return deque(iter_replay(log, describe=False, steps=False), maxlen=1)[0][0]

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, overload
 
-from replay.puerto_rico.catalogue import BUILDING_ORDER, BUILDINGS, TILE_ORDER
+from replay.puerto_rico.catalogue import BUILDING_ORDER, BUILDINGS, TILE_KINDS, TILE_ORDER
 from replay.puerto_rico.moves import Mayor
 from replay.puerto_rico.state import MPlayer, PlayerState
 
@@ -19,10 +19,10 @@ from replay.puerto_rico.state import MPlayer, PlayerState
 def bins_of(player: PlayerState | MPlayer) -> list[tuple[str, int, bool]]:
     """The places a colonist can go: ``(name, capacity, is_tile)``, tiles by kind first (tile order),
     then buildings (catalogue order)."""
-    tiles: dict[str, int] = {}
+    counts = [0] * len(TILE_KINDS)
     for kind in player.island:
-        tiles[kind] = tiles.get(kind, 0) + 1
-    out = [(k, n, True) for k, n in sorted(tiles.items(), key=lambda kv: TILE_ORDER[kv[0]])]
+        counts[TILE_ORDER[kind]] += 1
+    out = [(TILE_KINDS[i], n, True) for i, n in enumerate(counts) if n]
     out += [(b, BUILDINGS[b].circles, False) for b in sorted(player.city, key=BUILDING_ORDER.__getitem__)]
     return out
 

@@ -795,13 +795,13 @@ def _do_hacienda(t: Table, seat: int) -> None:
 def _do_mayor(t: Table, seat: int, move: Mayor) -> None:
     mp = t.p(seat)
     owned, circles, to_place = colonists_to_place(mp)
-    tiles = Counter(mp.island)
     placed = 0
     for kind, count in move.plantations:
-        if count > tiles[kind]:
+        have = mp.island.count(kind)
+        if count > have:
             raise RuleViolation(
-                "mayor.plantation", f"has {tiles[kind]} {kind} {'tile' if kind == QUARRY else 'plantation'}"
-                f"{'s' if tiles[kind] != 1 else ''}, cannot occupy {count}",
+                "mayor.plantation", f"has {have} {kind} {'tile' if kind == QUARRY else 'plantation'}"
+                f"{'s' if have != 1 else ''}, cannot occupy {count}",
             )
         placed += count
     for name, count in move.buildings:

@@ -8,7 +8,6 @@ legal move, so that simulating thousands of games stays fast.
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 from replay.san_juan import rules
 from replay.san_juan.cards import CARDS, ORDER, PRODUCER_OF, TILES, Good, Power, Role, sort_cards
@@ -66,7 +65,7 @@ class HeuristicPlayer:
                 return Chapel(min(hand, key=keep_value))
             return Pass()
         if state.stage is Stage.HAND_LIMIT:
-            over = len(hand) - rules._hand_limit(t, seat)
+            over = len(hand) - rules._hand_limit(t.buildings.read(seat))
             return HandLimit(sort_cards(sorted(hand, key=keep_value)[:over]))
         if state.stage is Stage.ROLE:
             return self._role(state, t, seat)
@@ -74,16 +73,16 @@ class HeuristicPlayer:
         if role is Role.BUILDER:
             return self._build(t, seat) or Pass()
         if role is Role.PRODUCER:
-            empty = rules._empty_by_good(t, seat)
-            most = min(rules._max_produce(t, seat), len(t.draw_pile) + len(t.discard))
-            best = sorted((g for g in Good for _ in range(empty[g])), key=lambda g: -list(Good).index(g))[:most]
+            empty = rules._empty_by_good(t.buildings.read(seat), t.goods.read(seat))
+            most = min(rules._max_produce(t, seat, t.buildings.read(seat)), len(t.draw_pile) + len(t.discard))
+            best = sorted((g for g in Good for _ in range(empty.get(g, 0))), key=lambda g: -list(Good).index(g))[:most]
             # Listed in Good order, the form legal_moves lists.
             return Produce(tuple(sorted(best, key=list(Good).index))) if best else Pass()
         if role is Role.TRADER:
-            have = rules._goods_by_kind(t, seat)
+            have = rules._goods_by_kind(t.buildings.read(seat), t.goods.read(seat))
             prices = TILES[state.tile or 1]
-            goods = sorted((g for g in Good for _ in range(have[g])), key=lambda g: -prices[g])
-            goods = goods[: rules._max_sell(t, seat)]
+            goods = sorted((g for g in Good for _ in range(have.get(g, 0))), key=lambda g: -prices[g])
+            goods = goods[: rules._max_sell(t, seat, t.buildings.read(seat))]
             return Sell(tuple(sorted(goods, key=list(Good).index))) if goods else Pass()
         if role is Role.COUNCILLOR:
             keep_n = 2 if "Prefecture" in owned else 1
@@ -105,7 +104,7 @@ class HeuristicPlayer:
         t.library = False
         scores: dict[Role, float] = {}
         goods = sum(1 for g in player.goods if g is not None)
-        empty = sum(rules._empty_by_good(t, seat).values())
+        empty = sum(rules._empty_by_good(t.buildings.read(seat), t.goods.read(seat)).values())
         build = self._build(t, seat)
         scores[Role.BUILDER] = 4.0 + card_value(build.building, player.buildings) if build else 0.5
         scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
@@ -123,7 +122,7 @@ class HeuristicPlayer:
         owned = t.buildings[seat]
         best: tuple[float, Build] | None = None
         powers = rules._powers(t, seat)
-        goods_have = rules._goods_by_kind(t, seat) if Power.BLACK_MARKET in powers else Counter()
+        goods_have = rules._goods_by_kind(t.buildings.read(seat), t.goods.read(seat)) if Power.BLACK_MARKET in powers else {}
         for building in set(hand):
             if CARDS[building].is_violet and building in owned:
                 continue
@@ -136,7 +135,7 @@ class HeuristicPlayer:
             value = card_value(building, owned) - 0.15 * (cost - use_goods)
             if best is None or value > best[0] or (value == best[0] and ORDER[building] < ORDER[best[1].building]):
                 pay = sorted(rest, key=lambda c: card_value(c, owned))[: cost - use_goods]
-                goods = [g for g in Good for _ in range(goods_have[g])][:use_goods]
+                goods = [g for g in Good for _ in range(goods_have.get(g, 0))][:use_goods]
                 best = (value, Build(building, sort_cards(pay), tuple(goods)))
         if best is not None and best[0] < 1.5 and len(owned) < 8 and len(hand) < 4:
             return None

@@ -131,7 +131,19 @@ STARTING_BUILDING = "Indigo plant"
 CARDS: dict[str, Card] = {card.name: card for card in CATALOGUE}
 #: Position of each card kind in the catalogue: hands and lists sort by it.
 ORDER: dict[str, int] = {card.name: i for i, card in enumerate(CATALOGUE)}
+#: Card names by catalogue position.
+CARD_NAMES: tuple[str, ...] = tuple(card.name for card in CATALOGUE)
 _BY_LOWER: dict[str, str] = lower_index(list(CARDS))
+#: The catalogue's columns by card name, for the rules' hot paths (a dict lookup, no attribute or
+#: property call): cost, good produced (None for violet), power (None for production), violet or not.
+COST: dict[str, int] = {card.name: card.cost for card in CATALOGUE}
+GOOD_OF: dict[str, Good | None] = {card.name: card.good for card in CATALOGUE}
+POWER_OF: dict[str, Power | None] = {card.name: card.power for card in CATALOGUE}
+VIOLET: frozenset[str] = frozenset(card.name for card in CATALOGUE if card.kind is Kind.VIOLET)
+#: The building that holds each power (one kind of card each, but the monuments).
+HOLDER: dict[Power, str] = {
+    card.power: card.name for card in CATALOGUE if card.power is not None and card.power is not Power.MONUMENT
+}
 #: The production building of each good.
 PRODUCER_OF: dict[Good, str] = {card.good: card.name for card in CATALOGUE if card.good}
 #: Trading-house tiles: prices in cards per good.
@@ -162,6 +174,8 @@ def resolve_card(name: object) -> str:
     """The catalogue name of a card, matched without regard to case.
 
     Raises ``ValueError`` for an unknown name, suggesting the closest ones."""
+    if name.__class__ is str and name in CARDS:  # spelt as in the catalogue: the usual case
+        return name  # type: ignore[return-value]
     return resolve_name(name, _BY_LOWER, "card")
 
 

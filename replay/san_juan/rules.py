@@ -8,21 +8,27 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Any
 
 from replay.errors import FieldError, RuleViolation
+from replay.frozen import fast_constructor
 from replay.san_juan.cards import (
-    CARDS,
+    CARD_NAMES,
     CITY_SIZE_TO_END,
+    COST,
     DECK_SIZE,
+    GOOD_OF,
     HAND_LIMIT,
+    HOLDER,
     ORDER,
+    POWER_OF,
     PRODUCER_OF,
     STARTING_BUILDING,
     TILES,
     TOWER_HAND_LIMIT,
+    VIOLET,
     Good,
     Power,
     Role,
@@ -46,6 +52,7 @@ from replay.san_juan.moves import (
 from replay.san_juan.state import PlayerState, SanJuanState, Stage, Table, role_order, seats_from
 
 DRAFT_DRAW = (5, 6, 7, 8)
+_FULL_DECK = Counter(full_deck())
 STARTING_HAND = 4
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
@@ -123,14 +130,12 @@ def new_game(
     reshuffles = tuple(
         tuple(_card_list(order, f"setup.reshuffles[{i}]")) for i, order in enumerate(reshuffles_raw)
     )
-    everything = Counter(deck) + Counter([STARTING_BUILDING] * num_players)
-    for hand in hands:
-        everything += Counter(hand)
-    if everything != Counter(full_deck()):
+    everything = Counter(deck + [STARTING_BUILDING] * num_players + [card for hand in hands for card in hand])
+    if everything != _FULL_DECK:
         raise FieldError(
             "setup",
             f"starting buildings, hands and deck are not the {DECK_SIZE} cards of the game: "
-            + _diff(everything, Counter(full_deck())),
+            + _diff(everything, _FULL_DECK),
         )
     players = tuple(
         PlayerState(hand=sort_cards(hand), buildings=(STARTING_BUILDING,), goods=(None,)) for hand in hands
@@ -182,43 +187,61 @@ def random_setup(num_players: int, rng: random.Random, draft: bool = False) -> d
 # -- what a seat has ---------------------------------------------------------------------------
 
 
-def _powers(t: Table, seat: int, without: str | None = None) -> set[Power]:
-    return {CARDS[b].power for b in t.buildings.read(seat) if b != without and CARDS[b].power}  # type: ignore[misc]
+def _powers(t: Table, seat: int, without: str | None = None) -> set[Power | None]:
+    """The powers of the seat's buildings (``without`` one being built over); None stands for the
+    production buildings, so only membership of a power is to be asked."""
+    return {POWER_OF[b] for b in t.buildings.read(seat) if b != without}
 
 
-def _hand_limit(t: Table, seat: int) -> int:
-    return TOWER_HAND_LIMIT if "Tower" in t.buildings.read(seat) else HAND_LIMIT
+def _has(t: Table, seat: int, power: Power, without: str | None = None) -> bool:
+    """Whether the seat owns the building with ``power`` (not counting ``without``, being built over)."""
+    name = HOLDER[power]
+    return name != without and name in t.buildings.read(seat)
 
 
-def _privilege(t: Table, seat: int) -> int:
+def _hand_limit(city: Sequence[str]) -> int:
+    """The hand limit of the owner of ``city``."""
+    return TOWER_HAND_LIMIT if "Tower" in city else HAND_LIMIT
+
+
+def _privilege(t: Table | SanJuanState, seat: int) -> int:
     """The chooser's privilege count: 1, or 2 with the library working this phase."""
     if seat != t.chooser:
         return 0
     return 2 if t.library else 1
 
 
-def _max_produce(t: Table, seat: int) -> int:
-    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in t.buildings.read(seat) else 0)
+def _max_produce(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
+    """How many goods the seat may produce (``city``: its buildings)."""
+    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in city else 0)
 
 
-def _max_sell(t: Table, seat: int) -> int:
-    return 1 + _privilege(t, seat) + (1 if "Trading post" in t.buildings.read(seat) else 0)
+def _max_sell(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
+    """How many goods the seat may sell (``city``: its buildings)."""
+    return 1 + _privilege(t, seat) + (1 if "Trading post" in city else 0)
 
 
-def _empty_by_good(t: Table, seat: int) -> Counter[Good]:
-    out: Counter[Good] = Counter()
-    for b, g in zip(t.buildings.read(seat), t.goods[seat]):
-        card = CARDS[b]
-        if card.good is not None and g is None:
-            out[card.good] += 1
+def _empty_by_good(city: Sequence[str], goods: Sequence[str | None]) -> dict[Good, int]:
+    """How many empty production buildings a city (its buildings and the good on each) has of each
+    good (goods with none left out)."""
+    out: dict[Good, int] = {}
+    for b, g in zip(city, goods):
+        if g is None:
+            good = GOOD_OF[b]
+            if good is not None:
+                out[good] = out.get(good, 0) + 1
     return out
 
 
-def _goods_by_kind(t: Table, seat: int, without_index: int | None = None) -> Counter[Good]:
-    out: Counter[Good] = Counter()
-    for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])):
+def _goods_by_kind(
+    city: Sequence[str], goods: Sequence[str | None], without_index: int | None = None
+) -> dict[Good, int]:
+    """How many goods of each kind lie on a city's buildings (but the one at ``without_index``)."""
+    out: dict[Good, int] = {}
+    for i, (b, g) in enumerate(zip(city, goods)):
         if g is not None and i != without_index:
-            out[CARDS[b].good] += 1  # type: ignore[index]
+            good: Good = GOOD_OF[b]  # type: ignore[assignment]
+            out[good] = out.get(good, 0) + 1
     return out
 
 
@@ -236,16 +259,17 @@ def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
     """Cards (and black-market goods) owed for ``building``: printed cost less the builder's
     privilege, smithy or quarry, and with a crane the cost of the building covered; never below 0.
     A building being covered gives no discount of its own."""
-    card = CARDS[building]
-    powers = _powers(t, seat, without=replace)
-    discount = _privilege(t, seat)
-    if card.is_production and Power.SMITHY in powers:
-        discount += 1
-    if card.is_violet and Power.QUARRY in powers:
-        discount += 1
+    return _cost(
+        building, replace, _privilege(t, seat), _has(t, seat, Power.SMITHY, replace), _has(t, seat, Power.QUARRY, replace)
+    )
+
+
+def _cost(building: str, replace: str | None, privilege: int, smithy: bool, quarry: bool) -> int:
+    """``build_cost`` from the builder's privilege and whether his smithy and quarry work."""
+    discount = privilege + (quarry if building in VIOLET else smithy)
     if replace is not None:
-        discount += CARDS[replace].cost
-    return max(0, card.cost - discount)
+        discount += COST[replace]
+    return max(0, COST[building] - discount)
 
 
 # -- the flow of the game ----------------------------------------------------------------------
@@ -254,31 +278,36 @@ def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
 def _turn_needs_decision(t: Table, seat: int) -> bool:
     """Begin ``seat``'s part of the current stage; do what needs no decision and say whether one is
     needed. Called exactly once per seat and stage."""
-    if t.stage is Stage.DRAFT:
-        return True
-    if t.stage is Stage.CHAPEL:
-        return "Chapel" in t.buildings.read(seat) and bool(t.hands[seat])
-    if t.stage is Stage.HAND_LIMIT:
-        return len(t.hands[seat]) > _hand_limit(t, seat)
-    role = t.role
-    if role is Role.BUILDER:
-        if _can_build(t, seat):
-            return True
-        t.events.append(("skip", seat, "builder", "no_cards" if not t.hands.read(seat) else "cannot_afford"))
-        return False
-    if role is Role.PRODUCER:
-        if not t.cards_left():
-            t.events.append(("skip", seat, "producer", "no_cards_left"))
+    stage = t.stage
+    if stage is Stage.PHASE:
+        role = t.role
+        if role is Role.BUILDER:
+            if _can_build(t, seat):
+                return True
+            t.events.append(("skip", seat, "builder", "no_cards" if not t.hands.read(seat) else "cannot_afford"))
             return False
-        if not sum(_empty_by_good(t, seat).values()):
+        if role is Role.PRODUCER:
+            if not t.cards_left():
+                t.events.append(("skip", seat, "producer", "no_cards_left"))
+                return False
+            for b, g in zip(t.buildings.read(seat), t.goods.read(seat)):
+                if g is None and GOOD_OF[b] is not None:
+                    return True
             t.events.append(("skip", seat, "producer", "no_empty_building"))
             return False
+        if role is Role.TRADER:
+            for g in t.goods.read(seat):
+                if g is not None:
+                    return True
+            t.events.append(("skip", seat, "trader", "no_goods"))
+            return False
+    elif stage is Stage.DRAFT:
         return True
-    if role is Role.TRADER:
-        if any(g is not None for g in t.goods[seat]):
-            return True
-        t.events.append(("skip", seat, "trader", "no_goods"))
-        return False
+    elif stage is Stage.CHAPEL:
+        return "Chapel" in t.buildings.read(seat) and bool(t.hands.read(seat))
+    elif stage is Stage.HAND_LIMIT:
+        return len(t.hands.read(seat)) > _hand_limit(t.buildings.read(seat))
+    role = t.role
     if role is Role.COUNCILLOR:
         # The chooser's turn starts within the role move, so ``privilege_declined`` is still set.
         count = 2 + 3 * (0 if t.privilege_declined else _privilege(t, seat))
@@ -288,7 +317,7 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
     if role is Role.PROSPECTOR:
         # Only gold-mine owners are queued in this phase.
         shown = t.draw(4)
-        hit = len(shown) == 4 and len({CARDS[c].cost for c in shown}) == 4
+        hit = len(shown) == 4 and len({COST[c] for c in shown}) == 4
         t.events.append(("gold_mine", seat, tuple(shown), hit))
         if hit:
             t.looking = shown
@@ -406,15 +435,17 @@ def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
 
 
 def _take(cards: list[str], wanted: Sequence[str], rule: str, what: str) -> None:
-    """Remove ``wanted`` from ``cards`` or raise naming what is missing."""
-    have = Counter(cards)
-    need = Counter(wanted)
-    short = need - have
-    if short:
-        name, count = sorted(short.items())[0]
-        raise RuleViolation(rule, f"{what} has {have[name]}x {name}, needs {need[name]}")
-    for card in wanted:
-        cards.remove(card)
+    """Remove ``wanted`` from ``cards`` or raise naming what is missing (and leave ``cards`` as it was)."""
+    rest = cards.copy()
+    try:
+        for card in wanted:
+            rest.remove(card)
+    except ValueError:
+        have = Counter(cards)
+        need = Counter(wanted)
+        name, count = sorted((need - have).items())[0]
+        raise RuleViolation(rule, f"{what} has {have[name]}x {name}, needs {need[name]}") from None
+    cards[:] = rest
 
 
 def _can_build(t: Table, seat: int) -> bool:
@@ -423,19 +454,20 @@ def _can_build(t: Table, seat: int) -> bool:
     if not hand:
         return False
     owned = t.buildings.read(seat)
-    powers = _powers(t, seat)
-    if Power.CRANE in powers:
+    if _has(t, seat, Power.CRANE):
         return _can_build_with_crane(t, seat)
     discount = _privilege(t, seat)
-    smithy = Power.SMITHY in powers
-    quarry = Power.QUARRY in powers
-    goods = sum(1 for g in t.goods.read(seat) if g is not None) if Power.BLACK_MARKET in powers else 0
+    smithy = _has(t, seat, Power.SMITHY)
+    quarry = _has(t, seat, Power.QUARRY)
+    goods = len(owned) - t.goods.read(seat).count(None) if _has(t, seat, Power.BLACK_MARKET) else 0
     cards = len(hand) - 1
     for name in set(hand):
-        card = CARDS[name]
-        if card.is_violet and name in owned:
-            continue
-        cost = card.cost - discount - (smithy and card.is_production) - (quarry and card.is_violet)
+        if name in VIOLET:
+            if name in owned:
+                continue
+            cost = COST[name] - discount - quarry
+        else:
+            cost = COST[name] - discount - smithy
         if cost - min(2, max(cost, 0), goods) <= cards:
             return True
     return False
@@ -443,16 +475,16 @@ def _can_build(t: Table, seat: int) -> bool:
 
 def _can_build_with_crane(t: Table, seat: int) -> bool:
     """``_can_build`` for an owner of a crane: every building may also go over another one."""
-    hand = t.hands[seat]
+    hand = t.hands.read(seat)
     for building in set(hand):
         for replace in _replace_options(t, seat, building):
-            if replace is None and CARDS[building].is_violet and building in t.buildings.read(seat):
+            if replace is None and building in VIOLET and building in t.buildings.read(seat):
                 continue
             cost = build_cost(t, seat, building, replace)
             goods = 0
-            if Power.BLACK_MARKET in _powers(t, seat, without=replace):
+            if _has(t, seat, Power.BLACK_MARKET, replace):
                 replace_index = _replace_index(t, seat, replace) if replace is not None else None
-                goods = sum(_goods_by_kind(t, seat, without_index=replace_index).values())
+                goods = sum(_goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index).values())
             if cost - min(2, cost, goods) <= len(hand) - 1:
                 return True
     return False
@@ -464,14 +496,14 @@ def _replace_options(t: Table, seat: int, building: str) -> list[str | None]:
         for b in sorted(set(t.buildings.read(seat)), key=ORDER.__getitem__):
             if b == "Crane" or b == building:
                 continue
-            if CARDS[building].is_violet and building in t.buildings.read(seat):
+            if building in VIOLET and building in t.buildings.read(seat):
                 continue
             options.append(b)
     return options
 
 
 def _apply_build(t: Table, seat: int, move: Build) -> None:
-    card = CARDS[move.building]
+    violet = move.building in VIOLET
     owned = t.buildings.edit(seat)
     replace = move.replace
     if move.building not in t.hands[seat]:
@@ -485,19 +517,20 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
             raise RuleViolation("crane.target", "the crane cannot be built over")
         if replace == move.building:
             raise RuleViolation("crane.target", f"{replace} cannot be built over with the same building")
-    if card.is_violet and move.building in owned:
+    if violet and move.building in owned:
         raise RuleViolation("builder.unique", f"already owns a {move.building} (one of each violet building)")
     cost = build_cost(t, seat, move.building, replace)
     replace_index = _replace_index(t, seat, replace) if replace is not None else None
     if move.goods:
-        if Power.BLACK_MARKET not in _powers(t, seat, without=replace):
+        if not _has(t, seat, Power.BLACK_MARKET, replace):
             raise RuleViolation("black_market.owned", "paying with goods needs a black market")
         if len(move.goods) > 2:
             raise RuleViolation("black_market.limit", f"the black market takes at most 2 goods, not {len(move.goods)}")
-        have = _goods_by_kind(t, seat, without_index=replace_index)
-        for good, count in Counter(move.goods).items():
-            if have[good] < count:
-                raise RuleViolation("black_market.goods", f"has {have[good]} {good.value}, pays {count}")
+        have = _goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index)
+        for good in dict.fromkeys(move.goods):
+            count = move.goods.count(good)
+            if have.get(good, 0) < count:
+                raise RuleViolation("black_market.goods", f"has {have.get(good, 0)} {good.value}, pays {count}")
     paid = len(move.pay) + len(move.goods)
     if paid != cost:
         raise RuleViolation(
@@ -514,11 +547,13 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         index = next(
             i
             for i, (b, g) in enumerate(zip(owned, t.goods[seat]))
-            if g is not None and i != replace_index and CARDS[b].good is good
+            if g is not None and i != replace_index and GOOD_OF[b] is good
         )
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
-    powers = _powers(t, seat, without=replace)
+    # Read before the new building is in the city: it gives nothing in the phase it is built.
+    carpenter = violet and _has(t, seat, Power.CARPENTER, replace)
+    poor_house = _has(t, seat, Power.POOR_HOUSE, replace)
     if replace_index is not None:
         lost_good = t.goods[seat][replace_index]
         if lost_good is not None:
@@ -529,7 +564,6 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
     else:
         owned.append(move.building)
         t.goods[seat].append(None)
-    carpenter = card.is_violet and Power.CARPENTER in powers
     if "Carpenter" in move.decline:
         if not carpenter:
             raise RuleViolation("carpenter.decline", _no_carpenter_card(t, seat, move))
@@ -537,7 +571,7 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         drawn = t.draw(1)
         hand.extend(drawn)
         t.events.append(("draw", seat, len(drawn), "carpenter"))
-    poor_house = Power.POOR_HOUSE in powers and len(hand) <= 1
+    poor_house = poor_house and len(hand) <= 1
     if "Poor house" in move.decline:
         if not poor_house:
             raise RuleViolation("poor_house.decline", _no_poor_house_card(t, seat, move, len(hand)))
@@ -572,16 +606,17 @@ def _no_poor_house_card(t: Table, seat: int, move: Build, hand_size: int) -> str
 
 
 def _apply_produce(t: Table, seat: int, move: Produce) -> None:
-    limit = _max_produce(t, seat)
+    limit = _max_produce(t, seat, t.buildings.read(seat))
     if len(move.goods) > limit:
         raise RuleViolation("producer.limit", f"may produce at most {limit} goods, not {len(move.goods)}")
-    empty = _empty_by_good(t, seat)
-    for good, count in Counter(move.goods).items():
-        if empty[good] < count:
+    empty = _empty_by_good(t.buildings.read(seat), t.goods.read(seat))
+    for good in dict.fromkeys(move.goods):
+        count = move.goods.count(good)
+        if empty.get(good, 0) < count:
+            have = empty.get(good, 0)
             raise RuleViolation(
                 "producer.empty_building",
-                f"has {empty[good]} empty {PRODUCER_OF[good]}{'s' if empty[good] != 1 else ''}, "
-                f"cannot produce {count} {good.value}",
+                f"has {have} empty {PRODUCER_OF[good]}{'s' if have != 1 else ''}, cannot produce {count} {good.value}",
             )
     if len(move.goods) > t.cards_left():
         raise RuleViolation("producer.no_cards", "there are not enough cards left to produce that many goods")
@@ -604,13 +639,14 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
 
 
 def _apply_sell(t: Table, seat: int, move: Sell) -> None:
-    limit = _max_sell(t, seat)
+    limit = _max_sell(t, seat, t.buildings.read(seat))
     if len(move.goods) > limit:
         raise RuleViolation("trader.limit", f"may sell at most {limit} goods, not {len(move.goods)}")
-    have = _goods_by_kind(t, seat)
-    for good, count in Counter(move.goods).items():
-        if have[good] < count:
-            raise RuleViolation("trader.goods", f"has {have[good]} {good.value} to sell, not {count}")
+    have = _goods_by_kind(t.buildings.read(seat), t.goods.read(seat))
+    for good in dict.fromkeys(move.goods):
+        count = move.goods.count(good)
+        if have.get(good, 0) < count:
+            raise RuleViolation("trader.goods", f"has {have.get(good, 0)} {good.value} to sell, not {count}")
     assert t.tile is not None
     prices = TILES[t.tile]
     income = 0
@@ -680,30 +716,24 @@ def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
     t.looking = []
 
 
-_MOVES_BY_STAGE: dict[Stage, tuple[type, ...]] = {
-    Stage.DRAFT: (Draft,),
-    Stage.CHAPEL: (Chapel, Pass),
-    Stage.HAND_LIMIT: (HandLimit,),
-    Stage.ROLE: (ChooseRole,),
+#: The kinds of move each stage (and, in a role's phase, each role) expects.
+_MOVES_BY_STAGE: dict[Stage, frozenset[type]] = {
+    Stage.DRAFT: frozenset({Draft}),
+    Stage.CHAPEL: frozenset({Chapel, Pass}),
+    Stage.HAND_LIMIT: frozenset({HandLimit}),
+    Stage.ROLE: frozenset({ChooseRole}),
 }
-_MOVES_BY_ROLE: dict[Role, tuple[type, ...]] = {
-    Role.BUILDER: (Build, Pass),
-    Role.PRODUCER: (Produce, Pass),
-    Role.TRADER: (Sell, Pass),
-    Role.COUNCILLOR: (Councillor,),
-    Role.PROSPECTOR: (GoldMine, Pass),
+_MOVES_BY_ROLE: dict[Role, frozenset[type]] = {
+    Role.BUILDER: frozenset({Build, Pass}),
+    Role.PRODUCER: frozenset({Produce, Pass}),
+    Role.TRADER: frozenset({Sell, Pass}),
+    Role.COUNCILLOR: frozenset({Councillor}),
+    Role.PROSPECTOR: frozenset({GoldMine, Pass}),
 }
 
 
-def _check_seat_turn(t: Table, move: SanJuanMove) -> None:
-    allowed = _MOVES_BY_STAGE.get(t.stage) or _MOVES_BY_ROLE[t.role]  # type: ignore[index]
-    if not isinstance(move, allowed):
-        raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
-
-
-def describe_pending(t: Table | SanJuanState) -> str:
+def describe_pending(state: Table | SanJuanState) -> str:
     """What the game waits for, in words ("seat 2 must choose a role")."""
-    state = t if isinstance(t, SanJuanState) else t.freeze()
     seat = state.current_seat
     if seat is None:
         return "the game is over"
@@ -730,88 +760,248 @@ def apply(state: SanJuanState, move: SanJuanMove) -> SanJuanState:
     if state.stage is Stage.OVER:
         raise RuleViolation("game.over", "the game is already over")
     t = Table(state)
-    seat = state.current_seat
+    _play(t, move)
+    return t.freeze()
+
+
+class Working:
+    """A game changed in place move after move, for a replay that needs no snapshot in between
+    (validation): ``apply`` runs the very rules of ``apply`` above on one working ``Table`` that is
+    never frozen, so a move costs no copying; ``snapshot`` gives the immutable state (equal to the
+    one the pure ``apply`` reaches) when it is asked for."""
+
+    __slots__ = ("table",)
+    takes_defaults = False
+
+    def __init__(self, state: SanJuanState) -> None:
+        self.table = Table(state, working=True)
+
+    def current_seat(self) -> int | None:
+        return self.table.current_seat
+
+    def is_over(self) -> bool:
+        return self.table.stage is Stage.OVER
+
+    def apply(self, move: SanJuanMove) -> None:
+        """Make ``move``; raises as ``apply`` (after an error the working state is not to be used)."""
+        t = self.table
+        if t.stage is Stage.OVER:
+            raise RuleViolation("game.over", "the game is already over")
+        t.events = []
+        t.privilege_declined = False
+        _play(t, move)
+
+    def default_move(self) -> None:
+        """San Juan has no decision a log may leave out."""
+        return None
+
+    def apply_default(self) -> None:
+        raise ValueError(f"no decision to take by default: {describe_pending(self.table)}")
+
+    def snapshot(self) -> SanJuanState:
+        return self.table.freeze()
+
+
+def working(state: SanJuanState) -> Working:
+    """A ``Working`` game starting from ``state`` (which is left as it is)."""
+    return Working(state)
+
+
+def _play(t: Table, move: SanJuanMove) -> None:
+    """Make ``move`` on ``t`` for the seat to act: the rules of ``apply``."""
+    seat = t.current_seat
     assert seat is not None
-    _check_seat_turn(t, move)
-    if isinstance(move, Pass):
-        t.discard.extend(t.looking)
-        t.looking = []
-    elif isinstance(move, Draft):
-        if len(move.keep) != STARTING_HAND:
-            raise RuleViolation("draft.count", f"must keep exactly {STARTING_HAND} cards, not {len(move.keep)}")
-        rest = list(t.hands[seat])
-        _take(rest, move.keep, "draft.keep", "the drafted cards")
-        t.discard.extend(rest)
-        t.hands[seat] = list(move.keep)
-    elif isinstance(move, Chapel):
-        _take(t.hands[seat], [move.card], "chapel.card", "the hand")
-        t.chapel[seat].append(move.card)
-    elif isinstance(move, HandLimit):
-        over = len(t.hands[seat]) - _hand_limit(t, seat)
-        if len(move.discard) != over:
-            raise RuleViolation(
-                "hand_limit.count",
-                f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t, seat)}: must discard {over}, not {len(move.discard)}",
-            )
-        _take(t.hands[seat], move.discard, "hand_limit.card", "the hand")
-        t.discard.extend(move.discard)
-    elif isinstance(move, ChooseRole):
-        taken = {r for r, _ in t.roles_taken}
-        if move.role in taken:
-            raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
-        has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
-        if move.library and not has_library:
-            reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
-            raise RuleViolation("library.use", reason)
-        _check_role_declines(t, seat, move)
-        t.library = has_library and move.library is not False and seat not in move.councillor_refrained and move.privilege
-        if t.library:
-            t.library_used[seat] = True
-        t.privilege_declined = not move.privilege
-        _start_phase(t, move.role, seat, move)
-        # Advance before counting the move: cards drawn by what follows (a councillor's draw, the
-        # next seat's turn) belong to this move, and a missing reshuffle must name it.
-        _advance(t)
-        t.step += 1
-        return t.freeze()
-    elif isinstance(move, Build):
-        _apply_build(t, seat, move)
-    elif isinstance(move, Produce):
-        if not move.goods:
-            raise RuleViolation("producer.empty", "produce at least one good, or pass")
-        _apply_produce(t, seat, move)
-    elif isinstance(move, Sell):
-        if not move.goods:
-            raise RuleViolation("trader.empty", "sell at least one good, or pass")
-        _apply_sell(t, seat, move)
-    elif isinstance(move, Councillor):
-        _apply_councillor(t, seat, move)
-    elif isinstance(move, GoldMine):
-        rest = list(t.looking)
-        _take(rest, [move.keep], "gold_mine.keep", "the turned-up cards")
-        t.hands[seat].append(move.keep)
-        t.discard.extend(rest)
-        t.looking = []
-    t.queue.pop(0)
+    kind = type(move)
+    allowed = _MOVES_BY_STAGE.get(t.stage) or _MOVES_BY_ROLE[t.role]  # type: ignore[index]
+    if kind not in allowed:
+        raise RuleViolation("turn.kind", f"{describe_pending(t)}, not '{move.text()}'")
+    _PLAY[kind](t, seat, move)
+    if kind is not ChooseRole:
+        t.queue.pop(0)
+    # Advance before counting the move: cards drawn by what follows (a councillor's draw, the next
+    # seat's turn) belong to this move, and a missing reshuffle must name it.
     _advance(t)
     t.step += 1
-    return t.freeze()
+
+
+def _play_pass(t: Table, seat: int, move: Pass) -> None:
+    if t.looking:
+        t.discard.extend(t.looking)
+        t.looking = []
+
+
+def _play_draft(t: Table, seat: int, move: Draft) -> None:
+    if len(move.keep) != STARTING_HAND:
+        raise RuleViolation("draft.count", f"must keep exactly {STARTING_HAND} cards, not {len(move.keep)}")
+    rest = list(t.hands[seat])
+    _take(rest, move.keep, "draft.keep", "the drafted cards")
+    t.discard.extend(rest)
+    t.hands[seat] = list(move.keep)
+
+
+def _play_chapel(t: Table, seat: int, move: Chapel) -> None:
+    _take(t.hands[seat], [move.card], "chapel.card", "the hand")
+    t.chapel[seat].append(move.card)
+
+
+def _play_hand_limit(t: Table, seat: int, move: HandLimit) -> None:
+    over = len(t.hands[seat]) - _hand_limit(t.buildings.read(seat))
+    if len(move.discard) != over:
+        raise RuleViolation(
+            "hand_limit.count",
+            f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t.buildings.read(seat))}: must discard {over}, not {len(move.discard)}",
+        )
+    _take(t.hands[seat], move.discard, "hand_limit.card", "the hand")
+    t.discard.extend(move.discard)
+
+
+def _play_role(t: Table, seat: int, move: ChooseRole) -> None:
+    for taken, _ in t.roles_taken:
+        if taken == move.role:
+            raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
+    has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
+    if move.library and not has_library:
+        reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
+        raise RuleViolation("library.use", reason)
+    _check_role_declines(t, seat, move)
+    t.library = has_library and move.library is not False and seat not in move.councillor_refrained and move.privilege
+    if t.library:
+        t.library_used[seat] = True
+    t.privilege_declined = not move.privilege
+    _start_phase(t, move.role, seat, move)
+
+
+def _play_produce(t: Table, seat: int, move: Produce) -> None:
+    if not move.goods:
+        raise RuleViolation("producer.empty", "produce at least one good, or pass")
+    _apply_produce(t, seat, move)
+
+
+def _play_sell(t: Table, seat: int, move: Sell) -> None:
+    if not move.goods:
+        raise RuleViolation("trader.empty", "sell at least one good, or pass")
+    _apply_sell(t, seat, move)
+
+
+def _play_gold_mine(t: Table, seat: int, move: GoldMine) -> None:
+    rest = list(t.looking)
+    _take(rest, [move.keep], "gold_mine.keep", "the turned-up cards")
+    t.hands[seat].append(move.keep)
+    t.discard.extend(rest)
+    t.looking = []
+
+
+#: What each kind of move does (after the check that the stage expects that kind).
+_PLAY: dict[type, Any] = {
+    Pass: _play_pass,
+    Draft: _play_draft,
+    Chapel: _play_chapel,
+    HandLimit: _play_hand_limit,
+    ChooseRole: _play_role,
+    Build: _apply_build,
+    Produce: _play_produce,
+    Sell: _play_sell,
+    Councillor: _apply_councillor,
+    GoldMine: _play_gold_mine,
+}
 
 
 # -- legal moves --------------------------------------------------------------------------------
 
 
-def _multisets(cards: Sequence[str], size: int) -> list[tuple[str, ...]]:
+_GOODS = tuple(Good)
+# The moves legal_moves lists, made without a frozen dataclass's per-field ``__setattr__`` (all fields,
+# positionally): a builder's list can hold hundreds.
+_build = fast_constructor(Build)
+_produce = fast_constructor(Produce)
+_sell = fast_constructor(Sell)
+_councillor = fast_constructor(Councillor)
+_draft = fast_constructor(Draft)
+_hand_limit_move = fast_constructor(HandLimit)
+_gold_mine = fast_constructor(GoldMine)
+_chapel = fast_constructor(Chapel)
+
+
+def _distinct(cards: Iterable[str]) -> list[str]:
+    """The distinct cards, in catalogue order."""
+    return sorted(set(cards), key=ORDER.__getitem__)
+
+
+#: Sub-multisets by (catalogue positions, size): hands recur from state to state (a hand stays as it is
+#: while the others play), so each list is made once. Bounded: cleared when full.
+_RANK_MULTISETS: dict[tuple[tuple[int, ...], int], tuple[tuple[str, ...], ...]] = {}
+
+
+def _rank_multisets(ranks: Sequence[int], size: int) -> tuple[tuple[str, ...], ...]:
+    """Distinct sub-multisets with ``size`` cards of the cards whose catalogue positions are ``ranks``
+    (ascending), as names in catalogue order, listed in lexicographic order of positions."""
+    if size < 0 or size > len(ranks):
+        return ()
+    if size == 0:
+        return ((),)
+    key = (tuple(ranks), size)
+    found = _RANK_MULTISETS.get(key)
+    if found is None:
+        # Combinations of a sorted list are sorted tuples; positions compare as the catalogue orders.
+        name = CARD_NAMES.__getitem__
+        found = tuple([tuple(map(name, c)) for c in sorted(set(combinations(ranks, size)))])
+        if len(_RANK_MULTISETS) >= 1 << 15:
+            _RANK_MULTISETS.clear()
+        _RANK_MULTISETS[key] = found
+    return found
+
+
+def _multisets(cards: Sequence[str], size: int) -> tuple[tuple[str, ...], ...]:
     """Distinct sub-multisets of ``cards`` with ``size`` elements, in catalogue order."""
-    if size < 0 or size > len(cards):
-        return []
-    return sorted(set(combinations(sort_cards(list(cards)), size)), key=lambda c: [ORDER[x] for x in c])
+    return _rank_multisets(sorted(map(ORDER.__getitem__, cards)), size)
 
 
-def _good_multisets(goods: Counter[Good], size: int) -> list[tuple[Good, ...]]:
-    pool = [g for g in Good for _ in range(goods[g])]
-    order = {g: i for i, g in enumerate(Good)}
-    return sorted(set(combinations(pool, size)), key=lambda c: [order[g] for g in c])
+#: Sub-multisets of goods by (count of each good, size): goods are few, so the table stays small.
+_GOOD_MULTISETS: dict[tuple[tuple[int, ...], int], tuple[tuple[Good, ...], ...]] = {}
+
+
+def _good_multisets(goods: dict[Good, int], size: int) -> tuple[tuple[Good, ...], ...]:
+    """Distinct sub-multisets of ``goods`` (count by kind) with ``size`` elements, in good order."""
+    key = (tuple([goods.get(g, 0) for g in _GOODS]), size)
+    found = _GOOD_MULTISETS.get(key)
+    if found is None:
+        pool = [g for g, count in zip(_GOODS, key[0]) for _ in range(count)]
+        order = {g: i for i, g in enumerate(_GOODS)}
+        found = tuple(sorted(set(combinations(pool, size)), key=lambda c: [order[g] for g in c]))
+        if len(_GOOD_MULTISETS) > 1 << 14:
+            _GOOD_MULTISETS.clear()
+        _GOOD_MULTISETS[key] = found
+    return found
+
+
+#: Role choices by (seat, players, roles taken, library usable, gold-mine owners): the same few hundred
+#: positions recur, and the moves are frozen values, so each list is made once.
+_ROLE_CHOICES: dict[tuple[Any, ...], tuple[ChooseRole, ...]] = {}
+
+
+def _role_choices(seat: int, n: int, taken: frozenset[Role], has_library: bool, owners: tuple[int, ...]) -> tuple[ChooseRole, ...]:
+    """Every role move of ``seat``: each role not ``taken``, with the library used or declined, the
+    privilege declined where it draws cards, the gold mines of ``owners`` declined, seats refraining
+    from the councillor's draw."""
+    declined_sets = [tuple(sorted(c)) for size in range(len(owners) + 1) for c in combinations(owners, size)]
+    refrain_sets = [tuple(c) for size in range(n + 1) for c in combinations(range(n), size)]
+    moves: list[ChooseRole] = []
+    for role in Role:
+        if role in taken:
+            continue
+        gold = declined_sets if role is Role.PROSPECTOR else [()]
+        for library in ((True, False) if has_library else (None,)):
+            moves += [ChooseRole(role, library, True, g) for g in gold]
+        if role in _DECLINABLE_PRIVILEGE:
+            moves += [ChooseRole(role, None, False, g) for g in gold]
+        if role is Role.COUNCILLOR:
+            # Seats refraining from the draw (the chooser's own refusal carries no privilege).
+            for refrain in refrain_sets[1:]:
+                libraries = (None,) if seat in refrain else ((True, False) if has_library else (None,))
+                moves += [ChooseRole(role, library, True, (), refrain) for library in libraries]
+                if seat not in refrain:
+                    moves.append(ChooseRole(role, None, False, (), refrain))
+    return tuple(moves)
 
 
 def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
@@ -819,104 +1009,127 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     seat = state.current_seat
     if seat is None:
         return []
-    t = Table(state)
-    hand = t.hands[seat]
-    if state.stage is Stage.DRAFT:
-        return [Draft(k) for k in _multisets(hand, STARTING_HAND)]
-    if state.stage is Stage.CHAPEL:
-        chapel: list[SanJuanMove] = [Chapel(c) for c in sort_cards(list(set(hand)))]
+    stage = state.stage
+    hand = state.players[seat].hand
+    if stage is Stage.ROLE:
+        n = len(state.players)
+        owned = state.players[seat].buildings
+        has_library = "Library" in owned and not (n == 2 and state.players[seat].library_used)
+        owners = tuple(s for s in seats_from(seat, n) if "Gold mine" in state.players[s].buildings)
+        key = (seat, n, frozenset(r for r, _ in state.roles_taken), has_library, owners)
+        choices = _ROLE_CHOICES.get(key)
+        if choices is None:
+            if len(_ROLE_CHOICES) > 4096:
+                _ROLE_CHOICES.clear()
+            choices = _ROLE_CHOICES[key] = _role_choices(*key)
+        return list(choices)
+    if stage is Stage.DRAFT:
+        return [_draft(k) for k in _multisets(hand, STARTING_HAND)]
+    if stage is Stage.CHAPEL:
+        chapel: list[SanJuanMove] = [_chapel(c) for c in _distinct(hand)]
         return chapel + [Pass()]
-    if state.stage is Stage.HAND_LIMIT:
-        return [HandLimit(d) for d in _multisets(hand, len(hand) - _hand_limit(t, seat))]
-    if state.stage is Stage.ROLE:
-        taken = {r for r, _ in state.roles_taken}
-        has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
-        owners = [s for s in seats_from(seat, t.n) if "Gold mine" in t.buildings.read(s)]
-        declined_sets = [tuple(sorted(c)) for size in range(len(owners) + 1) for c in combinations(owners, size)]
-        everyone = list(range(t.n))
-        refrain_sets = [tuple(c) for size in range(t.n + 1) for c in combinations(everyone, size)]
-        moves: list[SanJuanMove] = []
-        for role in Role:
-            if role in taken:
-                continue
-            gold = declined_sets if role is Role.PROSPECTOR else [()]
-            for library in ((True, False) if has_library else (None,)):
-                moves += [ChooseRole(role, library, True, g) for g in gold]
-            if role in _DECLINABLE_PRIVILEGE:
-                moves += [ChooseRole(role, None, False, g) for g in gold]
-            if role is Role.COUNCILLOR:
-                # Seats refraining from the draw (the chooser's own refusal carries no privilege).
-                for refrain in refrain_sets[1:]:
-                    libraries = (None,) if seat in refrain else ((True, False) if has_library else (None,))
-                    moves += [ChooseRole(role, library, True, (), refrain) for library in libraries]
-                    if seat not in refrain:
-                        moves.append(ChooseRole(role, None, False, (), refrain))
-        return moves
+    player = state.players[seat]
+    city = player.buildings
+    if stage is Stage.HAND_LIMIT:
+        return [_hand_limit_move(d) for d in _multisets(hand, len(hand) - _hand_limit(city))]
     phase = state.role
     if phase is Role.BUILDER:
-        return _legal_builds(t, seat) + [Pass()]
+        return _legal_builds(Table(state), seat) + [Pass()]
     if phase is Role.PRODUCER:
-        empty = _empty_by_good(t, seat)
-        most = min(_max_produce(t, seat), t.cards_left())
+        empty = _empty_by_good(city, player.goods)
+        most = min(_max_produce(state, seat, city), len(state.draw_pile) + len(state.discard))
         out: list[SanJuanMove] = []
-        well = "Well" in t.buildings.read(seat)
+        well = "Well" in city
         for size in range(1, most + 1):
             for goods in _good_multisets(empty, size):
-                out.append(Produce(goods))
+                out.append(_produce(goods, ()))
                 if well and size >= 2:
-                    out.append(Produce(goods, ("Well",)))
+                    out.append(_produce(goods, ("Well",)))
         return out + [Pass()]
     if phase is Role.TRADER:
-        have = _goods_by_kind(t, seat)
+        have = _goods_by_kind(city, player.goods)
         out = []
-        owned = t.buildings.read(seat)
-        for size in range(1, _max_sell(t, seat) + 1):
-            declinable = tuple(b for b in ("Market stand", "Market hall") if b in owned and (size >= 2 or b == "Market hall"))
+        for size in range(1, _max_sell(state, seat, city) + 1):
+            declinable = tuple(b for b in ("Market stand", "Market hall") if b in city and (size >= 2 or b == "Market hall"))
             for goods in _good_multisets(have, size):
-                out += [Sell(goods, d) for d in _subsets(declinable)]
+                out += [_sell(goods, d) for d in _subsets(declinable)]
         return out + [Pass()]
     if phase is Role.COUNCILLOR:
-        keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
+        keep_limit = 2 if "Prefecture" in city else 1
         drawn = list(state.looking)
-        if "Archive" in t.buildings.read(seat):
-            pool = hand + drawn
+        if "Archive" in city:
+            pool = list(hand) + drawn
             out = []
             for size in range(len(drawn), max(0, len(drawn) - keep_limit) - 1, -1):
-                out += [Councillor(discard=d) for d in _multisets(pool, size)]
+                out += [_councillor(None, d) for d in _multisets(pool, size)]
         else:
             out = []
         # Without an archive these are the only choices; with one, they decline it.
         for size in range(min(keep_limit, len(drawn)), -1, -1):
-            out += [Councillor(keep=k) for k in _multisets(drawn, size)]
+            out += [_councillor(k, None) for k in _multisets(drawn, size)]
         return out
     if phase is Role.PROSPECTOR:
-        keeps: list[SanJuanMove] = [GoldMine(c) for c in sort_cards(list(set(state.looking)))]
+        keeps: list[SanJuanMove] = [_gold_mine(c) for c in _distinct(state.looking)]
         return keeps + [Pass()]
     return []
 
 
 def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
-    hand = t.hands[seat]
+    hand = t.hands.read(seat)
+    owned = t.buildings.read(seat)
+    ranks = sorted(map(ORDER.__getitem__, hand))
+    crane = _has(t, seat, Power.CRANE)
+    privilege = _privilege(t, seat)
+    # What building over ``replace`` (None: on a new lot) leaves: the index covered, the goods the
+    # black market can take, whether the smithy, quarry, carpenter and poor house still work.
+    sites: dict[str | None, tuple[int | None, dict[Good, int], int, bool, bool, bool, bool]] = {}
     out: list[SanJuanMove] = []
-    for building in sort_cards(list(set(hand))):
-        rest = list(hand)
-        rest.remove(building)
-        for replace in _replace_options(t, seat, building):
-            if replace is None and CARDS[building].is_violet and building in t.buildings.read(seat):
+    for rank in sorted(set(ranks)):
+        building = CARD_NAMES[rank]
+        # The hand without the building: what can pay for it.
+        rest = ranks.copy()
+        rest.remove(rank)
+        violet = building in VIOLET
+        for replace in _replace_options(t, seat, building) if crane else _NEW_LOT:
+            if replace is None and violet and building in owned:
                 continue
-            cost = build_cost(t, seat, building, replace)
-            replace_index = _replace_index(t, seat, replace) if replace is not None else None
-            goods = (
-                _goods_by_kind(t, seat, without_index=replace_index)
-                if Power.BLACK_MARKET in _powers(t, seat, without=replace)
-                else Counter()
-            )
-            for n_goods in range(0, min(2, cost, sum(goods.values())) + 1):
-                for goods_paid in _good_multisets(goods, n_goods):
-                    for pay in _multisets(rest, cost - n_goods):
-                        base = Build(building, pay, goods_paid, replace)
-                        out += [base] + _build_declines(t, seat, base, replace_index)
+            site = sites.get(replace)
+            if site is None:
+                replace_index = _replace_index(t, seat, replace) if replace is not None else None
+                goods = (
+                    _goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index)
+                    if _has(t, seat, Power.BLACK_MARKET, replace)
+                    else {}
+                )
+                site = sites[replace] = (
+                    replace_index, goods, sum(goods.values()),
+                    _has(t, seat, Power.SMITHY, replace), _has(t, seat, Power.QUARRY, replace),
+                    _has(t, seat, Power.CARPENTER, replace), _has(t, seat, Power.POOR_HOUSE, replace),
+                )
+            replace_index, goods, goods_count, smithy, quarry, carpenter_works, poor_house = site
+            # A good on the building covered goes to the discard pile, where the carpenter draws from.
+            lost_good = replace_index is not None and t.goods.read(seat)[replace_index] is not None
+            carpenter = violet and carpenter_works
+            cost = _cost(building, replace, privilege, smithy, quarry)
+            for n_goods in range(min(2, cost, goods_count) + 1):
+                variants = _NO_DECLINE
+                if carpenter or poor_house:
+                    # Every payment of this many cards leaves the same hand and piles.
+                    paid = cost - n_goods
+                    can_draw = t.cards_left() + paid + n_goods + (1 if lost_good else 0) > 0
+                    variants = [(), *_build_declines(carpenter, poor_house, len(hand) - 1 - paid, can_draw)]
+                for goods_paid in _good_multisets(goods, n_goods) if n_goods else _NO_GOODS:
+                    out += [
+                        _build(building, pay, goods_paid, replace, decline)
+                        for pay in _rank_multisets(rest, cost - n_goods)
+                        for decline in variants
+                    ]
     return out
+
+
+_NEW_LOT: tuple[None] = (None,)
+_NO_DECLINE: list[tuple[str, ...]] = [()]
+_NO_GOODS: tuple[tuple[Good, ...], ...] = ((),)
 
 
 def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -924,19 +1137,12 @@ def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [c for size in range(len(items) + 1) for c in combinations(items, size)]
 
 
-def _build_declines(t: Table, seat: int, build: Build, replace_index: int | None) -> list[SanJuanMove]:
-    """The variants of ``build`` that decline the carpenter's or the poor house's card, as far as each
-    would draw one (the poor house counts the hand after the carpenter's card)."""
-    powers = _powers(t, seat, without=build.replace)
-    carpenter = CARDS[build.building].is_violet and Power.CARPENTER in powers
-    poor_house = Power.POOR_HOUSE in powers
-    if not carpenter and not poor_house:
-        return []
-    hand_after = len(t.hands.read(seat)) - 1 - len(build.pay)
-    # Cards the carpenter could draw from: both piles after the payment (and a covered building's good).
-    lost = 1 if replace_index is not None and t.goods.read(seat)[replace_index] is not None else 0
-    can_draw = t.cards_left() + len(build.pay) + len(build.goods) + lost > 0
-    out: list[SanJuanMove] = []
+def _build_declines(carpenter: bool, poor_house: bool, hand_after: int, can_draw: bool) -> list[tuple[str, ...]]:
+    """What a build may decline besides nothing: the carpenter's card, the poor house's card or both,
+    as far as each would draw one (the poor house counts the hand after the carpenter's card).
+    ``carpenter`` and ``poor_house``: whether each works for this build; ``hand_after``: the cards left
+    in hand once built; ``can_draw``: whether the piles (with the payment) hold a card to draw."""
+    out: list[tuple[str, ...]] = []
     for carpenter_declined in ((False, True) if carpenter else (False,)):
         hand = hand_after + (1 if carpenter and not carpenter_declined and can_draw else 0)
         declines: list[tuple[str, ...]] = [()]
@@ -945,5 +1151,5 @@ def _build_declines(t: Table, seat: int, build: Build, replace_index: int | None
         for decline in declines:
             full = decline + (("Carpenter",) if carpenter_declined else ())
             if full:
-                out.append(Build(build.building, build.pay, build.goods, build.replace, full))
+                out.append(full)
     return out

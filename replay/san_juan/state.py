@@ -7,6 +7,7 @@ keeps ``apply`` pure from the outside and the rule code plain.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -80,16 +81,7 @@ class SanJuanState:
 
     @property
     def current_seat(self) -> int | None:
-        stage = self.stage
-        if stage is Stage.ROLE:
-            # role_order() inlined: this runs several times per move.
-            n, turn = len(self.players), self.role_turn
-            if n == 2:
-                return 1 - self.governor if turn == 1 else self.governor
-            return (self.governor + turn) % n
-        if stage is Stage.OVER:
-            return None
-        return self.queue[0] if self.queue else None
+        return seat_to_act(self.stage, len(self.players), self.governor, self.role_turn, self.queue)
 
     def all_cards(self) -> list[str]:
         """Every card on the table, wherever it lies (for the conservation invariant)."""
@@ -101,6 +93,19 @@ class SanJuanState:
             cards.extend(player.chapel)
             cards.extend(player.covered)
         return cards
+
+
+def seat_to_act(stage: Stage, n: int, governor: int, role_turn: int, queue: Sequence[int]) -> int | None:
+    """The seat that decides now: in the role stage the one whose turn it is to choose, else the head
+    of the queue (None once the game is over)."""
+    if stage is Stage.ROLE:
+        # role_order() inlined: this runs several times per move.
+        if n == 2:
+            return 1 - governor if role_turn == 1 else governor
+        return (governor + role_turn) % n
+    if stage is Stage.OVER:
+        return None
+    return queue[0] if queue else None
 
 
 _new_player = fast_constructor(PlayerState)
@@ -156,8 +161,21 @@ class SeatLists:
         return self._lists[seat] is not None
 
 
+class ThawedSeats(list):  # type: ignore[type-arg]
+    """One list per seat, every one thawed: the ``SeatLists`` of a working table that lives across
+    moves (``Table(state, working=True)``), where lazy thawing would only add a call per access."""
+
+    __slots__ = ()
+    read = edit = list.__getitem__
+
+    def touched(self, seat: int) -> bool:
+        return True
+
+
 class Table:
-    """A mutable working copy of a state, used inside one ``apply``."""
+    """A mutable working copy of a state: made for one ``apply`` (seats and piles thawed when first
+    changed, frozen again after the move), or, with ``working``, thawed whole once and changed in
+    place move after move (a replay that needs no snapshot in between)."""
 
     __slots__ = (
         "hands", "buildings", "goods", "chapel", "covered", "library_used", "_draw_pile", "_discard",
@@ -166,18 +184,35 @@ class Table:
         "shuffle_seed", "draft", "n", "before", "events", "privilege_declined",
     )
 
-    def __init__(self, s: SanJuanState) -> None:
-        self.n = len(s.players)
-        self.before = s.players
-        self.hands = SeatLists(s.players, "hand")
-        self.buildings = SeatLists(s.players, "buildings")
-        self.goods = SeatLists(s.players, "goods")
-        self.chapel = SeatLists(s.players, "chapel")
-        self.covered = SeatLists(s.players, "covered")
-        self.library_used = [p.library_used for p in s.players]
-        # The piles stay tuples until a move changes them (most moves do not).
-        self._draw_pile: list[str] | tuple[str, ...] = s.draw_pile
-        self._discard: list[str] | tuple[str, ...] = s.discard
+    def __init__(self, s: SanJuanState, working: bool = False) -> None:
+        players = s.players
+        self.n = len(players)
+        self.library_used = [p.library_used for p in players]
+        self.hands: SeatLists | ThawedSeats
+        self.buildings: SeatLists | ThawedSeats
+        self.goods: SeatLists | ThawedSeats
+        self.chapel: SeatLists | ThawedSeats
+        self.covered: SeatLists | ThawedSeats
+        self.before: tuple[PlayerState, ...] | None
+        if working:
+            self.before = None
+            self.hands = ThawedSeats(list(p.hand) for p in players)
+            self.buildings = ThawedSeats(list(p.buildings) for p in players)
+            self.goods = ThawedSeats(list(p.goods) for p in players)
+            self.chapel = ThawedSeats(list(p.chapel) for p in players)
+            self.covered = ThawedSeats(list(p.covered) for p in players)
+            self._draw_pile: list[str] | tuple[str, ...] = list(s.draw_pile)
+            self._discard: list[str] | tuple[str, ...] = list(s.discard)
+        else:
+            self.before = players
+            self.hands = SeatLists(players, "hand")
+            self.buildings = SeatLists(players, "buildings")
+            self.goods = SeatLists(players, "goods")
+            self.chapel = SeatLists(players, "chapel")
+            self.covered = SeatLists(players, "covered")
+            # The piles stay tuples until a move changes them (most moves do not).
+            self._draw_pile = s.draw_pile
+            self._discard = s.discard
         self.tiles = s.tiles
         self.tile_index = s.tile_index
         self.tile = s.tile
@@ -200,6 +235,11 @@ class Table:
         # Set by a role move that declines its privilege; only read within that move (the chooser's
         # part of the phase starts in the same ``apply``), so it is not part of the snapshot.
         self.privilege_declined = False
+
+    @property
+    def current_seat(self) -> int | None:
+        """The seat that decides now (as ``SanJuanState.current_seat``)."""
+        return seat_to_act(self.stage, self.n, self.governor, self.role_turn, self.queue)
 
     def freeze(self) -> SanJuanState:
         players = tuple(self._freeze_player(i) for i in range(self.n))
@@ -258,8 +298,13 @@ class Table:
     def _freeze_player(self, i: int) -> PlayerState:
         """The seat's snapshot; the old snapshot object itself when nothing of it changed, so
         unchanged seats are shared between states (cheap to store and to compare)."""
-        old = self.before[i]
         library_used = self.library_used[i]
+        if self.before is None:
+            return _new_player(
+                sort_cards(self.hands[i]), tuple(self.buildings[i]), tuple(self.goods[i]), tuple(self.chapel[i]),
+                tuple(self.covered[i]), library_used,
+            )
+        old = self.before[i]
         if not (
             self.hands.touched(i)
             or self.buildings.touched(i)
@@ -291,7 +336,12 @@ class Table:
     def draw(self, count: int) -> list[str]:
         """Take ``count`` cards from the top of the draw pile, reshuffling the discard pile when the
         pile runs out; with both piles empty, fewer cards are drawn."""
-        drawn: list[str] = []
+        pile = self.draw_pile
+        if len(pile) >= count:
+            drawn = pile[:count]
+            del pile[:count]
+            return drawn
+        drawn = []
         for _ in range(count):
             if not self.draw_pile:
                 if not self.discard:
@@ -304,7 +354,8 @@ class Table:
         number = len(self.reshuffles_used)
         if self.reshuffles:
             order = list(self.reshuffles.pop(0))
-            if sorted(order, key=ORDER.__getitem__) != sorted(self.discard, key=ORDER.__getitem__):
+            # Sorted by name, the same cards give the same list (only the comparison needs an order).
+            if sorted(order) != sorted(self.discard):
                 raise FieldError(
                     f"setup.reshuffles[{number}]",
                     f"is not an order of the {len(self.discard)} cards in the discard pile at move "
