@@ -10,7 +10,6 @@ are drawn from a seed instead, and ``notes`` says from which move.
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -19,7 +18,7 @@ from typing import Any
 from replay.errors import FieldError
 from replay.logfile import GameLog, dumps_game, parse_game
 from replay.registry import engine_for
-from replay.replayer import iter_replay
+from replay.replayer import final_state
 from replay.simulate import MAX_MOVES, make_bot
 
 #: How the legal moves are grouped for a person choosing one, by the move's ``kind``.
@@ -68,13 +67,12 @@ class Variation:
 
 def start(log: GameLog, branch: int, seed: int = 0) -> Variation:
     """A variation from the position after the first ``branch`` moves of ``log`` (0 = the start).
-    Raises ``ValueError`` for a step out of range, and as ``iter_replay`` for a bad log."""
+    Raises ``ValueError`` for a step out of range, and as ``final_state`` for a bad log."""
     if not 0 <= branch <= len(log.moves):
         raise ValueError(f"the game has {len(log.moves)} moves; a variation starts after 0 to {len(log.moves)} of them")
     prefix = replace(log, moves=tuple(log.moves[:branch]))
-    # The last state of the prefix's fold (a one-item deque consumes it, keeping only the end).
-    state = deque(iter_replay(prefix, require_complete=False, describe=False, steps=False), maxlen=1)[0][0]
-    return Variation(log, branch, state, seed=seed)
+    # The prefix checked as validation checks it, with no snapshot per move.
+    return Variation(log, branch, final_state(prefix, require_complete=False), seed=seed)
 
 
 def choices(variation: Variation) -> list[Choice]:
