@@ -18,6 +18,7 @@ from replay.logfile import GameLog, parse_game, read_records
 from replay.registry import all_engines, engine_for
 from replay.replayer import _fold, final_state, iter_replay
 from replay.simulate import simulate_game
+from tests.test_mutations import mutate
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_logs").glob("*/*.json*"))
@@ -161,26 +162,13 @@ def _mutations(count: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for k in range(count):
         name, game = rng.choice(games)
-        obj = copy.deepcopy(game)
-        moves = obj["moves"]
-        i, j = rng.randrange(len(moves)), rng.randrange(len(moves))
+        i, j = rng.randrange(len(game["moves"])), rng.randrange(len(game["moves"]))
         how = rng.choice(["drop", "duplicate", "swap", "alter", "alter", "seat"])
-        if how == "drop":
-            del moves[i]
-        elif how == "duplicate":
-            moves.insert(i, copy.deepcopy(moves[i]))
-        elif how == "swap":
-            moves[i], moves[j] = moves[j], moves[i]
-        elif how == "seat":
-            moves[i]["seat"] = rng.randrange(len(obj["players"]))
+        if how == "seat":
+            obj = copy.deepcopy(game)
+            obj["moves"][i]["seat"] = rng.randrange(len(obj["players"]))
         else:
-            move = moves[i]
-            key = rng.choice(sorted(move))
-            value = rng.choice(values)
-            if isinstance(move[key], list) and move[key]:
-                move[key][rng.randrange(len(move[key]))] = value
-            else:
-                move[key] = value
+            obj = mutate(game, how, i, j, rng.choice(values))
         out.append((f"{name}-{how}-{k}", obj))
     return out
 
