@@ -397,6 +397,13 @@ def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
 _DECLINABLE_PRIVILEGE = (Role.COUNCILLOR, Role.PROSPECTOR)
 
 
+def _check_seats_exist(t: Table, seats: Iterable[int], rule: str) -> None:
+    """Raise ``RuleViolation`` (``rule``) for a seat a role move names that the game does not have."""
+    for other in seats:
+        if other >= t.n:
+            raise RuleViolation(rule, f"there is no seat {other} in a {t.n}-player game")
+
+
 def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
     """Raise ``RuleViolation`` for a declined privilege or gold mine the role move cannot decline."""
     if not move.privilege and move.role not in _DECLINABLE_PRIVILEGE:
@@ -412,9 +419,7 @@ def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
             raise RuleViolation(
                 "councillor.refrain", f"only the councillor's draw is refrained from this way, not the {move.role.value}'s action"
             )
-        for other in move.councillor_refrained:
-            if other >= t.n:
-                raise RuleViolation("councillor.refrain", f"there is no seat {other} in a {t.n}-player game")
+        _check_seats_exist(t, move.councillor_refrained, "councillor.refrain")
         if seat in move.councillor_refrained and (not move.privilege or move.library):
             raise RuleViolation(
                 "councillor.refrain", "the councillor refrains from the draw, so there is no privilege to decline or double"
@@ -424,9 +429,8 @@ def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
             raise RuleViolation(
                 "gold_mine.decline", f"gold mines turn up cards only in the prospector phase, not the {move.role.value}'s"
             )
+        _check_seats_exist(t, move.gold_mine_declined, "gold_mine.decline")
         for other in move.gold_mine_declined:
-            if other >= t.n:
-                raise RuleViolation("gold_mine.decline", f"there is no seat {other} in a {t.n}-player game")
             if "Gold mine" not in t.buildings.read(other):
                 raise RuleViolation("gold_mine.decline", f"seat {other} owns no gold mine to decline")
 
