@@ -69,6 +69,16 @@ def building_value(name: str, p: Seat, state: PuertoRicoState | Table) -> float:
     return _valuer(p, state.round)(name)
 
 
+#: Per building what ``building_value`` reads: VP (a float), production good (None for a violet
+#: building), circles, the violet extra, whether it is large.
+_FACTS = {
+    name: (float(b.vp), b.good if b.is_production else None, b.circles, None if b.is_production else _EXTRA[b.power], b.large)
+    for name, b in BUILDINGS.items()
+}
+#: Each good's bot value and the tile kind that grows it.
+_GOOD_FACTS = {g: (_GOOD_VALUE[g], g.value) for g in _GOOD_VALUE}
+
+
 def _valuer(p: Seat, round_: int) -> Callable[[str], float]:
     """``building_value`` of any building for seat ``p`` in round ``round_``, the seat's tiles and
     production circles counted once (a builder's decision values every building it can afford)."""
@@ -82,22 +92,26 @@ def _valuer(p: Seat, round_: int) -> Callable[[str], float]:
     late = max(0, round_ - 8) * 0.5
 
     def value_of(name: str) -> float:
-        b = BUILDINGS[name]
-        value = float(b.vp)
-        good = b.good
-        if b.is_production:
-            assert good is not None
-            useful = max(0, min(b.circles, tiles.get(good.value, 0) + 1 - circles.get(good, 0)))
-            value += 1.5 * useful * _GOOD_VALUE[good] / 2
+        value, good, own_circles, extra, large = _FACTS[name]
+        if good is not None:
+            worth, kind = _GOOD_FACTS[good]
+            useful = max(0, min(own_circles, tiles.get(kind, 0) + 1 - circles.get(good, 0)))
+            value += 1.5 * useful * worth / 2
         else:
-            value += _EXTRA[b.power]
-            if b.large:
+            value += extra  # type: ignore[operator]
+            if large:
                 value += late
         return value
 
     return value_of
 
 
+#: A build without the university declined, by building (moves are values: made once).
+_BUILD = {name: Build(name) for name in BUILDINGS}
+#: A role choice by card (without declining the privilege).
+_CHOOSE_ROLE = {card: ChooseRole(card) for card in ROLE_CARDS}
+#: The bot's worth of each good, in good order.
+_GOOD_WORTH = tuple(_GOOD_VALUE[g] for g in GOODS)
 #: The role of each role card (``role_of``), looked up for every card at every role choice.
 _ROLE_OF = {card: role_of(card) for card in ROLE_CARDS}
 
@@ -154,33 +168,38 @@ class HeuristicPlayer:
         chooser, role = t.chooser, t.role
         t.chooser, t.role = seat, Role.BUILDER
         try:
-            best_build = self._build(t, seat, p)
+            best_build = self._best_build(t, seat, p)
         finally:
             t.chooser, t.role = chooser, role
         made = rules.production(p)
-        goods = sum(p.goods)
+        held = p.goods
+        goods = sum(held)
+        house = t.trading_house
         scores: dict[Role, float] = {}
-        scores[Role.BUILDER] = 1.0 + (building_value(best_build.building, p, t) if best_build else -1.0)
-        scores[Role.CRAFTSMAN] = sum(made[i] * _GOOD_VALUE[g] for i, g in enumerate(GOODS)) * 0.8
-        trade = [
-            rules.PRICES[g] + 1 for i, g in enumerate(GOODS)
-            if p.goods[i] and g not in t.trading_house
-        ]
-        scores[Role.TRADER] = (max(trade) if trade and len(t.trading_house) < 4 else 0) * 0.9
+        scores[Role.BUILDER] = 1.0 + (best_build[1] if best_build else -1.0)
+        # Summed left to right from 0, as ``sum`` does.
+        craft = 0.0
+        for i in range(5):
+            craft += made[i] * _GOOD_WORTH[i]
+        scores[Role.CRAFTSMAN] = craft * 0.8
+        trade = [PRICES[g] + 1 for g, have in zip(GOODS, held) if have and g not in house]
+        scores[Role.TRADER] = (max(trade) if trade and len(house) < 4 else 0) * 0.9
         scores[Role.CAPTAIN] = min(goods, 8) * 0.7 + (0.5 if goods else -1)
         owned, circles, _ = colonists_to_place(p)
         scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + t.colonist_ship / t.n * 0.3
-        scores[Role.SETTLER] = 1.2 + (1.0 if len(p.island) < 8 else 0) - (2 if len(p.island) >= ISLAND_SPACES else 0)
+        tiles = len(p.island)
+        scores[Role.SETTLER] = 1.2 + (1.0 if tiles < 8 else 0) - (2 if tiles >= ISLAND_SPACES else 0)
         scores[Role.PROSPECTOR] = 1.0
         best_card, best_score = None, -1e9
+        random_ = self.rng.random
         for card, coins in zip(t.role_cards, t.role_doubloons):
             if card in taken:
                 continue
-            score = scores[_ROLE_OF[card]] + coins * 1.1 + self.rng.random() * 1.2
+            score = scores[_ROLE_OF[card]] + coins * 1.1 + random_() * 1.2
             if score > best_score:
                 best_card, best_score = card, score
         assert best_card is not None
-        return ChooseRole(best_card)
+        return _CHOOSE_ROLE[best_card]
 
     # -- settler ---------------------------------------------------------------------------------
 
@@ -251,14 +270,27 @@ class HeuristicPlayer:
     # -- builder ---------------------------------------------------------------------------------
 
     def _build(self, t: Table, seat: int, p: Seat) -> Build | None:
+        found = self._best_build(t, seat, p)
+        return _BUILD[found[0]] if found else None
+
+    def _best_build(self, t: Table, seat: int, p: Seat) -> tuple[str, float] | None:
+        """The building ``_build`` builds and its ``building_value``: of those the seat can build, the
+        highest value plus a tenth of the cost, then the cheapest, then the first in catalogue order (as
+        ``max`` over the key ``(value + 0.1 * cost, -cost)``); None when none is valued 1.5 or more."""
         options = rules._buildable(t, seat)
         if not options:
             return None
         value = _valuer(p, t.round)
-        best = max(options, key=lambda b: (value(b) + 0.1 * BUILDINGS[b].cost, -BUILDINGS[b].cost))
-        if value(best) < 1.5:
+        best, best_value, best_score, best_cost = options[0], 0.0, 0.0, 0
+        for i, name in enumerate(options):
+            worth = value(name)
+            cost = BUILDINGS[name].cost
+            score = worth + 0.1 * cost
+            if i == 0 or score > best_score or (score == best_score and cost < best_cost):
+                best, best_value, best_score, best_cost = name, worth, score, cost
+        if best_value < 1.5:
             return None
-        return Build(best)
+        return best, best_value
 
     # -- captain ---------------------------------------------------------------------------------
 

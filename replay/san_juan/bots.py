@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import random
 
+from replay.frozen import fast_constructor
 from replay.san_juan import rules
-from replay.san_juan.cards import CARDS, ORDER, PRODUCER_OF, TILES, VIOLET, Good, Power, Role, sort_cards
+from replay.san_juan.cards import CARDS, COST, ORDER, PRODUCER_OF, TILES, VIOLET, Good, Power, Role, sort_cards
 from replay.san_juan.moves import (
     Build,
     Chapel,
@@ -49,6 +50,7 @@ def _base_value(name: str) -> float:
 _VALUE: dict[str, float] = {name: _base_value(name) for name in CARDS}
 _GOODS = tuple(Good)
 _GOOD_RANK = {g: i for i, g in enumerate(_GOODS)}
+_GOODS_DEAREST_FIRST = _GOODS[::-1]
 
 
 def card_value(name: str, owned: list[str] | tuple[str, ...]) -> float:
@@ -56,6 +58,17 @@ def card_value(name: str, owned: list[str] | tuple[str, ...]) -> float:
     if name in VIOLET and name in owned:
         return -1.0
     return _VALUE[name]
+
+
+#: The moves the bot makes most, made without a frozen dataclass's per-field ``__setattr__`` (all fields,
+#: positionally; see ``replay.frozen``) or made once.
+_new_build = fast_constructor(Build)
+_new_produce = fast_constructor(Produce)
+_new_sell = fast_constructor(Sell)
+_PASS = Pass()
+_ROLES = tuple(Role)
+_CHOOSE_ROLE = {(role, library): ChooseRole(role, True) if library else ChooseRole(role) for role in Role
+                for library in (True, False)}
 
 
 class HeuristicPlayer:
@@ -76,41 +89,34 @@ class HeuristicPlayer:
         """The move of the seat to act on ``t``, which is read and left as it was."""
         seat = t.current_seat
         assert seat is not None
-        # In catalogue order, as a snapshot holds it (a working table's hand is in no order): ties
-        # between equally valued cards go to the first.
-        hand = list(sort_cards(t.hands.read(seat)))
         owned = t.buildings.read(seat)
         stage = t.stage
+        role = t.role
+        if stage is Stage.PHASE:
+            if role is Role.PRODUCER:
+                return self._produce(t, seat, owned)
+            if role is Role.TRADER:
+                return self._sell(t, seat, owned)
+        # In catalogue order, as a snapshot holds it (a working table's hand is in no order): ties
+        # between equally valued cards go to the first.
+        hand = sorted(t.hands.read(seat), key=ORDER.__getitem__)
 
         def keep_value(c: str) -> float:
             return -1.0 if c in VIOLET and c in owned else _VALUE[c]
 
+        if stage is Stage.ROLE:
+            return self._role(t, seat, hand, owned)
         if stage is Stage.DRAFT:
             return Draft(sort_cards(sorted(hand, key=keep_value, reverse=True)[:4]))
         if stage is Stage.CHAPEL:
             if len(hand) >= 3:
                 return Chapel(min(hand, key=keep_value))
-            return Pass()
+            return _PASS
         if stage is Stage.HAND_LIMIT:
             over = len(hand) - rules._hand_limit(owned)
             return HandLimit(sort_cards(sorted(hand, key=keep_value)[:over]))
-        if stage is Stage.ROLE:
-            return self._role(t, seat, hand)
-        role = t.role
         if role is Role.BUILDER:
-            return self._build(t, seat, hand) or Pass()
-        if role is Role.PRODUCER:
-            empty = rules._empty_by_good(owned, t.goods.read(seat))
-            most = min(rules._max_produce(t, seat, owned), t.cards_left())
-            best = sorted((g for g in _GOODS for _ in range(empty.get(g, 0))), key=lambda g: -_GOOD_RANK[g])[:most]
-            # Listed in Good order, the form legal_moves lists.
-            return Produce(tuple(sorted(best, key=_GOOD_RANK.__getitem__))) if best else Pass()
-        if role is Role.TRADER:
-            have = rules._goods_by_kind(owned, t.goods.read(seat))
-            prices = TILES[t.tile or 1]
-            goods = sorted((g for g in _GOODS for _ in range(have.get(g, 0))), key=lambda g: -prices[g])
-            goods = goods[: rules._max_sell(t, seat, owned)]
-            return Sell(tuple(sorted(goods, key=_GOOD_RANK.__getitem__))) if goods else Pass()
+            return self._build(t, seat, hand, owned) or _PASS
         if role is Role.COUNCILLOR:
             keep_n = 2 if "Prefecture" in owned else 1
             drawn = list(t.looking)
@@ -124,62 +130,104 @@ class HeuristicPlayer:
             return GoldMine(max(t.looking, key=keep_value))
         raise AssertionError(stage)
 
-    def _role(self, t: Table, seat: int, hand: list[str]) -> SanJuanMove:
+    def _produce(self, t: Table, seat: int, owned: list[str] | tuple[str, ...]) -> SanJuanMove:
+        """As many goods as may be made, the dearest kinds first."""
+        empty = rules._empty_by_good(owned, t.goods.read(seat))
+        if not empty:
+            return _PASS
+        most = min(rules._max_produce(t, seat, owned), t.cards_left())
+        # The goods last in Good order (the dearer) first, then listed in Good order, the form
+        # legal_moves lists.
+        best: list[Good] = []
+        for good in _GOODS_DEAREST_FIRST:
+            best += [good] * empty.get(good, 0)
+        best = best[:most]
+        best.reverse()
+        return _new_produce(tuple(best), ()) if best else _PASS
+
+    def _sell(self, t: Table, seat: int, owned: list[str] | tuple[str, ...]) -> SanJuanMove:
+        """As many goods as may be sold, the best paid first (in Good order among equal prices)."""
+        have = rules._goods_by_kind(owned, t.goods.read(seat))
+        if not have:
+            return _PASS
+        prices = TILES[t.tile or 1]
+        goods = sorted((g for g in _GOODS for _ in range(have.get(g, 0))), key=lambda g: -prices[g])
+        goods = goods[: rules._max_sell(t, seat, owned)]
+        return _new_sell(tuple(sorted(goods, key=_GOOD_RANK.__getitem__)), ()) if goods else _PASS
+
+    def _role(self, t: Table, seat: int, hand: list[str], owned: list[str] | tuple[str, ...]) -> SanJuanMove:
         taken = {r for r, _ in t.roles_taken}
-        owned = t.buildings.read(seat)
         goods_on = t.goods.read(seat)
         scores: dict[Role, float] = {}
-        goods = sum(1 for g in goods_on if g is not None)
+        goods = len(goods_on) - goods_on.count(None)
         empty = sum(rules._empty_by_good(owned, goods_on).values())
         # What the builder would bring: priced as its chooser (the privilege), then the table as it was.
         chooser, library = t.chooser, t.library
         t.chooser, t.library = seat, False
         try:
-            build = self._build(t, seat, hand)
+            build = self._best_build(t, seat, hand, owned)
         finally:
             t.chooser, t.library = chooser, library
-        scores[Role.BUILDER] = 4.0 + card_value(build.building, owned) if build else 0.5
+        scores[Role.BUILDER] = 4.0 + _VALUE[build[0]] if build else 0.5
         scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
         scores[Role.TRADER] = 1.8 * min(2, goods)
         scores[Role.COUNCILLOR] = 2.5 - 0.2 * len(hand)
         scores[Role.PROSPECTOR] = 1.2 + (1.0 if "Gold mine" in owned else 0)
-        options = [r for r in Role if r not in taken]
+        options = [r for r in _ROLES if r not in taken]
         best = max(options, key=lambda r: scores[r] + self.rng.random() * 1.5)
-        if "Library" in owned and not (t.n == 2 and t.library_used[seat]):
-            return ChooseRole(best, True)
-        return ChooseRole(best)
+        return _CHOOSE_ROLE[best, "Library" in owned and not (t.n == 2 and t.library_used[seat])]
 
-    def _build(self, t: Table, seat: int, hand: list[str]) -> Build | None:
-        """The most valued build the seat can afford with ``hand`` (its hand in catalogue order), or
-        None when nothing is worth it."""
-        owned = t.buildings.read(seat)
-        best: tuple[float, Build] | None = None
-        goods_have = (
-            rules._goods_by_kind(owned, t.goods.read(seat)) if rules._has(t, seat, Power.BLACK_MARKET) else {}
-        )
-        goods_count = sum(goods_have.values())
-        # build_cost's discounts, worked out once for every building in hand.
-        privilege = rules._privilege(t, seat)
-        smithy = rules._has(t, seat, Power.SMITHY)
-        quarry = rules._has(t, seat, Power.QUARRY)
-        cards = len(hand) - 1
-        for building in set(hand):
-            if building in VIOLET and building in owned:
-                continue
-            cost = rules._cost(building, None, privilege, smithy, quarry)
-            use_goods = min(2, cost, goods_count)
-            if cost - use_goods > cards:
-                continue
-            value = _VALUE[building] - 0.15 * (cost - use_goods)
-            if best is None or value > best[0] or (value == best[0] and ORDER[building] < ORDER[best[1].building]):
-                rest = list(hand)
-                rest.remove(building)
-                pay = sorted(rest, key=lambda c: card_value(c, owned))[: cost - use_goods]
-                goods = [g for g in _GOODS for _ in range(goods_have.get(g, 0))][:use_goods]
-                best = (value, Build(building, sort_cards(pay), tuple(goods)))
-        if best is not None and best[0] < 1.5 and len(owned) < 8 and len(hand) < 4:
+    def _build(self, t: Table, seat: int, hand: list[str], owned: list[str] | tuple[str, ...]) -> Build | None:
+        """The most valued build the seat can afford with ``hand`` (its hand in catalogue order), paid
+        with its least valued cards (and black-market goods first), or None when nothing is worth it."""
+        found = self._best_build(t, seat, hand, owned)
+        if found is None:
             return None
-        return best[1] if best else None
+        building, cards, use_goods = found
+        rest = list(hand)
+        rest.remove(building)
+        pay = sorted(rest, key=lambda c: card_value(c, owned))[:cards]
+        goods: list[Good] = []
+        if use_goods:
+            have = rules._goods_by_kind(owned, t.goods.read(seat))
+            goods = [g for g in _GOODS for _ in range(have.get(g, 0))][:use_goods]
+        return _new_build(building, sort_cards(pay), tuple(goods), None, ())
+
+    def _best_build(self, t: Table, seat: int, hand: list[str], owned: list[str] | tuple[str, ...]
+                    ) -> tuple[str, int, int] | None:
+        """``(building, cards paid, goods paid)`` of ``_build``: the highest valued building in hand the
+        seat can afford (the first in catalogue order among equals), less 0.15 a card paid; None when
+        there is none or it is not worth it (valued under 1.5 with a small city and hand)."""
+        # build_cost's discounts (privilege, then quarry or smithy), worked out once for the hand.
+        privilege = rules._privilege(t, seat)
+        violet_discount = privilege + rules._has(t, seat, Power.QUARRY)
+        other_discount = privilege + rules._has(t, seat, Power.SMITHY)
+        goods_count = 0
+        if rules._has(t, seat, Power.BLACK_MARKET):
+            goods_on = t.goods.read(seat)
+            goods_count = len(goods_on) - goods_on.count(None)
+        cards = len(hand) - 1
+        best_value = 0.0
+        best: tuple[str, int, int] | None = None
+        for building in set(hand):
+            if building in VIOLET:
+                if building in owned:
+                    continue
+                cost = COST[building] - violet_discount
+            else:
+                cost = COST[building] - other_discount
+            if cost < 0:
+                cost = 0
+            use_goods = min(2, cost, goods_count)
+            paid = cost - use_goods
+            if paid > cards:
+                continue
+            value = _VALUE[building] - 0.15 * paid
+            if best is None or value > best_value or (value == best_value and ORDER[building] < ORDER[best[0]]):
+                best_value, best = value, (building, paid, use_goods)
+        if best is not None and best_value < 1.5 and len(owned) < 8 and len(hand) < 4:
+            return None
+        return best
 
 
 class RandomPlayer:
