@@ -60,10 +60,6 @@ _GOOD_VALUE = {Good.CORN: 1.0, Good.INDIGO: 1.5, Good.SUGAR: 2.0, Good.TOBACCO: 
 Seat = PlayerState | MPlayer
 
 
-def _tiles(p: Seat, kind: str) -> int:
-    return sum(1 for k in p.island if k == kind)
-
-
 def building_value(name: str, p: Seat, state: PuertoRicoState | Table) -> float:
     """How much the bot wants to build ``name`` now (higher is better)."""
     return _valuer(p, state.round)(name)
@@ -112,6 +108,10 @@ _BUILD = {name: Build(name) for name in BUILDINGS}
 _CHOOSE_ROLE = {card: ChooseRole(card) for card in ROLE_CARDS}
 #: The bot's worth of each good, in good order.
 _GOOD_WORTH = tuple(_GOOD_VALUE[g] for g in GOODS)
+#: The goods whose plantations the mayor pairs with production buildings, the dearest first.
+_PAIRED_GOODS = tuple(reversed(GOODS[1:]))
+#: The good grown on each plantation kind.
+_GOOD_OF_KIND = {g.value: g for g in GOODS}
 #: The role of each role card (``role_of``), looked up for every card at every role choice.
 _ROLE_OF = {card: role_of(card) for card in ROLE_CARDS}
 
@@ -210,13 +210,21 @@ class HeuristicPlayer:
         if not options:
             return Pass()
 
+        tiles: dict[str, int] = {}
+        for k in p.island:
+            tiles[k] = tiles.get(k, 0) + 1
+        circles: dict[Good | None, int] = {}
+        for c in p.city:
+            b = BUILDINGS[c]
+            circles[b.good] = circles.get(b.good, 0) + b.circles
+
         def value(kind: str) -> float:
+            # A quarry draws no random number: only plantations are valued with a little noise.
             if kind == QUARRY:
-                return 3.0 - 0.6 * _tiles(p, QUARRY)
-            good = Good(kind)
-            circles = sum(BUILDINGS[c].circles for c in p.city if BUILDINGS[c].good is good)
-            need = circles - _tiles(p, kind)
-            base = 2.5 if good is Good.CORN and _tiles(p, kind) < 2 else _GOOD_VALUE[good]
+                return 3.0 - 0.6 * tiles.get(QUARRY, 0)
+            good = _GOOD_OF_KIND[kind]
+            need = circles.get(good, 0) - tiles.get(kind, 0)
+            base = 2.5 if good is Good.CORN and tiles.get(kind, 0) < 2 else _GOOD_VALUE[good]
             return base + (2.0 if need > 0 else 0) + self.rng.random() * 0.5
 
         return Settle(max(options, key=value))
@@ -241,12 +249,21 @@ class HeuristicPlayer:
 
         # Large and dear violet buildings first, then production pairs (dearest good first), corn,
         # quarries, the other violet buildings, then whatever circles are left.
-        violets = sorted((b for b in p.city if BUILDINGS[b].is_violet), key=lambda b: -BUILDINGS[b].cost)
+        # The city's violet buildings and its production buildings of each good, in city order.
+        violets: list[str] = []
+        producing: dict[Good, list[str]] = {}
+        for b in p.city:
+            good = BUILDINGS[b].good
+            if good is None:
+                violets.append(b)
+            else:
+                producing.setdefault(good, []).append(b)
+        violets.sort(key=lambda b: -BUILDINGS[b].cost)
         for b in violets:
             if BUILDINGS[b].cost >= 7:
                 put(buildings, b, 1)
-        for good in reversed(GOODS[1:]):
-            circles = [b for b in p.city if BUILDINGS[b].good is good]
+        for good in _PAIRED_GOODS:
+            circles = producing.get(good, [])
             capacity = sum(BUILDINGS[b].circles for b in circles)
             pairs = min(tiles.get(good.value, 0), capacity)
             if pairs and left >= 2:
