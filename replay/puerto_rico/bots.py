@@ -164,29 +164,35 @@ class HeuristicPlayer:
 
     def _role(self, t: Table, seat: int, p: Seat) -> ChooseRole:
         taken = {card for card, _ in t.roles_taken}
-        # What the builder would bring: priced as its chooser (the discount), then the table as it was.
-        chooser, role = t.chooser, t.role
-        t.chooser, t.role = seat, Role.BUILDER
-        try:
-            best_build = self._best_build(t, seat, p)
-        finally:
-            t.chooser, t.role = chooser, role
-        made = rules.production(p)
-        held = p.goods
-        goods = sum(held)
-        house = t.trading_house
+        # Only the roles still on the table are scored (what a taken one would bring is never read).
+        open_roles = {_ROLE_OF[card] for card in t.role_cards if card not in taken}
         scores: dict[Role, float] = {}
-        scores[Role.BUILDER] = 1.0 + (best_build[1] if best_build else -1.0)
-        # Summed left to right from 0, as ``sum`` does.
-        craft = 0.0
-        for i in range(5):
-            craft += made[i] * _GOOD_WORTH[i]
-        scores[Role.CRAFTSMAN] = craft * 0.8
-        trade = [PRICES[g] + 1 for g, have in zip(GOODS, held) if have and g not in house]
-        scores[Role.TRADER] = (max(trade) if trade and len(house) < 4 else 0) * 0.9
+        if Role.BUILDER in open_roles:
+            # Priced as the builder's chooser (the discount), then the table as it was.
+            chooser, role = t.chooser, t.role
+            t.chooser, t.role = seat, Role.BUILDER
+            try:
+                best_build = self._best_build(t, seat, p)
+            finally:
+                t.chooser, t.role = chooser, role
+            scores[Role.BUILDER] = 1.0 + (best_build[1] if best_build else -1.0)
+        held = p.goods
+        if Role.CRAFTSMAN in open_roles:
+            made = rules.production(p)
+            # Summed left to right from 0, as ``sum`` does.
+            craft = 0.0
+            for i in range(5):
+                craft += made[i] * _GOOD_WORTH[i]
+            scores[Role.CRAFTSMAN] = craft * 0.8
+        if Role.TRADER in open_roles:
+            house = t.trading_house
+            trade = [PRICES[g] + 1 for g, have in zip(GOODS, held) if have and g not in house]
+            scores[Role.TRADER] = (max(trade) if trade and len(house) < 4 else 0) * 0.9
+        goods = sum(held)
         scores[Role.CAPTAIN] = min(goods, 8) * 0.7 + (0.5 if goods else -1)
-        owned, circles, _ = colonists_to_place(p)
-        scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + t.colonist_ship / t.n * 0.3
+        if Role.MAYOR in open_roles:
+            owned, circles, _ = colonists_to_place(p)
+            scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + t.colonist_ship / t.n * 0.3
         tiles = len(p.island)
         scores[Role.SETTLER] = 1.2 + (1.0 if tiles < 8 else 0) - (2 if tiles >= ISLAND_SPACES else 0)
         scores[Role.PROSPECTOR] = 1.0
