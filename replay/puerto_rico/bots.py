@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import lru_cache
 
 from replay.puerto_rico import rules
 from replay.puerto_rico.arrangements import colonists_to_place
@@ -109,7 +110,8 @@ _CHOOSE_ROLE = {card: ChooseRole(card) for card in ROLE_CARDS}
 #: The bot's worth of each good, in good order.
 _GOOD_WORTH = tuple(_GOOD_VALUE[g] for g in GOODS)
 #: The goods whose plantations the mayor pairs with production buildings, the dearest first.
-_PAIRED_GOODS = tuple(reversed(GOODS[1:]))
+_PAIRED_GOODS = tuple((g, g.value) for g in reversed(GOODS[1:]))
+_CORN_KIND = Good.CORN.value
 #: The good grown on each plantation kind.
 _GOOD_OF_KIND = {g.value: g for g in GOODS}
 #: The role of each role card (``role_of``), looked up for every card at every role choice.
@@ -248,7 +250,8 @@ class HeuristicPlayer:
 
         def put(target: dict[str, int], name: str, count: int) -> None:
             nonlocal left
-            count = min(count, left)
+            if count > left:
+                count = left
             if count > 0:
                 target[name] = target.get(name, 0) + count
                 left -= count
@@ -268,26 +271,30 @@ class HeuristicPlayer:
         for b in violets:
             if BUILDINGS[b].cost >= 7:
                 put(buildings, b, 1)
-        for good in _PAIRED_GOODS:
+        for good, kind in _PAIRED_GOODS:
             circles = producing.get(good, [])
             capacity = sum(BUILDINGS[b].circles for b in circles)
-            pairs = min(tiles.get(good.value, 0), capacity)
+            pairs = min(tiles.get(kind, 0), capacity)
             if pairs and left >= 2:
                 pairs = min(pairs, left // 2)
-                put(plantations, good.value, pairs)
+                put(plantations, kind, pairs)
                 need = pairs
                 for b in circles:
                     take = min(need, BUILDINGS[b].circles)
                     put(buildings, b, take)
                     need -= take
-        put(plantations, Good.CORN.value, tiles.get(Good.CORN.value, 0))
-        put(plantations, QUARRY, tiles.get(QUARRY, 0))
-        for b in violets:
-            put(buildings, b, 1 - buildings.get(b, 0))
-        for k, n in tiles.items():
-            put(plantations, k, n - plantations.get(k, 0))
-        for b in p.city:
-            put(buildings, b, BUILDINGS[b].circles - buildings.get(b, 0))
+        # Once everyone is placed, what follows places nobody.
+        if left:
+            put(plantations, _CORN_KIND, tiles.get(_CORN_KIND, 0))
+            put(plantations, QUARRY, tiles.get(QUARRY, 0))
+            for b in violets:
+                put(buildings, b, 1 - buildings.get(b, 0))
+            for k, n in tiles.items():
+                put(plantations, k, n - plantations.get(k, 0))
+            for b in p.city:
+                if not left:
+                    break
+                put(buildings, b, BUILDINGS[b].circles - buildings.get(b, 0))
         return Mayor.of(plantations, buildings)
 
     # -- builder ---------------------------------------------------------------------------------
@@ -336,17 +343,24 @@ class HeuristicPlayer:
         return Pass()
 
     def _store(self, p: Seat) -> Store:
-        moves = rules._store_moves(p)
+        return _best_store(tuple(p.goods), rules._storage_slots(p))
 
-        def value(m: Store) -> float:
-            kept = 0.0
-            for g in m.warehouse:
-                kept += p.goods[GOOD_INDEX[g]] * _GOOD_VALUE[g]
-            if m.keep is not None:
-                kept += _GOOD_VALUE[m.keep]
-            return kept
 
-        return max(moves, key=value)
+@lru_cache(maxsize=4096)
+def _best_store(goods: tuple[int, ...], slots: int) -> Store:
+    """The storage keeping the most worth of a seat holding ``goods`` with ``slots`` warehouse kinds
+    (the first such of ``rules._store_moves``). Seats hold the same few goods again and again."""
+    moves = rules._storage(goods, slots)[0]
+
+    def value(m: Store) -> float:
+        kept = 0.0
+        for g in m.warehouse:
+            kept += goods[GOOD_INDEX[g]] * _GOOD_VALUE[g]
+        if m.keep is not None:
+            kept += _GOOD_VALUE[m.keep]
+        return kept
+
+    return max(moves, key=value)
 
 
 __all__ = ["HeuristicPlayer", "building_value"]
