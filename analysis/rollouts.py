@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay.errors import FieldError, RuleViolation
+from replay.protocol import Working
 from replay.registry import engine_for
 from replay.simulate import MAX_MOVES, make_bot
 
@@ -48,16 +49,29 @@ def world_rng(seed: int, step: int, rollout: int) -> random.Random:
     return random.Random(f"analysis:{seed}:{step}:{rollout}")
 
 
-def play_out(engine: Any, state: Any, rng: random.Random) -> list[int] | None:
-    """Play ``state`` to the end with one heuristic bot per seat seeded from ``rng``; the winners, or
-    None when the game does not end within the simulation's move limit."""
-    bots = [make_bot(engine.game, "heuristic", rng.randrange(2**31)) for _ in range(state_players(state))]
+def play_out(engine: Any, game: Working, players: int, rng: random.Random) -> list[int] | None:
+    """Play the working ``game`` (of ``players`` seats) to the end in place with one heuristic bot per
+    seat seeded from ``rng``; the winners, or None when the game does not end within the simulation's
+    move limit.
+
+    The bots read the working game's table and ``Working.apply`` runs the rules of ``apply`` without
+    a snapshot per move: the same moves, the same end as ``apply`` move after move (tested), at a
+    fraction of the cost."""
+    if not play_to_end(engine, game, players, rng):
+        return None
+    return list(engine.winners(game.snapshot()))
+
+
+def play_to_end(engine: Any, game: Working, players: int, rng: random.Random) -> bool:
+    """``play_out``'s moves: whether the game ended within the simulation's move limit."""
+    choose = [make_bot(engine.game, "heuristic", rng.randrange(2**31)).choose_working for _ in range(players)]
+    # Bound once: a rollout makes about a hundred moves.
+    is_over, current_seat, apply = game.is_over, game.current_seat, game.apply
     for _ in range(MAX_MOVES):
-        if engine.is_over(state):
-            return list(engine.winners(state))
-        seat = engine.current_seat(state)
-        state = engine.apply(state, bots[seat].choose(state))
-    return None
+        if is_over():
+            return True
+        apply(choose[current_seat()](game))  # type: ignore[index]
+    return False
 
 
 def state_players(state: Any) -> int:
@@ -79,12 +93,14 @@ def run_task(task: RolloutTask) -> RolloutResult:
         rng = world_rng(task.seed, task.step, number)
         world = engine.determinise(task.state, task.seat, rng)
         play_seed = rng.randrange(2**62)
+        players = state_players(world)
         for index, move in enumerate(task.candidates):
+            game = engine.working(world)
             try:
-                after = engine.apply(world, move)
+                game.apply(move)
             except (RuleViolation, FieldError):
                 continue
-            winners = play_out(engine, after, random.Random(play_seed))
+            winners = play_out(engine, game, players, random.Random(play_seed))
             if winners is None:
                 continue
             wins[index] += win_share(winners, task.seat)

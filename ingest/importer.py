@@ -169,19 +169,25 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                         conflicts.append(_source_conflict(games, i, first))
                     else:
                         summary.duplicates += 1
-                fresh = pa.array([g for g, k in zip(part_ids, keep) if k], pa.string())
+                fresh = [g for g, k in zip(part_ids, keep) if k]
+                # Almost always every game of a task is new: its tables are then written as they are
+                # (filtering copies every column).
+                every = len(fresh) == len(part_ids)
+                fresh_set = pa.array(fresh, pa.string())
                 for name, table in part.items():
                     if name == "rejections":
                         continue
-                    if name == "games":
+                    if every:
+                        pass
+                    elif name == "games":
                         table = table.filter(pa.array(keep))
                     else:
-                        table = table.filter(pc.is_in(table.column("game_id"), value_set=fresh))
+                        table = table.filter(pc.is_in(table.column("game_id"), value_set=fresh_set))
                     if table.num_rows:
                         to_write.setdefault(name, []).append(table)
                 summary.imported += len(fresh)
-                summary.game_ids.extend(fresh.to_pylist())
-                fresh_ids.extend(fresh.to_pylist())
+                summary.game_ids.extend(fresh)
+                fresh_ids.extend(fresh)
             written = {name: pa.concat_tables(parts) for name, parts in to_write.items()}
             for name, table in written.items():
                 summary.rows += _insert(con, name, table)

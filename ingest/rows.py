@@ -19,8 +19,7 @@ from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schem
 from ingest.stored import StoredGame, copy_error
 from replay.errors import GovernorError, InternalError, LogFormatError, printable
 from replay.logfile import LogRecord
-from replay.registry import engine_for
-from replay.replayer import iter_replay
+from replay.replayer import replay_in_place
 
 
 def _columns(schema: pa.Schema) -> dict[str, list[Any]]:
@@ -125,40 +124,63 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
         else:
             _reject(batch, record, error, now)
         return
-    engine = engine_for(log.game)
     names = log.players
-    global_schema, _ = state_schemas(engine)
     global_rows: list[dict[str, Any]] = []
     move_rows: list[tuple[Any, ...]] = []
     # Per-seat rows are stored as runs: a seat's row is emitted once for the steps it stays the same
-    # (engines return the very same row object for an unchanged seat); the database expands runs to
-    # one row per step on insert. This keeps the Python side of storing cheap.
+    # (the engine's ``state_rows`` tells which seats a step may have changed); the database expands runs
+    # to one row per step on insert. This keeps the Python side of storing cheap.
     changes: list[tuple[int, int, int, dict[str, Any]]] = []
     last_rows: list[Any] = [None] * len(names)
     run_start = [0] * len(names)
-    state = before = None
-    info_before: dict[str, Any] = {}
     number = 0
-    automatic_events = engine.automatic_events
+    # The words of a move are made from the state it is made in, just before the move (the game is
+    # changed in place, so that state is gone after it); an error making them is raised only once the
+    # move turned out legal, as when the words were made from a snapshot after the move.
+    told: list[Any] = [None, None]
+
+    def before_move(work: Any, seat: int | None, move: Any) -> None:
+        try:
+            told[0] = describe(view(), move, names)
+            told[1] = None
+        except Exception as err:  # noqa: BLE001 - raised after the move, see above
+            told[1] = err
+
     try:
-        for state, step in iter_replay(log, require_complete=complete):
-            number = step.number if step else 0
-            global_rows.append(engine.global_row(state))
-            for seat, prow in enumerate(engine.player_rows(state)):
-                if prow is not last_rows[seat]:
-                    if last_rows[seat] is not None:
-                        changes.append((seat, run_start[seat], number, last_rows[seat]))
-                    last_rows[seat] = prow
-                    run_start[seat] = number
-            if step is not None:
-                kind, text, details = move_forms(step.move)
-                move_rows.append((
-                    number, info_before["round"], info_before["governor"], info_before["role"], step.seat,
-                    names[step.seat] if step.seat is not None else None, kind, text, step.words, details,
-                    automatic_events(before, step.move, state, names),
-                ))
-            info_before = engine.step_info(state)
-            before = state
+        engine, work, steps = replay_in_place(log, require_complete=complete, before_move=before_move)
+        rows = engine.state_rows(work)
+        view = rows.view
+        changed = rows.changed
+        describe = engine.describe_move
+        global_row = engine.global_row
+        step_info = engine.step_info
+        automatic_events = engine.automatic_events
+
+        def take(number: int) -> None:
+            for seat, prow in changed():
+                if last_rows[seat] is not None:
+                    changes.append((seat, run_start[seat], number, last_rows[seat]))
+                last_rows[seat] = prow
+                run_start[seat] = number
+
+        state = view()
+        global_rows.append(global_row(state))
+        take(0)
+        info_before = step_info(state)
+        for number, seat, move in steps:
+            if told[1] is not None:
+                raise told[1]
+            state = view()
+            global_rows.append(global_row(state))
+            take(number)
+            kind, text, details = move_forms(move)
+            move_rows.append((
+                number, info_before["round"], info_before["governor"], info_before["role"], seat,
+                names[seat] if seat is not None else None, kind, text, told[0], details,
+                automatic_events(None, move, state, names),
+            ))
+            info_before = step_info(state)
+        state = work.snapshot()
     except GovernorError as err:
         _reject(batch, record, err.with_context(file=record.file, game_index=record.index, game_id=game_id)
                 if hasattr(err, "with_context") else err, now)
@@ -209,6 +231,7 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
     moves["game_id"].extend([game_id] * len(move_rows))
     for key, values in zip(MOVES.names[1:], zip(*move_rows)):
         moves[key].extend(values)
+    global_schema, _ = state_schemas(engine)
     states = batch.table(f"{log.game}_states", global_schema)
     states["game_id"].extend([game_id] * len(global_rows))
     states["step"].extend(range(len(global_rows)))

@@ -65,7 +65,7 @@ class RulesEngine:
             return []
         # The same few hundred events recur (a seat that cannot load, a councillor's two cards), and
         # the importer asks for every move of every game: words are made once per (events, names).
-        key = (events, tuple(names))
+        key = (tuple(events), tuple(names))  # a working table's events are a list
         told = self._told.get(key)
         if told is None:
             if len(self._told) > 1 << 14:
@@ -124,6 +124,12 @@ class RulesEngine:
             cache[id(player)] = (player, row)
             rows.append(row)
         return rows
+
+    def state_rows(self, work: Any) -> StateRows:
+        """The rows of a game replayed in place on ``work`` (``working``), read step by step: see
+        ``StateRows``. This base version reads the snapshot a ``SnapshotWorking`` holds; engines with a
+        working game of their own read its table instead (no snapshot per step)."""
+        return SnapshotRows(self, work)
 
     def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
         """What the setup of a finished game holds that the game never used: reshuffle orders past
@@ -194,3 +200,45 @@ class SnapshotWorking:
 
     def snapshot(self) -> Any:
         return self.state
+
+
+class StateRows:
+    """What the importer reads of a game replayed in place (``RulesEngine.state_rows``), after each
+    step: ``view()`` is what ``global_row``, ``step_info`` and ``describe_move`` read the current state
+    from (the state itself, or the working table, which answers them the same), and ``changed()`` the
+    ``(seat, row)`` of every seat whose ``player_rows`` row may differ from the one ``changed`` gave
+    last (every seat at the first call; an unchanged row may be given again)."""
+
+    def view(self) -> Any:
+        raise NotImplementedError
+
+    def changed(self) -> list[tuple[int, dict[str, Any]]]:
+        raise NotImplementedError
+
+
+class SnapshotRows(StateRows):
+    """``StateRows`` over a ``SnapshotWorking`` (a snapshot per move): a seat's row changes with its
+    row object (``player_rows`` gives unchanged seats the very same object)."""
+
+    __slots__ = ("engine", "work", "last")
+
+    def __init__(self, engine: Any, work: Any) -> None:
+        self.engine = engine
+        self.work = work
+        self.last: list[Any] = []
+
+    def view(self) -> Any:
+        return self.work.snapshot()
+
+    def changed(self) -> list[tuple[int, dict[str, Any]]]:
+        rows = self.engine.player_rows(self.work.snapshot())
+        last = self.last
+        if len(last) != len(rows):
+            self.last = list(rows)
+            return list(enumerate(rows))
+        out = []
+        for seat, row in enumerate(rows):
+            if row is not last[seat]:
+                last[seat] = row
+                out.append((seat, row))
+        return out

@@ -6,7 +6,7 @@ Every error carries the file, the game, the move number, the seat and player, an
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +130,28 @@ def final_state(log: GameLog, *, require_complete: bool = True) -> Any:
     return state
 
 
+def replay_in_place(
+    log: GameLog, *, require_complete: bool = True, before_move: Callable[[Any, int | None, Any], None] | None = None
+) -> tuple[Any, Any, Iterator[tuple[int, int | None, Any]]]:
+    """``(engine, work, steps)``: the log's engine, its working game (``Engine.working``) at the initial
+    state, and the fold that makes every move on it, yielding ``(number, seat, move)`` once the move and
+    the defaults taken after it are made (so ``work`` holds the state after that step). Every move is
+    checked exactly as ``iter_replay`` checks it, with the same errors, and the checks of the finished
+    game run when the fold ends. ``before_move(work, seat, move)`` is called after the turn check,
+    just before each move is made (the state it sees is the one the move is made in). For callers that
+    read what they need from the working game step by step (the importer) instead of keeping a snapshot
+    per state. Raises as ``iter_replay`` (the setup's errors at once, the others while folding)."""
+    engine, initial = _start(log)
+    factory = getattr(engine, "working", None)
+    work = factory(initial) if factory is not None else SnapshotWorking(engine, initial)
+
+    def steps() -> Iterator[tuple[int, int | None, Any]]:
+        yield from _fold(log, engine, work, require_complete, before_move)
+        _finish(log, engine, work.snapshot(), require_complete)
+
+    return engine, work, steps()
+
+
 def _start(log: GameLog) -> tuple[Any, Any]:
     """The engine of the log and the state before the first move. Raises ``LogFormatError``."""
     engine = engine_for(log.game)
@@ -144,10 +166,14 @@ def _start(log: GameLog) -> tuple[Any, Any]:
         raise _format_error(log, err.path, err.reason) from None
 
 
-def _fold(log: GameLog, engine: Any, work: Any, require_complete: bool) -> Iterator[tuple[int, int | None, Any]]:
+def _fold(
+    log: GameLog, engine: Any, work: Any, require_complete: bool,
+    before_move: Callable[[Any, int | None, Any], None] | None = None,
+) -> Iterator[tuple[int, int | None, Any]]:
     """Make every move of the log on ``work`` (a ``replay.protocol.Working``), checking whose turn it
     is, and the defaults the log leaves out; yield ``(number, seat, move)`` after each move. Raises as
-    ``iter_replay`` (the checks of the finished game are ``_finish``'s)."""
+    ``iter_replay`` (the checks of the finished game are ``_finish``'s). ``before_move``: see
+    ``replay_in_place``."""
     names = log.players
     moves = log.moves
     count = len(moves)
@@ -163,6 +189,8 @@ def _fold(log: GameLog, engine: Any, work: Any, require_complete: bool) -> Itera
         seat = work.current_seat()
         if claimed is not None and claimed != seat:
             raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
+        if before_move is not None:
+            before_move(work, seat, move)
         try:
             work.apply(move)
         except RuleViolation as err:

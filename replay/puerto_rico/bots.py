@@ -3,12 +3,16 @@ the most useful building it can afford, staffs production it can use, ships the 
 the dearest good.
 
 It returns moves that ``rules.apply`` accepts, built directly from the rules' helpers rather than by
-scoring every legal move (the mayor alone can have thousands), so simulation stays fast.
+scoring every legal move (the mayor alone can have thousands), so simulation stays fast. It reads a
+mutable ``Table``: the one of a ``rules.Working`` game (rollouts and simulation play without a snapshot
+per move) or one made from a snapshot, so there is one logic for both.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from functools import lru_cache
 
 from replay.puerto_rico import rules
 from replay.puerto_rico.arrangements import colonists_to_place
@@ -25,6 +29,7 @@ from replay.puerto_rico.catalogue import (
     role_of,
 )
 from replay.puerto_rico.moves import (
+    ROLE_CARDS,
     WHARF,
     Build,
     ChooseRole,
@@ -39,7 +44,7 @@ from replay.puerto_rico.moves import (
     Settle,
     Store,
 )
-from replay.puerto_rico.state import PlayerState, PuertoRicoState, Stage, Table
+from replay.puerto_rico.state import MPlayer, PlayerState, PuertoRicoState, Stage, Table
 
 # How much the bot likes owning each violet building beyond its VP (hand-tuned).
 _EXTRA = {
@@ -52,25 +57,65 @@ _EXTRA = {
 _GOOD_VALUE = {Good.CORN: 1.0, Good.INDIGO: 1.5, Good.SUGAR: 2.0, Good.TOBACCO: 2.6, Good.COFFEE: 3.0}
 
 
-def _tiles(p: PlayerState, kind: str) -> int:
-    return sum(1 for k in p.island if k == kind)
+#: A seat as the bot reads it: a snapshot's record or a table's mutable copy (the same fields).
+Seat = PlayerState | MPlayer
 
 
-def building_value(name: str, p: PlayerState, state: PuertoRicoState) -> float:
+def building_value(name: str, p: Seat, state: PuertoRicoState | Table) -> float:
     """How much the bot wants to build ``name`` now (higher is better)."""
-    b = BUILDINGS[name]
-    value = float(b.vp)
-    if b.is_production:
-        assert b.good is not None
-        tiles = _tiles(p, b.good.value)
-        circles = sum(BUILDINGS[c].circles for c in p.city if BUILDINGS[c].good is b.good)
-        useful = max(0, min(b.circles, tiles + 1 - circles))
-        value += 1.5 * useful * _GOOD_VALUE[b.good] / 2
-    else:
-        value += _EXTRA[b.power]
-        if b.large:
-            value += max(0, state.round - 8) * 0.5
-    return value
+    return _valuer(p, state.round)(name)
+
+
+#: Per building what ``building_value`` reads: VP (a float), production good (None for a violet
+#: building), circles, the violet extra, whether it is large.
+_FACTS = {
+    name: (float(b.vp), b.good if b.is_production else None, b.circles, None if b.is_production else _EXTRA[b.power], b.large)
+    for name, b in BUILDINGS.items()
+}
+#: Each good's bot value and the tile kind that grows it.
+_GOOD_FACTS = {g: (_GOOD_VALUE[g], g.value) for g in _GOOD_VALUE}
+
+
+def _valuer(p: Seat, round_: int) -> Callable[[str], float]:
+    """``building_value`` of any building for seat ``p`` in round ``round_``, the seat's tiles and
+    production circles counted once (a builder's decision values every building it can afford)."""
+    tiles: dict[str, int] = {}
+    for kind in p.island:
+        tiles[kind] = tiles.get(kind, 0) + 1
+    circles: dict[Good | None, int] = {}
+    for c in p.city:
+        b = BUILDINGS[c]
+        circles[b.good] = circles.get(b.good, 0) + b.circles
+    late = max(0, round_ - 8) * 0.5
+
+    def value_of(name: str) -> float:
+        value, good, own_circles, extra, large = _FACTS[name]
+        if good is not None:
+            worth, kind = _GOOD_FACTS[good]
+            useful = max(0, min(own_circles, tiles.get(kind, 0) + 1 - circles.get(good, 0)))
+            value += 1.5 * useful * worth / 2
+        else:
+            value += extra  # type: ignore[operator]
+            if large:
+                value += late
+        return value
+
+    return value_of
+
+
+#: A build without the university declined, by building (moves are values: made once).
+_BUILD = {name: Build(name) for name in BUILDINGS}
+#: A role choice by card (without declining the privilege).
+_CHOOSE_ROLE = {card: ChooseRole(card) for card in ROLE_CARDS}
+#: The bot's worth of each good, in good order.
+_GOOD_WORTH = tuple(_GOOD_VALUE[g] for g in GOODS)
+#: The goods whose plantations the mayor pairs with production buildings, the dearest first.
+_PAIRED_GOODS = tuple((g, g.value) for g in reversed(GOODS[1:]))
+_CORN_KIND = Good.CORN.value
+#: The good grown on each plantation kind.
+_GOOD_OF_KIND = {g.value: g for g in GOODS}
+#: The role of each role card (``role_of``), looked up for every card at every role choice.
+_ROLE_OF = {card: role_of(card) for card in ROLE_CARDS}
 
 
 class HeuristicPlayer:
@@ -80,19 +125,27 @@ class HeuristicPlayer:
         self.rng = random.Random(seed)
 
     def choose(self, state: PuertoRicoState) -> PuertoRicoMove:
-        seat = state.current_seat
+        """The move of the seat to act in ``state``."""
+        return self.choose_table(Table(state))
+
+    def choose_working(self, game: rules.Working) -> PuertoRicoMove:
+        """The move of the seat to act in a working game (read from its table, left as it is)."""
+        return self.choose_table(game.t)
+
+    def choose_table(self, t: Table) -> PuertoRicoMove:
+        """The move of the seat to act on ``t``, which is read and left as it was."""
+        seat = t.current_seat
         assert seat is not None
-        stage = state.stage
-        p = state.players[seat]
-        t = Table(state)
+        stage = t.stage
+        p = t.view(seat)
         if stage is Stage.ROLE:
-            return self._role(state, seat)
+            return self._role(t, seat, p)
         if stage is Stage.SETTLER:
-            return self._settle(state, t, seat, p)
+            return self._settle(t, seat, p)
         if stage is Stage.MAYOR:
             return self._mayor(p)
         if stage is Stage.BUILDER:
-            return self._build(state, t, seat, p) or Pass()
+            return self._build(t, seat, p) or Pass()
         if stage is Stage.PRODUCTION:
             return Produce()
         if stage is Stage.CRAFTSMAN:
@@ -102,69 +155,91 @@ class HeuristicPlayer:
             goods = rules._sellable(t, seat)
             if not goods:
                 return Pass()
-            return Sell(max(goods, key=lambda g: (rules.sale_price(state, seat, g), GOOD_INDEX[g])))
+            return Sell(max(goods, key=lambda g: (rules.sale_price(t, seat, g), GOOD_INDEX[g])))
         if stage is Stage.CAPTAIN:
-            return self._load(state, t, seat, p)
+            return self._load(t, seat, p)
         if stage is Stage.STORAGE:
             return self._store(p)
         raise AssertionError(stage)
 
     # -- roles -----------------------------------------------------------------------------------
 
-    def _role(self, state: PuertoRicoState, seat: int) -> ChooseRole:
-        taken = {card for card, _ in state.roles_taken}
-        p = state.players[seat]
-        t = Table(state)
-        t.chooser, t.role = seat, Role.BUILDER
-        best_build = self._build(state, t, seat, p)
-        made = rules.production(p)
-        goods = sum(p.goods)
+    def _role(self, t: Table, seat: int, p: Seat) -> ChooseRole:
+        taken = {card for card, _ in t.roles_taken}
+        # Only the roles still on the table are scored (what a taken one would bring is never read).
+        open_roles = {_ROLE_OF[card] for card in t.role_cards if card not in taken}
         scores: dict[Role, float] = {}
-        scores[Role.BUILDER] = 1.0 + (building_value(best_build.building, p, state) if best_build else -1.0)
-        scores[Role.CRAFTSMAN] = sum(made[i] * _GOOD_VALUE[g] for i, g in enumerate(GOODS)) * 0.8
-        trade = [
-            rules.PRICES[g] + 1 for i, g in enumerate(GOODS)
-            if p.goods[i] and g not in state.trading_house
-        ]
-        scores[Role.TRADER] = (max(trade) if trade and len(state.trading_house) < 4 else 0) * 0.9
+        if Role.BUILDER in open_roles:
+            # Priced as the builder's chooser (the discount), then the table as it was.
+            chooser, role = t.chooser, t.role
+            t.chooser, t.role = seat, Role.BUILDER
+            try:
+                best_build = self._best_build(t, seat, p)
+            finally:
+                t.chooser, t.role = chooser, role
+            scores[Role.BUILDER] = 1.0 + (best_build[1] if best_build else -1.0)
+        held = p.goods
+        if Role.CRAFTSMAN in open_roles:
+            made = rules.production(p)
+            # Summed left to right from 0, as ``sum`` does.
+            craft = 0.0
+            for i in range(5):
+                craft += made[i] * _GOOD_WORTH[i]
+            scores[Role.CRAFTSMAN] = craft * 0.8
+        if Role.TRADER in open_roles:
+            house = t.trading_house
+            trade = [PRICES[g] + 1 for g, have in zip(GOODS, held) if have and g not in house]
+            scores[Role.TRADER] = (max(trade) if trade and len(house) < 4 else 0) * 0.9
+        goods = sum(held)
         scores[Role.CAPTAIN] = min(goods, 8) * 0.7 + (0.5 if goods else -1)
-        owned, circles, _ = colonists_to_place(p)
-        scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + state.colonist_ship / state.num_players * 0.3
-        scores[Role.SETTLER] = 1.2 + (1.0 if len(p.island) < 8 else 0) - (2 if len(p.island) >= ISLAND_SPACES else 0)
+        if Role.MAYOR in open_roles:
+            owned, circles, _ = colonists_to_place(p)
+            scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + t.colonist_ship / t.n * 0.3
+        tiles = len(p.island)
+        scores[Role.SETTLER] = 1.2 + (1.0 if tiles < 8 else 0) - (2 if tiles >= ISLAND_SPACES else 0)
         scores[Role.PROSPECTOR] = 1.0
         best_card, best_score = None, -1e9
-        for card, coins in zip(state.role_cards, state.role_doubloons):
+        random_ = self.rng.random
+        for card, coins in zip(t.role_cards, t.role_doubloons):
             if card in taken:
                 continue
-            score = scores[role_of(card)] + coins * 1.1 + self.rng.random() * 1.2
+            score = scores[_ROLE_OF[card]] + coins * 1.1 + random_() * 1.2
             if score > best_score:
                 best_card, best_score = card, score
         assert best_card is not None
-        return ChooseRole(best_card)
+        return _CHOOSE_ROLE[best_card]
 
     # -- settler ---------------------------------------------------------------------------------
 
-    def _settle(self, state: PuertoRicoState, t: Table, seat: int, p: PlayerState) -> PuertoRicoMove:
+    def _settle(self, t: Table, seat: int, p: Seat) -> PuertoRicoMove:
         if rules._hacienda_possible(t, seat) and len(p.island) <= ISLAND_SPACES - 2:
             return Hacienda()
         options = rules._settle_options(t, seat)
         if not options:
             return Pass()
 
+        tiles: dict[str, int] = {}
+        for k in p.island:
+            tiles[k] = tiles.get(k, 0) + 1
+        circles: dict[Good | None, int] = {}
+        for c in p.city:
+            b = BUILDINGS[c]
+            circles[b.good] = circles.get(b.good, 0) + b.circles
+
         def value(kind: str) -> float:
+            # A quarry draws no random number: only plantations are valued with a little noise.
             if kind == QUARRY:
-                return 3.0 - 0.6 * _tiles(p, QUARRY)
-            good = Good(kind)
-            circles = sum(BUILDINGS[c].circles for c in p.city if BUILDINGS[c].good is good)
-            need = circles - _tiles(p, kind)
-            base = 2.5 if good is Good.CORN and _tiles(p, kind) < 2 else _GOOD_VALUE[good]
+                return 3.0 - 0.6 * tiles.get(QUARRY, 0)
+            good = _GOOD_OF_KIND[kind]
+            need = circles.get(good, 0) - tiles.get(kind, 0)
+            base = 2.5 if good is Good.CORN and tiles.get(kind, 0) < 2 else _GOOD_VALUE[good]
             return base + (2.0 if need > 0 else 0) + self.rng.random() * 0.5
 
         return Settle(max(options, key=value))
 
     # -- mayor -----------------------------------------------------------------------------------
 
-    def _mayor(self, p: PlayerState) -> Mayor:
+    def _mayor(self, p: Seat) -> Mayor:
         _, _, to_place = colonists_to_place(p)
         plantations: dict[str, int] = {}
         buildings: dict[str, int] = {}
@@ -175,53 +250,81 @@ class HeuristicPlayer:
 
         def put(target: dict[str, int], name: str, count: int) -> None:
             nonlocal left
-            count = min(count, left)
+            if count > left:
+                count = left
             if count > 0:
                 target[name] = target.get(name, 0) + count
                 left -= count
 
         # Large and dear violet buildings first, then production pairs (dearest good first), corn,
         # quarries, the other violet buildings, then whatever circles are left.
-        violets = sorted((b for b in p.city if BUILDINGS[b].is_violet), key=lambda b: -BUILDINGS[b].cost)
+        # The city's violet buildings and its production buildings of each good, in city order.
+        violets: list[str] = []
+        producing: dict[Good, list[str]] = {}
+        for b in p.city:
+            good = BUILDINGS[b].good
+            if good is None:
+                violets.append(b)
+            else:
+                producing.setdefault(good, []).append(b)
+        violets.sort(key=lambda b: -BUILDINGS[b].cost)
         for b in violets:
             if BUILDINGS[b].cost >= 7:
                 put(buildings, b, 1)
-        for good in reversed(GOODS[1:]):
-            circles = [b for b in p.city if BUILDINGS[b].good is good]
+        for good, kind in _PAIRED_GOODS:
+            circles = producing.get(good, [])
             capacity = sum(BUILDINGS[b].circles for b in circles)
-            pairs = min(tiles.get(good.value, 0), capacity)
+            pairs = min(tiles.get(kind, 0), capacity)
             if pairs and left >= 2:
                 pairs = min(pairs, left // 2)
-                put(plantations, good.value, pairs)
+                put(plantations, kind, pairs)
                 need = pairs
                 for b in circles:
                     take = min(need, BUILDINGS[b].circles)
                     put(buildings, b, take)
                     need -= take
-        put(plantations, Good.CORN.value, tiles.get(Good.CORN.value, 0))
-        put(plantations, QUARRY, tiles.get(QUARRY, 0))
-        for b in violets:
-            put(buildings, b, 1 - buildings.get(b, 0))
-        for k, n in tiles.items():
-            put(plantations, k, n - plantations.get(k, 0))
-        for b in p.city:
-            put(buildings, b, BUILDINGS[b].circles - buildings.get(b, 0))
+        # Once everyone is placed, what follows places nobody.
+        if left:
+            put(plantations, _CORN_KIND, tiles.get(_CORN_KIND, 0))
+            put(plantations, QUARRY, tiles.get(QUARRY, 0))
+            for b in violets:
+                put(buildings, b, 1 - buildings.get(b, 0))
+            for k, n in tiles.items():
+                put(plantations, k, n - plantations.get(k, 0))
+            for b in p.city:
+                if not left:
+                    break
+                put(buildings, b, BUILDINGS[b].circles - buildings.get(b, 0))
         return Mayor.of(plantations, buildings)
 
     # -- builder ---------------------------------------------------------------------------------
 
-    def _build(self, state: PuertoRicoState, t: Table, seat: int, p: PlayerState) -> Build | None:
+    def _build(self, t: Table, seat: int, p: Seat) -> Build | None:
+        found = self._best_build(t, seat, p)
+        return _BUILD[found[0]] if found else None
+
+    def _best_build(self, t: Table, seat: int, p: Seat) -> tuple[str, float] | None:
+        """The building ``_build`` builds and its ``building_value``: of those the seat can build, the
+        highest value plus a tenth of the cost, then the cheapest, then the first in catalogue order (as
+        ``max`` over the key ``(value + 0.1 * cost, -cost)``); None when none is valued 1.5 or more."""
         options = rules._buildable(t, seat)
         if not options:
             return None
-        best = max(options, key=lambda b: (building_value(b, p, state) + 0.1 * BUILDINGS[b].cost, -BUILDINGS[b].cost))
-        if building_value(best, p, state) < 1.5:
+        value = _valuer(p, t.round)
+        best, best_value, best_score, best_cost = options[0], 0.0, 0.0, 0
+        for i, name in enumerate(options):
+            worth = value(name)
+            cost = BUILDINGS[name].cost
+            score = worth + 0.1 * cost
+            if i == 0 or score > best_score or (score == best_score and cost < best_cost):
+                best, best_value, best_score, best_cost = name, worth, score, cost
+        if best_value < 1.5:
             return None
-        return Build(best)
+        return best, best_value
 
     # -- captain ---------------------------------------------------------------------------------
 
-    def _load(self, state: PuertoRicoState, t: Table, seat: int, p: PlayerState) -> PuertoRicoMove:
+    def _load(self, t: Table, seat: int, p: Seat) -> PuertoRicoMove:
         cargo, wharf = rules._loads(t, seat)
 
         def amount(m: Load) -> int:
@@ -229,7 +332,7 @@ class HeuristicPlayer:
             if m.ship == WHARF:
                 return have
             i = int(m.ship)
-            return min(have, state.ship_capacity[i] - state.ship_load[i])
+            return min(have, t.ship_capacity[i] - t.ship_load[i])
 
         best_cargo = max(cargo, key=lambda m: (amount(m), -GOOD_INDEX[m.good])) if cargo else None
         best_wharf = max(wharf, key=lambda m: (amount(m), GOOD_INDEX[m.good])) if wharf else None
@@ -239,18 +342,25 @@ class HeuristicPlayer:
             return best_cargo
         return Pass()
 
-    def _store(self, p: PlayerState) -> Store:
-        moves = rules._store_moves(p)
+    def _store(self, p: Seat) -> Store:
+        return _best_store(tuple(p.goods), rules._storage_slots(p))
 
-        def value(m: Store) -> float:
-            kept = 0.0
-            for g in m.warehouse:
-                kept += p.goods[GOOD_INDEX[g]] * _GOOD_VALUE[g]
-            if m.keep is not None:
-                kept += _GOOD_VALUE[m.keep]
-            return kept
 
-        return max(moves, key=value)
+@lru_cache(maxsize=4096)
+def _best_store(goods: tuple[int, ...], slots: int) -> Store:
+    """The storage keeping the most worth of a seat holding ``goods`` with ``slots`` warehouse kinds
+    (the first such of ``rules._store_moves``). Seats hold the same few goods again and again."""
+    moves = rules._storage(goods, slots)[0]
+
+    def value(m: Store) -> float:
+        kept = 0.0
+        for g in m.warehouse:
+            kept += goods[GOOD_INDEX[g]] * _GOOD_VALUE[g]
+        if m.keep is not None:
+            kept += _GOOD_VALUE[m.keep]
+        return kept
+
+    return max(moves, key=value)
 
 
 __all__ = ["HeuristicPlayer", "building_value"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa
 
-from replay.engine_base import RulesEngine
+from replay.engine_base import RulesEngine, StateRows
 from replay.logfile import GameLog
 from replay.puerto_rico import change_words, events, hidden, rules, scoring
 from replay.puerto_rico.arrangements import colonists_to_place
@@ -29,7 +30,7 @@ from replay.puerto_rico.moves import (
     Store,
     parse_move,
 )
-from replay.puerto_rico.state import PuertoRicoState, Stage
+from replay.puerto_rico.state import PuertoRicoState, Stage, Table
 
 _str_list = pa.list_(pa.string())
 
@@ -49,6 +50,26 @@ def _and(items: Sequence[str]) -> str:
 
 def _a(word: str) -> str:
     return ("an " if word[0] in "aeiouAEIOU" else "a ") + word
+
+
+@lru_cache(maxsize=1024)
+def _role_doubloons(cards: tuple[str, ...], doubloons: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(f"{c}:{d}" for c, d in zip(cards, doubloons))
+
+
+@lru_cache(maxsize=1024)
+def _ships(capacity: tuple[int, ...], good: tuple[Any, ...], load: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(f"{g.value if g else 'empty'} {n}/{c}" for c, g, n in zip(capacity, good, load))
+
+
+@lru_cache(maxsize=1024)
+def _goods_supply(supply: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(f"{g.value}:{supply[i]}" for i, g in enumerate(GOODS))
+
+
+@lru_cache(maxsize=1024)
+def _buildings_left(supply: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(f"{b.name}:{n}" for b, n in zip(CATALOGUE, supply))
 
 
 class PuertoRicoEngine(RulesEngine):
@@ -161,7 +182,7 @@ class PuertoRicoEngine(RulesEngine):
                 text += " and declines the hospice's colonist"
             elif (
                 seat is not None
-                and state.players[seat].active(Power.HOSPICE)
+                and state.view(seat).active(Power.HOSPICE)
                 and (state.colonist_supply or state.colonist_ship)
             ):
                 text += " (hospice colonist)"
@@ -173,7 +194,7 @@ class PuertoRicoEngine(RulesEngine):
             placed = [f"{n} on {k}" for k, n in move.plantations] + [f"{n} on {b}" for b, n in move.buildings]
             text = f"{who} places colonists: {', '.join(placed) or 'none'}"
             if seat is not None:
-                owned = colonists_to_place(state.players[seat])[0]
+                owned = colonists_to_place(state.view(seat))[0]
                 left = owned - sum(n for _, n in move.plantations) - sum(n for _, n in move.buildings)
                 if left > 0:
                     text += f"; {left} in San Juan"
@@ -181,7 +202,7 @@ class PuertoRicoEngine(RulesEngine):
         if isinstance(move, Produce):
             if seat is None:
                 return f"{who} {'produces' if move.take else 'declines to produce'}"
-            made = rules.production(state.players[seat])
+            made = rules.production(state.view(seat))
             goods = _and([f"{min(n, left)} {g.value}" for g, n, left in zip(GOODS, made, state.goods_supply)
                           if min(n, left)])
             return f"{who} produces {goods}" if move.take else f"{who} declines to produce ({goods})"
@@ -195,7 +216,7 @@ class PuertoRicoEngine(RulesEngine):
         if isinstance(move, Load):
             if seat is None:
                 return f"{who} loads {move.good.value}"
-            have = state.players[seat].goods[GOOD_INDEX[move.good]]
+            have = state.view(seat).goods[GOOD_INDEX[move.good]]
             if move.ship == WHARF:
                 return f"{who} ships {have} {move.good.value} with the wharf"
             i = int(move.ship)
@@ -222,10 +243,7 @@ class PuertoRicoEngine(RulesEngine):
     # -- views ---------------------------------------------------------------------------------
 
     def _ships(self, state: PuertoRicoState) -> list[str]:
-        return [
-            f"{g.value if g else 'empty'} {n}/{c}"
-            for c, g, n in zip(state.ship_capacity, state.ship_good, state.ship_load)
-        ]
+        return list(_ships(tuple(state.ship_capacity), tuple(state.ship_good), tuple(state.ship_load)))
 
     def to_view(self, state: PuertoRicoState, names: Sequence[str]) -> dict[str, Any]:
         """The whole state as JSON, with each seat's score so far."""
@@ -331,6 +349,8 @@ class PuertoRicoEngine(RulesEngine):
         return "\n".join(lines)
 
     def global_row(self, state: PuertoRicoState) -> dict[str, Any]:
+        """Also reads a working ``state.Table`` (the importer's rows). The labelled lists are made once
+        per distinct supply (the importer asks for every state of every game, and supplies recur)."""
         return {
             "round": state.round,
             "governor": state.governor,
@@ -340,8 +360,8 @@ class PuertoRicoEngine(RulesEngine):
             "to_act": state.current_seat,
             "roles_taken": [c for c, _ in state.roles_taken],
             "role_seats": [seat for _, seat in state.roles_taken],
-            "role_doubloons": [f"{c}:{d}" for c, d in zip(state.role_cards, state.role_doubloons)],
-            "ships": self._ships(state),
+            "role_doubloons": list(_role_doubloons(tuple(state.role_cards), tuple(state.role_doubloons))),
+            "ships": list(_ships(tuple(state.ship_capacity), tuple(state.ship_good), tuple(state.ship_load))),
             "trading_house": [g.value for g in state.trading_house],
             "colonist_ship": state.colonist_ship,
             "colonist_supply": state.colonist_supply,
@@ -350,11 +370,17 @@ class PuertoRicoEngine(RulesEngine):
             "plantation_stack": len(state.plantation_stack),
             "plantation_discard": len(state.plantation_discard),
             "quarries_left": state.quarries,
-            "goods_supply": [f"{g.value}:{state.goods_supply[i]}" for i, g in enumerate(GOODS)],
-            "buildings_left": [f"{b.name}:{n}" for b, n in zip(CATALOGUE, state.building_supply)],
+            "goods_supply": list(_goods_supply(tuple(state.goods_supply))),
+            "buildings_left": list(_buildings_left(tuple(state.building_supply))),
             "bank": state.bank,
             "end_triggers": list(state.end),
         }
+
+    def state_rows(self, work: Any) -> StateRows:
+        """Rows read off the working table itself when ``work`` is this engine's ``rules.Working``."""
+        if isinstance(work, rules.Working):
+            return _WorkingRows(self, work.t)
+        return super().state_rows(work)
 
     def _player_row(self, p: Any) -> dict[str, Any]:
         score = scoring.score_player(p)
@@ -392,6 +418,31 @@ class PuertoRicoEngine(RulesEngine):
         from dataclasses import replace
 
         return replace(state, shuffle_seed=seed)
+
+
+class _WorkingRows(StateRows):
+    """``StateRows`` of Puerto Rico's working table (``rules.Working``): ``global_row``, ``step_info``
+    and ``describe_move`` read the table as they read a state; the seats the rules thawed for a
+    change since the last call (``Table.freeze_seats``) get their row made again."""
+
+    __slots__ = ("engine", "table", "started")
+
+    def __init__(self, engine: PuertoRicoEngine, table: Table) -> None:
+        self.engine = engine
+        self.table = table
+        self.started = False
+
+    def view(self) -> Table:
+        return self.table
+
+    def changed(self) -> list[tuple[int, dict[str, Any]]]:
+        t = self.table
+        seats = t.freeze_seats()
+        if not self.started:
+            self.started = True
+            seats = list(range(t.n))
+        players = t.frozen_players
+        return [(seat, self.engine._player_row(players[seat])) for seat in seats]
 
 
 ENGINE = PuertoRicoEngine()

@@ -239,21 +239,28 @@ class Table:
         """``seat`` for reading: the mutable copy if there is one, else the snapshot."""
         return self.thawed.get(seat) or self.frozen_players[seat]
 
-    def freeze(self) -> PuertoRicoState:
-        """The snapshot of the table. Seats not changed since the last ``freeze`` keep their snapshot
-        object (ingestion stores runs of unchanged seats by identity)."""
-        players = self.frozen_players
+    def freeze_seats(self) -> list[int]:
+        """Freeze the seats changed since the last freeze into ``frozen_players`` (the others keep their
+        snapshot object); returns the seats frozen again."""
         changed = None
+        seats = []
         for i, mp in self.thawed.items():
             if mp.dirty:
                 if changed is None:
-                    changed = list(players)
+                    changed = list(self.frozen_players)
                 changed[i] = mp.freeze()
                 mp.dirty = False
+                seats.append(i)
         if changed is not None:
-            players = self.frozen_players = tuple(changed)
+            self.frozen_players = tuple(changed)
+        return seats
+
+    def freeze(self) -> PuertoRicoState:
+        """The snapshot of the table. Seats not changed since the last ``freeze`` keep their snapshot
+        object (ingestion stores runs of unchanged seats by identity)."""
+        self.freeze_seats()
         return _new_state(
-            players, self.governor, self.round, self.step, self.stage, self.role, self.chooser,
+            self.frozen_players, self.governor, self.round, self.step, self.stage, self.role, self.chooser,
             tuple(self.queue), self.role_cards, tuple(self.role_doubloons), tuple(self.roles_taken),
             self.plantation_stack, tuple(self.face_up), self.plantation_discard, self.quarries,
             self.colonist_ship, self.colonist_supply, self.vp_chips_left, self.bank,

@@ -2,15 +2,18 @@
 and sells as much as it may, keeps the most valuable cards and picks roles by what they bring it now.
 
 It returns moves that ``rules.apply`` accepts; it builds moves directly rather than scoring every
-legal move, so that simulating thousands of games stays fast.
+legal move, so that simulating thousands of games stays fast. It reads a mutable ``Table``: the one
+of a ``rules.Working`` game (rollouts and simulation play without a snapshot per move) or one made
+from a snapshot, so there is one logic for both.
 """
 
 from __future__ import annotations
 
 import random
 
+from replay.frozen import fast_constructor
 from replay.san_juan import rules
-from replay.san_juan.cards import CARDS, ORDER, PRODUCER_OF, TILES, Good, Power, Role, sort_cards
+from replay.san_juan.cards import CARDS, COST, ORDER, PRODUCER_OF, TILES, VIOLET, Good, Power, Role, sort_cards
 from replay.san_juan.moves import (
     Build,
     Chapel,
@@ -36,13 +39,36 @@ _EXTRA = {
 }
 
 
-def card_value(name: str, owned: list[str] | tuple[str, ...]) -> float:
-    """How much the bot wants to build ``name`` given what it owns (higher is better)."""
+def _base_value(name: str) -> float:
     card = CARDS[name]
-    if card.is_violet and name in owned:
-        return -1.0
     value = card.vp + (_EXTRA.get(card.power, 0) if card.power else 0) + (1.5 if card.is_production else 0)
     return value + 0.3 * card.cost
+
+
+#: ``card_value`` of a card its owner does not hold yet, worked out once per card kind (the bot asks
+#: for it dozens of times a decision).
+_VALUE: dict[str, float] = {name: _base_value(name) for name in CARDS}
+_GOODS = tuple(Good)
+_GOOD_RANK = {g: i for i, g in enumerate(_GOODS)}
+_GOODS_DEAREST_FIRST = _GOODS[::-1]
+
+
+def card_value(name: str, owned: list[str] | tuple[str, ...]) -> float:
+    """How much the bot wants to build ``name`` given what it owns (higher is better)."""
+    if name in VIOLET and name in owned:
+        return -1.0
+    return _VALUE[name]
+
+
+#: The moves the bot makes most, made without a frozen dataclass's per-field ``__setattr__`` (all fields,
+#: positionally; see ``replay.frozen``) or made once.
+_new_build = fast_constructor(Build)
+_new_produce = fast_constructor(Produce)
+_new_sell = fast_constructor(Sell)
+_PASS = Pass()
+_ROLES = tuple(Role)
+_CHOOSE_ROLE = {(role, library): ChooseRole(role, True) if library else ChooseRole(role) for role in Role
+                for library in (True, False)}
 
 
 class HeuristicPlayer:
@@ -52,41 +78,49 @@ class HeuristicPlayer:
         self.rng = random.Random(seed)
 
     def choose(self, state: SanJuanState) -> SanJuanMove:
-        seat = state.current_seat
+        """The move of the seat to act in ``state``."""
+        return self.choose_table(Table(state))
+
+    def choose_working(self, game: rules.Working) -> SanJuanMove:
+        """The move of the seat to act in a working game (read from its table, left as it is)."""
+        return self.choose_table(game.table)
+
+    def choose_table(self, t: Table) -> SanJuanMove:
+        """The move of the seat to act on ``t``, which is read and left as it was."""
+        seat = t.current_seat
         assert seat is not None
-        t = Table(state)
-        hand = list(state.players[seat].hand)
-        owned = state.players[seat].buildings
-        keep_value = lambda c: card_value(c, owned)  # noqa: E731
-        if state.stage is Stage.DRAFT:
+        owned = t.buildings.read(seat)
+        stage = t.stage
+        role = t.role
+        if stage is Stage.PHASE:
+            if role is Role.PRODUCER:
+                return self._produce(t, seat, owned)
+            if role is Role.TRADER:
+                return self._sell(t, seat, owned)
+        if stage is Stage.ROLE:
+            # Reads only which cards the hand holds and how many.
+            return self._role(t, seat, t.hands.read(seat), owned)
+        # In catalogue order, as a snapshot holds it (a working table's hand is in no order): ties
+        # between equally valued cards go to the first.
+        hand = sorted(t.hands.read(seat), key=ORDER.__getitem__)
+
+        def keep_value(c: str) -> float:
+            return -1.0 if c in VIOLET and c in owned else _VALUE[c]
+
+        if stage is Stage.DRAFT:
             return Draft(sort_cards(sorted(hand, key=keep_value, reverse=True)[:4]))
-        if state.stage is Stage.CHAPEL:
+        if stage is Stage.CHAPEL:
             if len(hand) >= 3:
                 return Chapel(min(hand, key=keep_value))
-            return Pass()
-        if state.stage is Stage.HAND_LIMIT:
-            over = len(hand) - rules._hand_limit(t.buildings.read(seat))
+            return _PASS
+        if stage is Stage.HAND_LIMIT:
+            over = len(hand) - rules._hand_limit(owned)
             return HandLimit(sort_cards(sorted(hand, key=keep_value)[:over]))
-        if state.stage is Stage.ROLE:
-            return self._role(state, t, seat)
-        role = state.role
         if role is Role.BUILDER:
-            return self._build(t, seat) or Pass()
-        if role is Role.PRODUCER:
-            empty = rules._empty_by_good(t.buildings.read(seat), t.goods.read(seat))
-            most = min(rules._max_produce(t, seat, t.buildings.read(seat)), len(t.draw_pile) + len(t.discard))
-            best = sorted((g for g in Good for _ in range(empty.get(g, 0))), key=lambda g: -list(Good).index(g))[:most]
-            # Listed in Good order, the form legal_moves lists.
-            return Produce(tuple(sorted(best, key=list(Good).index))) if best else Pass()
-        if role is Role.TRADER:
-            have = rules._goods_by_kind(t.buildings.read(seat), t.goods.read(seat))
-            prices = TILES[state.tile or 1]
-            goods = sorted((g for g in Good for _ in range(have.get(g, 0))), key=lambda g: -prices[g])
-            goods = goods[: rules._max_sell(t, seat, t.buildings.read(seat))]
-            return Sell(tuple(sorted(goods, key=list(Good).index))) if goods else Pass()
+            return self._build(t, seat, hand, owned) or _PASS
         if role is Role.COUNCILLOR:
             keep_n = 2 if "Prefecture" in owned else 1
-            drawn = list(state.looking)
+            drawn = list(t.looking)
             if "Archive" in owned:
                 pool = hand + drawn
                 discard = sorted(pool, key=keep_value)[: max(0, len(drawn) - keep_n)]
@@ -94,52 +128,111 @@ class HeuristicPlayer:
             keep = sorted(drawn, key=keep_value, reverse=True)[:keep_n]
             return Councillor(keep=sort_cards(keep))
         if role is Role.PROSPECTOR:
-            return GoldMine(max(state.looking, key=keep_value))
-        raise AssertionError(state.stage)
+            return GoldMine(max(t.looking, key=keep_value))
+        raise AssertionError(stage)
 
-    def _role(self, state: SanJuanState, t: Table, seat: int) -> SanJuanMove:
-        taken = {r for r, _ in state.roles_taken}
-        player = state.players[seat]
-        t.chooser = seat
-        t.library = False
+    def _produce(self, t: Table, seat: int, owned: list[str] | tuple[str, ...]) -> SanJuanMove:
+        """As many goods as may be made, the dearest kinds first."""
+        empty = rules._empty_by_good(owned, t.goods.read(seat))
+        if not empty:
+            return _PASS
+        most = min(rules._max_produce(t, seat, owned), t.cards_left())
+        # The goods last in Good order (the dearer) first, then listed in Good order, the form
+        # legal_moves lists.
+        best: list[Good] = []
+        for good in _GOODS_DEAREST_FIRST:
+            best += [good] * empty.get(good, 0)
+        best = best[:most]
+        best.reverse()
+        return _new_produce(tuple(best), ()) if best else _PASS
+
+    def _sell(self, t: Table, seat: int, owned: list[str] | tuple[str, ...]) -> SanJuanMove:
+        """As many goods as may be sold, the best paid first (in Good order among equal prices)."""
+        have = rules._goods_by_kind(owned, t.goods.read(seat))
+        if not have:
+            return _PASS
+        prices = TILES[t.tile or 1]
+        goods = sorted((g for g in _GOODS for _ in range(have.get(g, 0))), key=lambda g: -prices[g])
+        goods = goods[: rules._max_sell(t, seat, owned)]
+        return _new_sell(tuple(sorted(goods, key=_GOOD_RANK.__getitem__)), ()) if goods else _PASS
+
+    def _role(self, t: Table, seat: int, hand: list[str] | tuple[str, ...], owned: list[str] | tuple[str, ...]
+              ) -> SanJuanMove:
+        taken = {r for r, _ in t.roles_taken}
+        goods_on = t.goods.read(seat)
+        # Only the roles not taken yet are scored (what a taken one would bring is never read).
         scores: dict[Role, float] = {}
-        goods = sum(1 for g in player.goods if g is not None)
-        empty = sum(rules._empty_by_good(t.buildings.read(seat), t.goods.read(seat)).values())
-        build = self._build(t, seat)
-        scores[Role.BUILDER] = 4.0 + card_value(build.building, player.buildings) if build else 0.5
-        scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
+        goods = len(goods_on) - goods_on.count(None)
+        if Role.BUILDER not in taken:
+            # Priced as the builder's chooser (the privilege), then the table as it was.
+            chooser, library = t.chooser, t.library
+            t.chooser, t.library = seat, False
+            try:
+                build = self._best_build(t, seat, hand, owned)
+            finally:
+                t.chooser, t.library = chooser, library
+            scores[Role.BUILDER] = 4.0 + _VALUE[build[0]] if build else 0.5
+        if Role.PRODUCER not in taken:
+            empty = sum(rules._empty_by_good(owned, goods_on).values())
+            scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
         scores[Role.TRADER] = 1.8 * min(2, goods)
-        scores[Role.COUNCILLOR] = 2.5 - 0.2 * len(player.hand)
-        scores[Role.PROSPECTOR] = 1.2 + (1.0 if "Gold mine" in player.buildings else 0)
-        options = [r for r in Role if r not in taken]
+        scores[Role.COUNCILLOR] = 2.5 - 0.2 * len(hand)
+        scores[Role.PROSPECTOR] = 1.2 + (1.0 if "Gold mine" in owned else 0)
+        options = [r for r in _ROLES if r not in taken]
         best = max(options, key=lambda r: scores[r] + self.rng.random() * 1.5)
-        if "Library" in player.buildings and not (state.num_players == 2 and player.library_used):
-            return ChooseRole(best, True)
-        return ChooseRole(best)
+        return _CHOOSE_ROLE[best, "Library" in owned and not (t.n == 2 and t.library_used[seat])]
 
-    def _build(self, t: Table, seat: int) -> Build | None:
-        hand = t.hands[seat]
-        owned = t.buildings[seat]
-        best: tuple[float, Build] | None = None
-        powers = rules._powers(t, seat)
-        goods_have = rules._goods_by_kind(t.buildings.read(seat), t.goods.read(seat)) if Power.BLACK_MARKET in powers else {}
-        for building in set(hand):
-            if CARDS[building].is_violet and building in owned:
-                continue
-            cost = rules.build_cost(t, seat, building, None)
-            use_goods = min(2, cost, sum(goods_have.values()))
-            rest = list(hand)
-            rest.remove(building)
-            if cost - use_goods > len(rest):
-                continue
-            value = card_value(building, owned) - 0.15 * (cost - use_goods)
-            if best is None or value > best[0] or (value == best[0] and ORDER[building] < ORDER[best[1].building]):
-                pay = sorted(rest, key=lambda c: card_value(c, owned))[: cost - use_goods]
-                goods = [g for g in Good for _ in range(goods_have.get(g, 0))][:use_goods]
-                best = (value, Build(building, sort_cards(pay), tuple(goods)))
-        if best is not None and best[0] < 1.5 and len(owned) < 8 and len(hand) < 4:
+    def _build(self, t: Table, seat: int, hand: list[str], owned: list[str] | tuple[str, ...]) -> Build | None:
+        """The most valued build the seat can afford with ``hand`` (its hand in catalogue order), paid
+        with its least valued cards (and black-market goods first), or None when nothing is worth it."""
+        found = self._best_build(t, seat, hand, owned)
+        if found is None:
             return None
-        return best[1] if best else None
+        building, cards, use_goods = found
+        rest = list(hand)
+        rest.remove(building)
+        pay = sorted(rest, key=lambda c: card_value(c, owned))[:cards]
+        goods: list[Good] = []
+        if use_goods:
+            have = rules._goods_by_kind(owned, t.goods.read(seat))
+            goods = [g for g in _GOODS for _ in range(have.get(g, 0))][:use_goods]
+        return _new_build(building, sort_cards(pay), tuple(goods), None, ())
+
+    def _best_build(self, t: Table, seat: int, hand: list[str] | tuple[str, ...], owned: list[str] | tuple[str, ...]
+                    ) -> tuple[str, int, int] | None:
+        """``(building, cards paid, goods paid)`` of ``_build``: the highest valued building in hand the
+        seat can afford (the first in catalogue order among equals), less 0.15 a card paid; None when
+        there is none or it is not worth it (valued under 1.5 with a small city and hand)."""
+        # build_cost's discounts (privilege, then quarry or smithy), worked out once for the hand.
+        privilege = rules._privilege(t, seat)
+        violet_discount = privilege + rules._has(t, seat, Power.QUARRY)
+        other_discount = privilege + rules._has(t, seat, Power.SMITHY)
+        goods_count = 0
+        if rules._has(t, seat, Power.BLACK_MARKET):
+            goods_on = t.goods.read(seat)
+            goods_count = len(goods_on) - goods_on.count(None)
+        cards = len(hand) - 1
+        best_value = 0.0
+        best: tuple[str, int, int] | None = None
+        for building in set(hand):
+            if building in VIOLET:
+                if building in owned:
+                    continue
+                cost = COST[building] - violet_discount
+            else:
+                cost = COST[building] - other_discount
+            if cost < 0:
+                cost = 0
+            use_goods = min(2, cost, goods_count)
+            paid = cost - use_goods
+            if paid > cards:
+                continue
+            value = _VALUE[building] - 0.15 * paid
+            if best is None or value > best_value or (value == best_value and ORDER[building] < ORDER[best[0]]):
+                best_value, best = value, (building, paid, use_goods)
+        if best is not None and best_value < 1.5 and len(owned) < 8 and len(hand) < 4:
+            return None
+        return best
 
 
 class RandomPlayer:
@@ -151,6 +244,10 @@ class RandomPlayer:
 
     def choose(self, state: object) -> object:
         return self.rng.choice(self.engine.legal_moves(state))  # type: ignore[attr-defined]
+
+    def choose_working(self, game: object) -> object:
+        """The move in a working game: its legal moves are listed from its snapshot."""
+        return self.choose(game.snapshot())  # type: ignore[attr-defined]
 
 
 __all__ = ["HeuristicPlayer", "RandomPlayer", "card_value", "PRODUCER_OF"]

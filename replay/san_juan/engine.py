@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from replay.engine_base import RulesEngine
+from replay.engine_base import RulesEngine, StateRows
 from replay.errors import FieldError
 from replay.logfile import GameLog
 from replay.san_juan import change_words, events, hidden, rules, scoring
@@ -27,7 +27,7 @@ from replay.san_juan.moves import (
     Sell,
     parse_move,
 )
-from replay.san_juan.state import SanJuanState, Stage
+from replay.san_juan.state import SanJuanState, Stage, Table
 
 _str_list = pa.list_(pa.string())
 
@@ -123,12 +123,12 @@ class SanJuanEngine(RulesEngine):
         seat = state.current_seat
         who = names[seat] if seat is not None and seat < len(names) else f"Seat {seat}"
         if isinstance(move, ChooseRole):
-            player = state.players[seat] if seat is not None else None
+            # Through the state's seat accessors, which a working table answers too (the importer).
             library = (
-                player is not None
-                and "Library" in player.buildings
+                seat is not None
+                and "Library" in state.seat_buildings(seat)
                 and move.library is not False
-                and not (state.num_players == 2 and player.library_used)
+                and not (state.num_players == 2 and state.library_used_by(seat))
             )
             text = f"{who} chooses the {move.role.value}"
             if not move.privilege:
@@ -163,7 +163,7 @@ class SanJuanEngine(RulesEngine):
         if isinstance(move, Councillor):
             if move.discard is not None:
                 return f"{who} discards {_and(list(move.discard))} (archive)"
-            archive = seat is not None and "Archive" in state.players[seat].buildings
+            archive = seat is not None and "Archive" in state.seat_buildings(seat)
             return f"{who} keeps {_and(list(move.keep or ()))} (councillor" + ("; declines the archive)" if archive else ")")
         if isinstance(move, GoldMine):
             return f"{who} keeps {move.keep} from the gold mine"
@@ -277,6 +277,12 @@ class SanJuanEngine(RulesEngine):
             "next_tile": state.tiles[state.tile_index],
         }
 
+    def state_rows(self, work: Any) -> StateRows:
+        """Rows read off the working table itself when ``work`` is this engine's ``rules.Working``."""
+        if isinstance(work, rules.Working):
+            return _WorkingRows(self, work.table)
+        return super().state_rows(work)
+
     def _player_row(self, player: Any) -> dict[str, Any]:
         score = scoring.score_player(player)
         goods = [CARDS[b].good for b, g in zip(player.buildings, player.goods) if g is not None]
@@ -302,6 +308,34 @@ class SanJuanEngine(RulesEngine):
         rng = random.Random(f"san_juan:{seed}")
         setup = rules.random_setup(len(players), rng, draft=bool(options.get("draft_start")))
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
+
+
+class _WorkingRows(StateRows):
+    """``StateRows`` of San Juan's working table (``rules.Working``): ``global_row``, ``step_info`` and
+    ``describe_move`` read the table as they read a state; a seat's row is made again (from the
+    snapshot ``freeze`` would make of it) only when one of its lists differs from the copies kept at
+    the last call."""
+
+    __slots__ = ("engine", "table", "seen")
+
+    def __init__(self, engine: SanJuanEngine, table: Table) -> None:
+        self.engine = engine
+        self.table = table
+        self.seen: list[tuple[list[Any], ...] | None] = [None] * table.n
+
+    def view(self) -> Table:
+        return self.table
+
+    def changed(self) -> list[tuple[int, dict[str, Any]]]:
+        t = self.table
+        seen = self.seen
+        out = []
+        for seat in range(t.n):
+            lists = (t.hands[seat], t.buildings[seat], t.goods[seat], t.chapel[seat], t.covered[seat])
+            if lists != seen[seat]:
+                seen[seat] = tuple([*values] for values in lists)
+                out.append((seat, self.engine._player_row(t.player(seat))))
+        return out
 
 
 ENGINE = SanJuanEngine()

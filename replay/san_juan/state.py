@@ -83,6 +83,13 @@ class SanJuanState:
     def current_seat(self) -> int | None:
         return seat_to_act(self.stage, len(self.players), self.governor, self.role_turn, self.queue)
 
+    def seat_buildings(self, seat: int) -> tuple[str, ...]:
+        """The seat's buildings (``Table.seat_buildings`` answers the same on a working table)."""
+        return self.players[seat].buildings
+
+    def library_used_by(self, seat: int) -> bool:
+        return self.players[seat].library_used
+
     def all_cards(self) -> list[str]:
         """Every card on the table, wherever it lies (for the conservation invariant)."""
         cards: list[str] = list(self.draw_pile) + list(self.discard) + list(self.looking)
@@ -240,6 +247,21 @@ class Table:
     def current_seat(self) -> int | None:
         """The seat that decides now (as ``SanJuanState.current_seat``)."""
         return seat_to_act(self.stage, self.n, self.governor, self.role_turn, self.queue)
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def seat_buildings(self, seat: int) -> list[str] | tuple[str, ...]:
+        """The seat's buildings, for reading (as ``SanJuanState.seat_buildings``)."""
+        return self.buildings.read(seat)  # type: ignore[return-value]
+
+    def library_used_by(self, seat: int) -> bool:
+        return self.library_used[seat]
+
+    def player(self, seat: int) -> PlayerState:
+        """The seat's snapshot as ``freeze`` makes it (the importer's per-seat row reads it)."""
+        return self._freeze_player(seat)
 
     def freeze(self) -> SanJuanState:
         players = tuple(self._freeze_player(i) for i in range(self.n))
