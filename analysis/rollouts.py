@@ -64,11 +64,13 @@ def play_out(engine: Any, game: Working, players: int, rng: random.Random) -> li
 
 def play_to_end(engine: Any, game: Working, players: int, rng: random.Random) -> bool:
     """``play_out``'s moves: whether the game ended within the simulation's move limit."""
-    bots = [make_bot(engine.game, "heuristic", rng.randrange(2**31)) for _ in range(players)]
+    choose = [make_bot(engine.game, "heuristic", rng.randrange(2**31)).choose_working for _ in range(players)]
+    # Bound once: a rollout makes about a hundred moves.
+    is_over, current_seat, apply = game.is_over, game.current_seat, game.apply
     for _ in range(MAX_MOVES):
-        if game.is_over():
+        if is_over():
             return True
-        game.apply(bots[game.current_seat()].choose_working(game))  # type: ignore[index]
+        apply(choose[current_seat()](game))  # type: ignore[index]
     return False
 
 

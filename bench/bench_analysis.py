@@ -3,7 +3,10 @@
     python bench/bench_analysis.py [--rollouts 100] [--top 6] [--workers 2] [--out bench/results_analysis.json]
 
 Measures wall time (run it on an otherwise idle machine), decisions analysed, candidates and rollouts
-played, and rollouts per second.
+played, and rollouts per second. Then, in this process on one core, the CPU time per rollout move
+(``rollout_move``): rollouts from a fixed sample of each game's decisions (every decision's first
+candidates), timed as ``run_task`` runs them, and split into the bots' choices, the rules
+(``Working.apply``) and the rest (determinisation, setting up each rollout, the winners).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -20,9 +24,17 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.decisions import Options, analyse  # noqa: E402
+from analysis.decisions import Options, analyse, decision_points  # noqa: E402
+from analysis.rollouts import RolloutTask, run_task, state_players, world_rng  # noqa: E402
 from bench.common import machine  # noqa: E402
+from replay.errors import FieldError, RuleViolation  # noqa: E402
 from replay.logfile import read_records  # noqa: E402
+from replay.registry import engine_for  # noqa: E402
+from replay.simulate import MAX_MOVES, make_bot  # noqa: E402
+
+#: The sample of ``rollout_move``: this many decisions spread over the game, the first candidates of
+#: each, rollouts per candidate.
+SAMPLE_DECISIONS, SAMPLE_CANDIDATES, SAMPLE_ROLLOUTS = 12, 4, 4
 
 GAMES = {
     "san_juan 4p": ROOT / "sample_logs" / "san_juan" / "san_juan-4p-seed2026-0002.json",
@@ -46,6 +58,76 @@ def bench_game(path: Path, options: Options) -> dict[str, Any]:
     }
 
 
+def _sample(path: Path) -> list[RolloutTask]:
+    """The rollout tasks of ``rollout_move``: fixed decisions, candidates and seeds."""
+    record = next(iter(read_records(path)))
+    assert record.log is not None
+    engine = engine_for(record.log.game)
+    points = [p for p, _ in decision_points(record.log)]
+    points = points[:: max(1, len(points) // SAMPLE_DECISIONS)][:SAMPLE_DECISIONS]
+    return [
+        RolloutTask(record.log.game, p.step, p.seat, p.state, tuple(list(engine.legal_moves(p.state))[:SAMPLE_CANDIDATES]),
+                    1, 0, SAMPLE_ROLLOUTS)
+        for p in points
+    ]
+
+
+def _split(tasks: list[RolloutTask]) -> dict[str, float]:
+    """The rollouts of ``tasks`` as ``run_task`` plays them, with the bots' choices and the rules'
+    moves clocked separately: moves played, CPU seconds of each part and of the whole (``all``: with
+    determinisation, each rollout's setup and the clock calls)."""
+    clock = time.process_time
+    spent = {"moves": 0.0, "bots": 0.0, "rules": 0.0, "all": -clock()}
+    for task in tasks:
+        engine = engine_for(task.game)
+        for number in range(task.first, task.first + task.count):
+            rng = world_rng(task.seed, task.step, number)
+            world = engine.determinise(task.state, task.seat, rng)
+            play_seed = rng.randrange(2**62)
+            for move in task.candidates:
+                game = engine.working(world)
+                try:
+                    game.apply(move)
+                except (RuleViolation, FieldError):
+                    continue
+                bot_rng = random.Random(play_seed)
+                bots = [make_bot(task.game, "heuristic", bot_rng.randrange(2**31)) for _ in range(state_players(world))]
+                for _ in range(MAX_MOVES):
+                    if game.is_over():
+                        break
+                    start = clock()
+                    chosen = bots[game.current_seat()].choose_working(game)  # type: ignore[index]
+                    middle = clock()
+                    game.apply(chosen)
+                    spent["bots"] += middle - start
+                    spent["rules"] += clock() - middle
+                    spent["moves"] += 1
+    spent["all"] += clock()
+    return spent
+
+
+def rollout_move(path: Path, repeat: int = 3) -> dict[str, Any]:
+    """CPU microseconds per rollout move (one core, best of ``repeat``), and its split."""
+    tasks = _sample(path)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        for task in tasks:
+            run_task(task)
+        best = min(best, time.process_time() - start)
+    split = _split(tasks)
+    moves = split["moves"]
+    total = best / moves * 1e6
+    # The split's shares (its clock calls make it slower than ``run_task``) of the untimed total.
+    share = {part: split[part] / split["all"] for part in ("bots", "rules")}
+    return {
+        "decisions": len(tasks), "rollouts": sum(len(t.candidates) * t.count for t in tasks), "moves": int(moves),
+        "cpu_seconds": round(best, 3), "us_per_move": round(total, 1),
+        "bots_us": round(total * share["bots"], 1), "rules_us": round(total * share["rules"], 1),
+        "rest_us": round(total * (1 - share["bots"] - share["rules"]), 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rollouts", type=int, default=100)
@@ -55,8 +137,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     options = Options(rollouts=args.rollouts, seed=1, top=args.top, workers=args.workers)
     rows = {name: bench_game(path, options) for name, path in GAMES.items()}
+    moves = {name: rollout_move(path) for name, path in GAMES.items()}
     result = {"machine": machine(), "rollouts": args.rollouts, "top": args.top, "workers": args.workers,
-              "load_average": os.getloadavg(), "games": rows}
+              "load_average": os.getloadavg(), "games": rows, "rollout_move": moves}
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
     return result

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import lru_cache
 
 from replay.puerto_rico import rules
 from replay.puerto_rico.arrangements import colonists_to_place
@@ -58,10 +59,6 @@ _GOOD_VALUE = {Good.CORN: 1.0, Good.INDIGO: 1.5, Good.SUGAR: 2.0, Good.TOBACCO: 
 
 #: A seat as the bot reads it: a snapshot's record or a table's mutable copy (the same fields).
 Seat = PlayerState | MPlayer
-
-
-def _tiles(p: Seat, kind: str) -> int:
-    return sum(1 for k in p.island if k == kind)
 
 
 def building_value(name: str, p: Seat, state: PuertoRicoState | Table) -> float:
@@ -112,6 +109,11 @@ _BUILD = {name: Build(name) for name in BUILDINGS}
 _CHOOSE_ROLE = {card: ChooseRole(card) for card in ROLE_CARDS}
 #: The bot's worth of each good, in good order.
 _GOOD_WORTH = tuple(_GOOD_VALUE[g] for g in GOODS)
+#: The goods whose plantations the mayor pairs with production buildings, the dearest first.
+_PAIRED_GOODS = tuple((g, g.value) for g in reversed(GOODS[1:]))
+_CORN_KIND = Good.CORN.value
+#: The good grown on each plantation kind.
+_GOOD_OF_KIND = {g.value: g for g in GOODS}
 #: The role of each role card (``role_of``), looked up for every card at every role choice.
 _ROLE_OF = {card: role_of(card) for card in ROLE_CARDS}
 
@@ -164,29 +166,35 @@ class HeuristicPlayer:
 
     def _role(self, t: Table, seat: int, p: Seat) -> ChooseRole:
         taken = {card for card, _ in t.roles_taken}
-        # What the builder would bring: priced as its chooser (the discount), then the table as it was.
-        chooser, role = t.chooser, t.role
-        t.chooser, t.role = seat, Role.BUILDER
-        try:
-            best_build = self._best_build(t, seat, p)
-        finally:
-            t.chooser, t.role = chooser, role
-        made = rules.production(p)
-        held = p.goods
-        goods = sum(held)
-        house = t.trading_house
+        # Only the roles still on the table are scored (what a taken one would bring is never read).
+        open_roles = {_ROLE_OF[card] for card in t.role_cards if card not in taken}
         scores: dict[Role, float] = {}
-        scores[Role.BUILDER] = 1.0 + (best_build[1] if best_build else -1.0)
-        # Summed left to right from 0, as ``sum`` does.
-        craft = 0.0
-        for i in range(5):
-            craft += made[i] * _GOOD_WORTH[i]
-        scores[Role.CRAFTSMAN] = craft * 0.8
-        trade = [PRICES[g] + 1 for g, have in zip(GOODS, held) if have and g not in house]
-        scores[Role.TRADER] = (max(trade) if trade and len(house) < 4 else 0) * 0.9
+        if Role.BUILDER in open_roles:
+            # Priced as the builder's chooser (the discount), then the table as it was.
+            chooser, role = t.chooser, t.role
+            t.chooser, t.role = seat, Role.BUILDER
+            try:
+                best_build = self._best_build(t, seat, p)
+            finally:
+                t.chooser, t.role = chooser, role
+            scores[Role.BUILDER] = 1.0 + (best_build[1] if best_build else -1.0)
+        held = p.goods
+        if Role.CRAFTSMAN in open_roles:
+            made = rules.production(p)
+            # Summed left to right from 0, as ``sum`` does.
+            craft = 0.0
+            for i in range(5):
+                craft += made[i] * _GOOD_WORTH[i]
+            scores[Role.CRAFTSMAN] = craft * 0.8
+        if Role.TRADER in open_roles:
+            house = t.trading_house
+            trade = [PRICES[g] + 1 for g, have in zip(GOODS, held) if have and g not in house]
+            scores[Role.TRADER] = (max(trade) if trade and len(house) < 4 else 0) * 0.9
+        goods = sum(held)
         scores[Role.CAPTAIN] = min(goods, 8) * 0.7 + (0.5 if goods else -1)
-        owned, circles, _ = colonists_to_place(p)
-        scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + t.colonist_ship / t.n * 0.3
+        if Role.MAYOR in open_roles:
+            owned, circles, _ = colonists_to_place(p)
+            scores[Role.MAYOR] = 1.0 + 0.6 * max(0, circles - owned) + t.colonist_ship / t.n * 0.3
         tiles = len(p.island)
         scores[Role.SETTLER] = 1.2 + (1.0 if tiles < 8 else 0) - (2 if tiles >= ISLAND_SPACES else 0)
         scores[Role.PROSPECTOR] = 1.0
@@ -210,13 +218,21 @@ class HeuristicPlayer:
         if not options:
             return Pass()
 
+        tiles: dict[str, int] = {}
+        for k in p.island:
+            tiles[k] = tiles.get(k, 0) + 1
+        circles: dict[Good | None, int] = {}
+        for c in p.city:
+            b = BUILDINGS[c]
+            circles[b.good] = circles.get(b.good, 0) + b.circles
+
         def value(kind: str) -> float:
+            # A quarry draws no random number: only plantations are valued with a little noise.
             if kind == QUARRY:
-                return 3.0 - 0.6 * _tiles(p, QUARRY)
-            good = Good(kind)
-            circles = sum(BUILDINGS[c].circles for c in p.city if BUILDINGS[c].good is good)
-            need = circles - _tiles(p, kind)
-            base = 2.5 if good is Good.CORN and _tiles(p, kind) < 2 else _GOOD_VALUE[good]
+                return 3.0 - 0.6 * tiles.get(QUARRY, 0)
+            good = _GOOD_OF_KIND[kind]
+            need = circles.get(good, 0) - tiles.get(kind, 0)
+            base = 2.5 if good is Good.CORN and tiles.get(kind, 0) < 2 else _GOOD_VALUE[good]
             return base + (2.0 if need > 0 else 0) + self.rng.random() * 0.5
 
         return Settle(max(options, key=value))
@@ -234,37 +250,51 @@ class HeuristicPlayer:
 
         def put(target: dict[str, int], name: str, count: int) -> None:
             nonlocal left
-            count = min(count, left)
+            if count > left:
+                count = left
             if count > 0:
                 target[name] = target.get(name, 0) + count
                 left -= count
 
         # Large and dear violet buildings first, then production pairs (dearest good first), corn,
         # quarries, the other violet buildings, then whatever circles are left.
-        violets = sorted((b for b in p.city if BUILDINGS[b].is_violet), key=lambda b: -BUILDINGS[b].cost)
+        # The city's violet buildings and its production buildings of each good, in city order.
+        violets: list[str] = []
+        producing: dict[Good, list[str]] = {}
+        for b in p.city:
+            good = BUILDINGS[b].good
+            if good is None:
+                violets.append(b)
+            else:
+                producing.setdefault(good, []).append(b)
+        violets.sort(key=lambda b: -BUILDINGS[b].cost)
         for b in violets:
             if BUILDINGS[b].cost >= 7:
                 put(buildings, b, 1)
-        for good in reversed(GOODS[1:]):
-            circles = [b for b in p.city if BUILDINGS[b].good is good]
+        for good, kind in _PAIRED_GOODS:
+            circles = producing.get(good, [])
             capacity = sum(BUILDINGS[b].circles for b in circles)
-            pairs = min(tiles.get(good.value, 0), capacity)
+            pairs = min(tiles.get(kind, 0), capacity)
             if pairs and left >= 2:
                 pairs = min(pairs, left // 2)
-                put(plantations, good.value, pairs)
+                put(plantations, kind, pairs)
                 need = pairs
                 for b in circles:
                     take = min(need, BUILDINGS[b].circles)
                     put(buildings, b, take)
                     need -= take
-        put(plantations, Good.CORN.value, tiles.get(Good.CORN.value, 0))
-        put(plantations, QUARRY, tiles.get(QUARRY, 0))
-        for b in violets:
-            put(buildings, b, 1 - buildings.get(b, 0))
-        for k, n in tiles.items():
-            put(plantations, k, n - plantations.get(k, 0))
-        for b in p.city:
-            put(buildings, b, BUILDINGS[b].circles - buildings.get(b, 0))
+        # Once everyone is placed, what follows places nobody.
+        if left:
+            put(plantations, _CORN_KIND, tiles.get(_CORN_KIND, 0))
+            put(plantations, QUARRY, tiles.get(QUARRY, 0))
+            for b in violets:
+                put(buildings, b, 1 - buildings.get(b, 0))
+            for k, n in tiles.items():
+                put(plantations, k, n - plantations.get(k, 0))
+            for b in p.city:
+                if not left:
+                    break
+                put(buildings, b, BUILDINGS[b].circles - buildings.get(b, 0))
         return Mayor.of(plantations, buildings)
 
     # -- builder ---------------------------------------------------------------------------------
@@ -313,17 +343,24 @@ class HeuristicPlayer:
         return Pass()
 
     def _store(self, p: Seat) -> Store:
-        moves = rules._store_moves(p)
+        return _best_store(tuple(p.goods), rules._storage_slots(p))
 
-        def value(m: Store) -> float:
-            kept = 0.0
-            for g in m.warehouse:
-                kept += p.goods[GOOD_INDEX[g]] * _GOOD_VALUE[g]
-            if m.keep is not None:
-                kept += _GOOD_VALUE[m.keep]
-            return kept
 
-        return max(moves, key=value)
+@lru_cache(maxsize=4096)
+def _best_store(goods: tuple[int, ...], slots: int) -> Store:
+    """The storage keeping the most worth of a seat holding ``goods`` with ``slots`` warehouse kinds
+    (the first such of ``rules._store_moves``). Seats hold the same few goods again and again."""
+    moves = rules._storage(goods, slots)[0]
+
+    def value(m: Store) -> float:
+        kept = 0.0
+        for g in m.warehouse:
+            kept += goods[GOOD_INDEX[g]] * _GOOD_VALUE[g]
+        if m.keep is not None:
+            kept += _GOOD_VALUE[m.keep]
+        return kept
+
+    return max(moves, key=value)
 
 
 __all__ = ["HeuristicPlayer", "building_value"]

@@ -25,6 +25,7 @@ raises ``FieldError`` with the JSON path.
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -97,6 +98,9 @@ _LOAD = {(g, ship): Load(g, ship) for g in GOODS for ship in (0, 1, 2, WHARF)}
 _DECLINE = Produce(take=False)
 #: ``(index, name, cost, quarry column, city spaces)`` of each building, in catalogue order.
 _BUILD_FACTS = tuple((i, b.name, b.cost, b.column, b.spaces) for i, b in enumerate(CATALOGUE))
+#: ``_BUILD_FACTS`` by cost (then catalogue order), and their costs.
+_BY_COST = sorted(_BUILD_FACTS, key=lambda fact: (fact[2], fact[0]))
+_COSTS = [fact[2] for fact in _BY_COST]
 #: The building holding each violet power, and the good index of each production building.
 _HOLDER = {b.power: b.name for b in CATALOGUE if b.good is None}
 _GOOD_SLOT = {b.name: GOOD_INDEX[b.good] for b in CATALOGUE if b.good is not None}
@@ -317,11 +321,17 @@ def _buildable(t: Table | PuertoRicoState, seat: int) -> list[str]:
     money = pv.doubloons
     city = pv.city
     supply = t.building_supply
-    return [
-        name
-        for i, name, cost, column, spaces in _BUILD_FACTS
-        if cost - base - min(quarries, column) <= money and supply[i] > 0 and spaces <= free and name not in city
+    # No discount exceeds the builder's plus every occupied quarry: dearer buildings are out of reach
+    # (most are, so only the cheaper ones are looked at, then put back in catalogue order).
+    reach = bisect_right(_COSTS, money + base + quarries)
+    found = [
+        fact
+        for fact in _BY_COST[:reach]
+        if fact[2] - base - min(quarries, fact[3]) <= money and supply[fact[0]] > 0 and fact[4] <= free
+        and fact[1] not in city
     ]
+    found.sort()
+    return [fact[1] for fact in found]
 
 
 def _can_build(t: Table | PuertoRicoState, seat: int) -> bool:

@@ -97,6 +97,9 @@ class HeuristicPlayer:
                 return self._produce(t, seat, owned)
             if role is Role.TRADER:
                 return self._sell(t, seat, owned)
+        if stage is Stage.ROLE:
+            # Reads only which cards the hand holds and how many.
+            return self._role(t, seat, t.hands.read(seat), owned)
         # In catalogue order, as a snapshot holds it (a working table's hand is in no order): ties
         # between equally valued cards go to the first.
         hand = sorted(t.hands.read(seat), key=ORDER.__getitem__)
@@ -104,8 +107,6 @@ class HeuristicPlayer:
         def keep_value(c: str) -> float:
             return -1.0 if c in VIOLET and c in owned else _VALUE[c]
 
-        if stage is Stage.ROLE:
-            return self._role(t, seat, hand, owned)
         if stage is Stage.DRAFT:
             return Draft(sort_cards(sorted(hand, key=keep_value, reverse=True)[:4]))
         if stage is Stage.CHAPEL:
@@ -155,21 +156,25 @@ class HeuristicPlayer:
         goods = goods[: rules._max_sell(t, seat, owned)]
         return _new_sell(tuple(sorted(goods, key=_GOOD_RANK.__getitem__)), ()) if goods else _PASS
 
-    def _role(self, t: Table, seat: int, hand: list[str], owned: list[str] | tuple[str, ...]) -> SanJuanMove:
+    def _role(self, t: Table, seat: int, hand: list[str] | tuple[str, ...], owned: list[str] | tuple[str, ...]
+              ) -> SanJuanMove:
         taken = {r for r, _ in t.roles_taken}
         goods_on = t.goods.read(seat)
+        # Only the roles not taken yet are scored (what a taken one would bring is never read).
         scores: dict[Role, float] = {}
         goods = len(goods_on) - goods_on.count(None)
-        empty = sum(rules._empty_by_good(owned, goods_on).values())
-        # What the builder would bring: priced as its chooser (the privilege), then the table as it was.
-        chooser, library = t.chooser, t.library
-        t.chooser, t.library = seat, False
-        try:
-            build = self._best_build(t, seat, hand, owned)
-        finally:
-            t.chooser, t.library = chooser, library
-        scores[Role.BUILDER] = 4.0 + _VALUE[build[0]] if build else 0.5
-        scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
+        if Role.BUILDER not in taken:
+            # Priced as the builder's chooser (the privilege), then the table as it was.
+            chooser, library = t.chooser, t.library
+            t.chooser, t.library = seat, False
+            try:
+                build = self._best_build(t, seat, hand, owned)
+            finally:
+                t.chooser, t.library = chooser, library
+            scores[Role.BUILDER] = 4.0 + _VALUE[build[0]] if build else 0.5
+        if Role.PRODUCER not in taken:
+            empty = sum(rules._empty_by_good(owned, goods_on).values())
+            scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
         scores[Role.TRADER] = 1.8 * min(2, goods)
         scores[Role.COUNCILLOR] = 2.5 - 0.2 * len(hand)
         scores[Role.PROSPECTOR] = 1.2 + (1.0 if "Gold mine" in owned else 0)
@@ -193,7 +198,7 @@ class HeuristicPlayer:
             goods = [g for g in _GOODS for _ in range(have.get(g, 0))][:use_goods]
         return _new_build(building, sort_cards(pay), tuple(goods), None, ())
 
-    def _best_build(self, t: Table, seat: int, hand: list[str], owned: list[str] | tuple[str, ...]
+    def _best_build(self, t: Table, seat: int, hand: list[str] | tuple[str, ...], owned: list[str] | tuple[str, ...]
                     ) -> tuple[str, int, int] | None:
         """``(building, cards paid, goods paid)`` of ``_build``: the highest valued building in hand the
         seat can afford (the first in catalogue order among equals), less 0.15 a card paid; None when
