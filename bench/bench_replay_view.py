@@ -7,9 +7,15 @@
 For a 4-player San Juan game and a 5-player Puerto Rico game (the longest of each in the database;
 the Puerto Rico sample games are copied into it when it has no 5-player Puerto Rico game):
 
-- open: from the browser starting to load ``/replay?game=ID&step=N`` to the board drawn at N, on a
-  running dashboard whose caches do not hold that game (query, transfer and first paint included);
-  several games, each opened once;
+- open (new tab): from the browser starting to load ``/replay?game=ID&step=N`` in a new tab to the
+  board drawn at N, on a running dashboard whose caches do not hold that game (Streamlit's start of a
+  page, query, transfer and first paint included); several games, each opened once. The tabs share
+  one browser profile that has loaded the app once before (its HTTP cache holds the app's scripts,
+  as a user's browser does); ``open_cold_browser`` is the same in a fresh profile (every script
+  downloaded again);
+- open (in the app): on the Games page of a tab already open, the game found with the search box,
+  from the click on its row to its board drawn (the page switch, query, transfer and first paint);
+  other games, each opened once;
 - step: from a key press (the event's time stamp) to the board updated for it and laid out, for
   ``--steps`` presses of the Right arrow and as many of the Left arrow, 70 ms apart (one a frame);
 - burst: 30 presses at 20 a second, and whether the board moved exactly 30 steps;
@@ -21,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import statistics
 import sys
 import time
@@ -131,7 +138,13 @@ def add_puerto_rico(db: Path) -> None:
 def pick_games(db: Path) -> dict[str, dict[str, Any]]:
     """The longest 4-player San Juan and 5-player Puerto Rico games, adding the Puerto Rico sample
     games when the database has none."""
-    query = ("SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? ORDER BY moves DESC, game_id LIMIT 12")
+    # Games whose id is part of no other id: the Games page's search finds each alone (the copies of a
+    # replicated database have the original's id plus a suffix).
+    query = ("WITH top AS (SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? "
+             "ORDER BY moves DESC, game_id LIMIT 100) "
+             "SELECT game_id, moves FROM top g WHERE NOT EXISTS "
+             "(SELECT 1 FROM games o WHERE o.game_id <> g.game_id AND contains(o.game_id, g.game_id)) "
+             "ORDER BY moves DESC, game_id LIMIT 14")
     pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
     if not pr:
         add_puerto_rico(db)
@@ -173,17 +186,24 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int, opens: int) -> dict[str, Any]:
+def open_in_new_tab(tabs: Any, url: str, game: dict[str, Any]) -> tuple[Any, float]:
+    """A new page of ``tabs`` (a browser context, or the browser for a fresh profile) opened at the
+    middle of ``game``, and the seconds from the start of its load to the board drawn."""
+    page = tabs.new_page(viewport={"width": 1400, "height": 1000}) if not hasattr(tabs, "pages") else tabs.new_page()
+    start = time.perf_counter()
+    page.goto(f"{url}/replay?game={game['game_id']}&step={game['moves'] // 2}")
+    page.wait_for_selector(f".gv-root[data-step='{game['moves'] // 2}']", timeout=60_000)
+    return page, time.perf_counter() - start
+
+
+def measure_game(tabs: Any, url: str, games: list[dict[str, Any]], steps: int, opens: int) -> dict[str, Any]:
     from dashboards.screenshots import wait_for_app
 
     main = games[0]
     open_s = []
     for game in games[1: opens + 1] + [main]:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        start = time.perf_counter()
-        page.goto(f"{url}/replay?game={game['game_id']}&step={game['moves'] // 2}")
-        page.wait_for_selector(f".gv-root[data-step='{game['moves'] // 2}']", timeout=60_000)
-        open_s.append(time.perf_counter() - start)
+        page, seconds = open_in_new_tab(tabs, url, game)
+        open_s.append(seconds)
         if game is not main:
             page.close()
     wait_for_app(page)
@@ -235,6 +255,37 @@ def measure_game(browser: Any, url: str, games: list[dict[str, Any]], steps: int
     }
 
 
+def measure_open_in_app(tabs: Any, url: str, games: list[dict[str, Any]]) -> list[float]:
+    """Seconds from a click on a game's row in the Games page to its board drawn, for each game (a
+    user opening a game from the list, in a tab where the app runs already)."""
+    from dashboards.screenshots import wait_for_app
+
+    page = tabs.new_page()
+    page.goto(f"{url}/")  # the Games page is the default one
+    wait_for_app(page)
+    seconds = []
+    for game in games:
+        search = page.get_by_role("textbox", name="Search")
+        search.fill(game["game_id"])
+        search.press("Enter")
+        page.get_by_text(re.compile(r"^1 of ")).first.wait_for(timeout=60_000)
+        wait_for_app(page)
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        box = grid.bounding_box()
+        assert box is not None
+        start = time.perf_counter()
+        # The first row's selection box (under the 35-pixel header row).
+        page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+        page.wait_for_selector(".gv-root[data-step='0']", timeout=60_000)
+        seconds.append(time.perf_counter() - start)
+        wait_for_app(page)
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Games").click()
+        page.get_by_role("textbox", name="Search").wait_for(timeout=60_000)
+        wait_for_app(page)
+    page.close()
+    return seconds
+
+
 def measure(db: Path, steps: int, opens: int) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
@@ -246,12 +297,24 @@ def measure(db: Path, steps: int, opens: int) -> dict[str, Any]:
     with running_dashboard(db) as url, sync_playwright() as pw:
         browser = launch_browser(pw)
         # The first page load of a fresh server starts Streamlit's machinery: not counted.
-        warm = browser.new_page()
+        # One browser profile, as a user's: the first visit fills its HTTP cache with the app's scripts.
+        tabs = browser.new_context(viewport={"width": 1400, "height": 1000})
+        warm = tabs.new_page()
         warm.goto(f"{url}/")
         warm.wait_for_selector('[data-testid="stApp"]')
         warm.close()
         for name, found in picked.items():
-            result = measure_game(browser, url, found["games"], steps, opens)
+            games = found["games"]
+            result = measure_game(tabs, url, games, steps, opens)
+            # Games not opened by measure_game (nothing of them cached by the dashboard).
+            in_app = measure_open_in_app(tabs, url, games[opens + 1: 2 * opens + 1])
+            cold = [open_in_new_tab(browser, url, game) for game in games[2 * opens + 1: 2 * opens + 3]]
+            for page, _ in cold:
+                page.close()
+            for key, values in (("open_in_app", in_app), ("open_cold_browser", [s for _, s in cold])):
+                result.update({f"{key}_s": [round(s, 3) for s in values],
+                               f"{key}_median_s": round(statistics.median(values), 3) if values else None,
+                               f"{key}_max_s": round(max(values), 3) if values else None})
             # Server time on a game nobody opened yet (nothing of it cached); bytes of the game stepped.
             unopened = payload_bytes(db, found["games"][-1]["game_id"])
             result.update({k: v for k, v in unopened.items() if k.startswith("server_")})

@@ -117,6 +117,22 @@ def compare(ids: list[str]) -> None:
                 st.html(board)
 
 
+def opened_game() -> str | None:
+    """The game of the row just selected in the table (not in compare mode), or None. Read before the
+    page draws anything, from the ids the previous run showed: opening a game then costs no query
+    and no redraw of this page before the switch to Replay."""
+    picked = st.session_state.get("games_table")
+    shown = st.session_state.get("games_shown_ids") or []
+    if st.session_state.get("games_compare_mode") or not picked:
+        return None
+    rows = list(picked["selection"]["rows"]) if "selection" in picked else []
+    return str(shown[rows[0]]) if rows and 0 <= rows[0] < len(shown) else None
+
+
+opened = opened_game()
+if opened is not None:
+    st.switch_page("views/replay.py", query_params={"game": opened, "step": "0"})
+
 st.title("Games")
 ui.require_games()
 
@@ -239,6 +255,7 @@ cut = f" (the newest {SHOWN:,} shown; narrow the filters to see the others)" if 
 st.caption(f"{matches:,} of {plural(total_games, 'game')}{cut}. "
            + ("Select two rows to compare them." if compare_mode else "Select a row to replay the game."))
 view = shown.assign(game=shown["game"].map(ui.game_title), played_at=shown["played_at"].fillna("")).reset_index(drop=True)
+st.session_state["games_shown_ids"] = [str(i) for i in view["game_id"]]
 event = st.dataframe(
     view,
     key="games_table_compare" if compare_mode else "games_table",

@@ -383,12 +383,12 @@ class PuertoRicoEngine(RulesEngine):
         return super().state_rows(work)
 
     def _player_row(self, p: Any) -> dict[str, Any]:
-        score = scoring.score_player(p)
+        total, parts = scoring.score_parts(p)
         return {
-            "vp": score.total,
-            "vp_chips": score.parts["chips"],
-            "vp_buildings": score.parts["buildings"],
-            "vp_bonus": score.total - score.parts["chips"] - score.parts["buildings"],
+            "vp": total,
+            "vp_chips": parts["chips"],
+            "vp_buildings": parts["buildings"],
+            "vp_bonus": total - parts["chips"] - parts["buildings"],
             "doubloons": p.doubloons,
             "colonists_san_juan": p.san_juan,
             "colonists_placed": sum(p.island_workers) + sum(p.city_workers),

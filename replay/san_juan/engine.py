@@ -284,13 +284,13 @@ class SanJuanEngine(RulesEngine):
         return super().state_rows(work)
 
     def _player_row(self, player: Any) -> dict[str, Any]:
-        score = scoring.score_player(player)
+        total, parts = scoring.score_parts(player)
         goods = [CARDS[b].good for b, g in zip(player.buildings, player.goods) if g is not None]
         return {
-            "vp": score.total,
-            "vp_buildings": score.parts["buildings"],
-            "vp_chapel": score.parts["chapel"],
-            "vp_bonus": score.total - score.parts["buildings"] - score.parts["chapel"],
+            "vp": total,
+            "vp_buildings": parts["buildings"],
+            "vp_chapel": parts["chapel"],
+            "vp_bonus": total - parts["buildings"] - parts["chapel"],
             "hand_size": len(player.hand),
             "hand": list(player.hand),
             "buildings": list(player.buildings),
@@ -330,10 +330,15 @@ class _WorkingRows(StateRows):
         t = self.table
         seen = self.seen
         out = []
-        for seat in range(t.n):
-            lists = (t.hands[seat], t.buildings[seat], t.goods[seat], t.chapel[seat], t.covered[seat])
-            if lists != seen[seat]:
-                seen[seat] = tuple([*values] for values in lists)
+        for seat, (hand, buildings, goods, chapel, covered) in enumerate(
+            zip(t.hands, t.buildings, t.goods, t.chapel, t.covered)
+        ):
+            last = seen[seat]
+            if (
+                last is None or hand != last[0] or buildings != last[1] or goods != last[2]
+                or chapel != last[3] or covered != last[4]
+            ):
+                seen[seat] = (hand[:], buildings[:], goods[:], chapel[:], covered[:])
                 out.append((seat, self.engine._player_row(t.player(seat))))
         return out
 

@@ -93,6 +93,17 @@ def test_selecting_a_row_still_opens_the_replay(dated_db: Path, open_games) -> N
     assert at.query_params.get("game") in (first, [first])
 
 
+def test_selecting_a_row_of_a_search_opens_that_game(dated_db: Path, open_games) -> None:
+    # The row index is read against the ids the previous run showed, before any query of this run.
+    at = open_games(dated_db)
+    third = ids(at)[2]
+    at.text_input(key="games_search").set_value(third[:10]).run()
+    assert ids(at) == [third]
+    at.session_state["games_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert at.query_params.get("game") in (third, [third]) and at.query_params.get("step") in ("0", ["0"])
+
+
 def test_two_games_side_by_side(dated_db: Path, open_games, sql) -> None:
     at = open_games(dated_db, compare="1")
     assert any("0 of 2 games chosen" in i.value for i in at.info)
