@@ -235,3 +235,27 @@ def test_an_error_in_the_words_of_a_move_comes_after_the_rules(monkeypatch: pyte
     assert kinds[0] == ("illegal", "builder.in_hand")
     assert ("internal", None) in kinds[1:]
     assert any("ValueError: no words for a palace" in r["message"] for r in found[0])
+
+
+def test_an_engine_without_a_working_game_gives_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine whose rules have no working game is replayed through snapshots (``SnapshotWorking``)
+    and its rows read through ``SnapshotRows``: the same rows again."""
+    from replay.engine_base import SnapshotWorking
+
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    for game, players, seed, bot, options in SIMULATED[::25]:
+        log = parse_game(simulate_game(game, players, seed, bot, options), file="game.json", index=0)
+        record = LogRecord("game.json", 0, "", log, None)
+        batches = []
+        for snapshots in (False, True):
+            engine = engine_for(game)
+            with monkeypatch.context() as patch:
+                if snapshots:
+                    patch.setattr(engine, "working", lambda state, engine=engine: SnapshotWorking(engine, state))
+                batch = Batch()
+                add_record(batch, record, now)
+            batches.append(_expanded(batch.to_arrow()))
+        batch = Batch()
+        reference_add_record(batch, record, now)
+        assert batches[0] == batches[1] == _expanded(batch.to_arrow()), (game, players, seed)
+        assert len(batches[0]["moves"]) == len(log.moves)
