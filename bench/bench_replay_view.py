@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import statistics
 import sys
 import time
@@ -137,7 +138,13 @@ def add_puerto_rico(db: Path) -> None:
 def pick_games(db: Path) -> dict[str, dict[str, Any]]:
     """The longest 4-player San Juan and 5-player Puerto Rico games, adding the Puerto Rico sample
     games when the database has none."""
-    query = ("SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? ORDER BY moves DESC, game_id LIMIT 14")
+    # Games whose id is part of no other id: the Games page's search finds each alone (the copies of a
+    # replicated database have the original's id plus a suffix).
+    query = ("WITH top AS (SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? "
+             "ORDER BY moves DESC, game_id LIMIT 100) "
+             "SELECT game_id, moves FROM top g WHERE NOT EXISTS "
+             "(SELECT 1 FROM games o WHERE o.game_id <> g.game_id AND contains(o.game_id, g.game_id)) "
+             "ORDER BY moves DESC, game_id LIMIT 14")
     pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
     if not pr:
         add_puerto_rico(db)
@@ -261,7 +268,7 @@ def measure_open_in_app(tabs: Any, url: str, games: list[dict[str, Any]]) -> lis
         search = page.get_by_role("textbox", name="Search")
         search.fill(game["game_id"])
         search.press("Enter")
-        page.get_by_text("1 of ", exact=False).first.wait_for(timeout=60_000)
+        page.get_by_text(re.compile(r"^1 of ")).first.wait_for(timeout=60_000)
         wait_for_app(page)
         grid = page.locator('[data-testid="stDataFrame"]').first
         box = grid.bounding_box()

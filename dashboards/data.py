@@ -166,15 +166,33 @@ def schema_columns() -> pd.DataFrame:
 
 
 @st.cache_data(ttl=CACHE_TTL, show_spinner=False, max_entries=32)
-def _cached_replay(path: str, stamp: tuple[int, ...], game: str, game_id: str) -> dict[str, Any]:
+def _cached_game(path: str, stamp: tuple[int, ...], game_id: str, with_states: tuple[str, ...]) -> GameAndPayload | None:
     from dashboards.replay_data import game_payload
 
-    # One connection for the reads of a game: opening the file is a good part of their time.
     with reader(path, config=READ_CONFIG) as con:
-        found = read_game(con, game, game_id)
-    if found is None:
-        raise KeyError(f"no game with id '{game_id}' in {path}")
-    return game_payload(*found)
+        found = con.sql("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", params=[game_id]).to_arrow_table().to_pylist()
+        if not found:
+            return None
+        game = str(found[0]["game"])
+        if game not in with_states:
+            return found[0], None
+        whole = read_game(con, game, game_id)
+    return (found[0], None) if whole is None else (whole[0], game_payload(*whole))
+
+
+#: A game's row of ``games`` (without its log) and its replay payload (None without state tables).
+GameAndPayload = tuple[dict[str, Any], dict[str, Any] | None]
+
+
+def replay_game(game_id: str) -> GameAndPayload | None:
+    """One game's row of ``games`` (without its log) and everything the Replay page sends to the
+    browser for it (``replay_data.game_payload``; None when the database has no state tables for its
+    game), read through one connection (opening the file is a good part of the time of a read) and
+    cached until the database changes; None when there is no such game.
+
+    Raises ``ingest.db.DatabaseError`` when the database cannot be read."""
+    path = db_path()
+    return _cached_game(path, db_stamp(path), game_id, tuple(games_with_states()))
 
 
 def read_game(con: Any, game: str, game_id: str) -> tuple[dict[str, Any], Rows, Rows, Rows] | None:
@@ -218,14 +236,3 @@ def _row_ranges(con: Any, game_id: str) -> dict[str, tuple[int, int]]:
     except duckdb.Error:
         return {}
     return {name: (int(first), int(last)) for name, first, last in found}
-
-
-def replay_payload(game: str, game_id: str) -> dict[str, Any]:
-    """Everything the Replay page sends to the browser for one game (``replay_data.game_payload``),
-    cached until the database changes.
-
-    Raises ``KeyError`` when the game or its state tables are missing, ``ingest.db.DatabaseError``
-    when the database cannot be read."""
-    path = db_path()
-    _state_table(game, "states")  # checks the game's state tables exist (its name goes into SQL text)
-    return _cached_replay(path, db_stamp(path), game, game_id)

@@ -193,16 +193,22 @@ def _records(frame: pd.DataFrame | Rows) -> list[dict[str, Any]]:
 
 def runs(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, list[list[Any]]]:
     """Each column as ``[[step, value], ...]``: a pair at the first step and whenever the value changes."""
-    out: dict[str, list[list[Any]]] = {c: [] for c in columns}
-    last: dict[str, Any] = {}
-    for row in rows:
-        step = row["step"]
-        for column in columns:
-            value = row.get(column)
-            if column not in last or last[column] != value:
-                out[column].append([step, value])
-                last[column] = value
+    steps = [row["step"] for row in rows]
+    out: dict[str, list[list[Any]]] = {}
+    for column in columns:
+        # Column by column: one pass over a list of values is several times cheaper than a dict
+        # lookup per row and column (this is most of the time of building a game's payload).
+        pairs: list[list[Any]] = []
+        last: Any = _UNSET
+        for step, value in zip(steps, [row.get(column) for row in rows]):
+            if last is _UNSET or last != value:
+                pairs.append([step, value])
+                last = value
+        out[column] = pairs
     return out
+
+
+_UNSET = object()
 
 
 def step_change_list(

@@ -24,21 +24,22 @@ ui.require_games()
 
 asked = (st.query_params.get("game") or "").strip()
 game_id = asked
-game = data.game_row(game_id) if game_id else None
+found = data.replay_game(game_id) if game_id else None
 step_param = st.query_params.get("step")
 view_param = st.query_params.get("view")
-if game is None and asked:
+if found is None and asked:
     # The id comes from the URL: text, never Markdown (escaped Markdown still autolinks a URL).
     ui.alert("warning", f"No game with id {asked} in the database; showing the newest game instead.")
     step_param = view_param = None
-if game is None:
+if found is None:
     # Back from another page (the sidebar drops the URL's parameters): the game this tab last showed.
     last = st.session_state.get("replay_game")
-    game = data.game_row(last) if last and not asked else None
-    if game is None:
+    found = data.replay_game(last) if last and not asked else None
+    if found is None:
         newest = data.games_list()
-        game = data.game_row(str(newest.iloc[0]["game_id"]))
-assert game is not None
+        found = data.replay_game(str(newest.iloc[0]["game_id"]))
+assert found is not None
+game, stored_payload = found
 game_id = str(game["game_id"])
 st.session_state["replay_game"] = game_id
 if st.query_params.get("game") != game_id:
@@ -52,7 +53,7 @@ for note in (step_note, view_note):
     if note:
         ui.alert("info", note)
 
-if game_type not in data.games_with_states():
+if stored_payload is None:
     st.warning(f"The database has no state tables for {ui.game_title(game_type)}; only the moves can be shown.")
     st.dataframe(data.game_moves(game_id)[["step", "round", "player", "words"]], hide_index=True)
     st.stop()
@@ -64,7 +65,7 @@ if variation is not None:
     payload["url_game"] = game_id
     replay_viewer(payload, payload["total"], None, f"variation|{payload['game_id']}")
 else:
-    payload = data.replay_payload(game_type, game_id)
+    payload = stored_payload
     tags = analysis_panel.tags_by_step(game_id)
     if tags:  # the stored analysis's tags in the move list (a copy: the payload is cached)
         payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
