@@ -1,6 +1,7 @@
 """Seconds to analyse a whole game: a 4-player San Juan and a 5-player Puerto Rico sample game.
 
     python bench/bench_analysis.py [--rollouts 100] [--top 6] [--workers 2] [--out bench/results_analysis.json]
+                                   [--no-moves]
 
 Measures wall time (run it on an otherwise idle machine), decisions analysed, candidates and rollouts
 played, and rollouts per second. Then, in this process on one core, the CPU time per rollout move
@@ -134,10 +135,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--top", type=int, default=6)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=HERE / "results_analysis.json")
+    parser.add_argument("--no-moves", action="store_true", help="skip the CPU per rollout move (rollout_move)")
     args = parser.parse_args(argv)
     options = Options(rollouts=args.rollouts, seed=1, top=args.top, workers=args.workers)
     rows = {name: bench_game(path, options) for name, path in GAMES.items()}
-    moves = {name: rollout_move(path) for name, path in GAMES.items()}
+    moves = {} if args.no_moves else {name: rollout_move(path) for name, path in GAMES.items()}
     result = {"machine": machine(), "rollouts": args.rollouts, "top": args.top, "workers": args.workers,
               "load_average": os.getloadavg(), "games": rows, "rollout_move": moves}
     args.out.write_text(json.dumps(result, indent=2) + "\n")
