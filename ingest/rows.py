@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
 import pyarrow as pa
@@ -259,17 +260,24 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
     states = batch.table(f"{log.game}_states", global_schema)
     states["game_id"].extend([game_id] * len(global_rows))
     states["step"].extend(range(len(global_rows)))
-    for key in global_schema.names[2:]:
-        states[key].extend([row[key] for row in global_rows])
+    _extend(states, global_schema.names[2:], global_rows)
     change_schema = player_change_schema(engine)
     runs = batch.table(f"{log.game}_player_changes", change_schema)
     runs["game_id"].extend([game_id] * len(changes))
     runs["seat"].extend([c[0] for c in changes])
     runs["from_step"].extend([c[1] for c in changes])
     runs["to_step"].extend([c[2] for c in changes])
-    for key in change_schema.names[4:]:
-        runs[key].extend([c[3][key] for c in changes])
+    _extend(runs, change_schema.names[4:], [c[3] for c in changes])
     batch.game_ids.append(game_id)
+
+
+def _extend(table: dict[str, list[Any]], keys: list[str], rows: list[dict[str, Any]]) -> None:
+    """Append the ``keys`` of every row to the table's columns (rows to columns in C)."""
+    if len(keys) == 1:
+        table[keys[0]].extend([row[keys[0]] for row in rows])
+        return
+    for key, values in zip(keys, zip(*map(itemgetter(*keys), rows))):
+        table[key].extend(values)
 
 
 def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | AbstractSet[str] | None = None) -> Batch:

@@ -186,6 +186,12 @@ class Engine(Protocol):
         """Typed per-seat columns of a state (matching ``player_schema``, without the keys)."""
         ...
 
+    def state_rows(self, work: Working) -> Any:
+        """The rows of a game replayed in place on ``work``, step by step, for the importer: a
+        ``replay.engine_base.StateRows`` (what ``global_row``, ``step_info`` and ``describe_move`` read
+        now, and the per-seat rows that changed), so that no snapshot is made per state."""
+        ...
+
     def new_random_game(self, players: Sequence[str], seed: int, options: dict[str, Any]) -> GameLog:
         """A log with a random setup and no moves (simulation)."""
         ...

@@ -21,7 +21,7 @@ import pytest
 import ingest.rows
 from ingest.importer import import_paths
 from ingest.rows import Batch, add_record
-from replay.logfile import GameLog, LogRecord, parse_game, write_games
+from replay.logfile import GameLog, LogRecord, parse_game, read_records, write_games
 from replay.registry import all_engines, engine_for
 from replay.simulate import simulate_game
 from tests.ingest.reference_rows import reference_add_record
@@ -204,3 +204,58 @@ def test_a_game_not_over_gives_the_same_batch() -> None:
 
 if __name__ == "__main__":
     print(json.dumps(digests(Path(sys.argv[1])), indent=1, sort_keys=True))
+
+
+def test_an_error_in_the_words_of_a_move_comes_after_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The words of a move are made before it, on the working game, but a bug making them must not hide
+    the rule that move breaks: an illegal move is rejected for its rule, and a legal one whose words
+    fail rejects the game as an internal error, as when the words were made after the move."""
+    from replay.san_juan.engine import SanJuanEngine
+    from replay.san_juan.moves import Build
+
+    real = SanJuanEngine.describe_move
+
+    def words(self: SanJuanEngine, state: Any, move: Any, names: Any) -> str:
+        if isinstance(move, Build) and move.building == "Palace":
+            raise ValueError("no words for a palace")
+        return real(self, state, move, names)
+
+    monkeypatch.setattr(SanJuanEngine, "describe_move", words)
+    paths = [ROOT / "tests" / "bad_logs" / "logs" / "build_not_in_hand.json"]
+    paths += sorted((ROOT / "sample_logs" / "san_juan").glob("*.json"))[:12]
+    records = [r for path in paths for r in read_records(path)]
+    found = []
+    for add in (add_record, reference_add_record):
+        monkeypatch.setattr(ingest.rows, "add_record", add)
+        batch = ingest.rows.process(records)
+        found.append([{k: v for k, v in r.items() if k != "rejected_at"} for r in batch.rejections])
+        found.append(batch.game_ids)
+    assert found[0] == found[2] and found[1] == found[3]
+    kinds = [(r["kind"], r["rule"]) for r in found[0]]
+    assert kinds[0] == ("illegal", "builder.in_hand")
+    assert ("internal", None) in kinds[1:]
+    assert any("ValueError: no words for a palace" in r["message"] for r in found[0])
+
+
+def test_an_engine_without_a_working_game_gives_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine whose rules have no working game is replayed through snapshots (``SnapshotWorking``)
+    and its rows read through ``SnapshotRows``: the same rows again."""
+    from replay.engine_base import SnapshotWorking
+
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    for game, players, seed, bot, options in SIMULATED[::25]:
+        log = parse_game(simulate_game(game, players, seed, bot, options), file="game.json", index=0)
+        record = LogRecord("game.json", 0, "", log, None)
+        batches = []
+        for snapshots in (False, True):
+            engine = engine_for(game)
+            with monkeypatch.context() as patch:
+                if snapshots:
+                    patch.setattr(engine, "working", lambda state, engine=engine: SnapshotWorking(engine, state))
+                batch = Batch()
+                add_record(batch, record, now)
+            batches.append(_expanded(batch.to_arrow()))
+        batch = Batch()
+        reference_add_record(batch, record, now)
+        assert batches[0] == batches[1] == _expanded(batch.to_arrow()), (game, players, seed)
+        assert len(batches[0]["moves"]) == len(log.moves)
