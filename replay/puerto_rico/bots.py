@@ -76,9 +76,8 @@ _FACTS = {
 _GOOD_FACTS = {g: (_GOOD_VALUE[g], g.value) for g in _GOOD_VALUE}
 
 
-def _valuer(p: Seat, round_: int) -> Callable[[str], float]:
-    """``building_value`` of any building for seat ``p`` in round ``round_``, the seat's tiles and
-    production circles counted once (a builder's decision values every building it can afford)."""
+def _tiles_and_circles(p: Seat) -> tuple[dict[str, int], dict[Good | None, int]]:
+    """The seat's island tiles by kind and its production circles by good."""
     tiles: dict[str, int] = {}
     for kind in p.island:
         tiles[kind] = tiles.get(kind, 0) + 1
@@ -86,6 +85,13 @@ def _valuer(p: Seat, round_: int) -> Callable[[str], float]:
     for c in p.city:
         b = BUILDINGS[c]
         circles[b.good] = circles.get(b.good, 0) + b.circles
+    return tiles, circles
+
+
+def _valuer(p: Seat, round_: int) -> Callable[[str], float]:
+    """``building_value`` of any building for seat ``p`` in round ``round_``, the seat's tiles and
+    production circles counted once (a builder's decision values every building it can afford)."""
+    tiles, circles = _tiles_and_circles(p)
     late = max(0, round_ - 8) * 0.5
 
     def value_of(name: str) -> float:
@@ -218,13 +224,7 @@ class HeuristicPlayer:
         if not options:
             return Pass()
 
-        tiles: dict[str, int] = {}
-        for k in p.island:
-            tiles[k] = tiles.get(k, 0) + 1
-        circles: dict[Good | None, int] = {}
-        for c in p.city:
-            b = BUILDINGS[c]
-            circles[b.good] = circles.get(b.good, 0) + b.circles
+        tiles, circles = _tiles_and_circles(p)
 
         def value(kind: str) -> float:
             # A quarry draws no random number: only plantations are valued with a little noise.
