@@ -29,15 +29,20 @@ BAD_LOGS = [
 ]
 #: Simulated games: random bots reach what heuristic ones avoid (cranes over anything, archives,
 #: declined privileges and powers, empty piles), the draft start has its own stage.
-SIMULATED = [
-    (game, players, seed, bot, options)
-    for game, options_list in (("san_juan", ({}, {"draft_start": True})), ("puerto_rico", ({},)))
-    if game in all_engines()
-    for options in options_list
-    for players in range(engine_for(game).min_players, engine_for(game).max_players + 1)
-    for bot, seeds in (("random", range(3)), ("mixed", range(3, 5)))
-    for seed in seeds
-]
+def simulated_cases(bots: tuple[tuple[str, range], ...]) -> list[tuple[str, int, int, str, dict[str, bool]]]:
+    """(game, players, seed, bot, options) for every game, player count and start, and each bot's seeds."""
+    return [
+        (game, players, seed, bot, options)
+        for game, options_list in (("san_juan", ({}, {"draft_start": True})), ("puerto_rico", ({},)))
+        if game in all_engines()
+        for options in options_list
+        for players in range(engine_for(game).min_players, engine_for(game).max_players + 1)
+        for bot, seeds in bots
+        for seed in seeds
+    ]
+
+
+SIMULATED = simulated_cases((("random", range(3)), ("mixed", range(3, 5))))
 
 
 def _log(obj: dict[str, Any], file: str = "game.json") -> GameLog:

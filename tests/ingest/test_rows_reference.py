@@ -22,25 +22,18 @@ import ingest.rows
 from ingest.importer import import_paths
 from ingest.rows import Batch, add_record
 from replay.logfile import GameLog, LogRecord, parse_game, read_records, write_games
-from replay.registry import all_engines, engine_for
+from replay.registry import engine_for
 from replay.simulate import simulate_game
 from tests.ingest.reference_rows import reference_add_record
 from tests.test_mutations import mutate
+from tests.test_working_fold import simulated_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("rows_golden.json")
 
 #: Simulated games of every player count: heuristic bots play long, ordinary games; random ones reach
 #: what heuristics avoid (cranes, archives, declined privileges, empty piles, forced loads).
-SIMULATED = [
-    (game, players, seed, bot, options)
-    for game, options_list in (("san_juan", ({}, {"draft_start": True})), ("puerto_rico", ({},)))
-    if game in all_engines()
-    for options in options_list
-    for players in range(engine_for(game).min_players, engine_for(game).max_players + 1)
-    for bot, seeds in (("heuristic", range(12)), ("random", range(100, 112)), ("mixed", range(200, 204)))
-    for seed in seeds
-]
+SIMULATED = simulated_cases((("heuristic", range(12)), ("random", range(100, 112)), ("mixed", range(200, 204))))
 
 
 def _corpus(folder: Path) -> list[dict[str, Any]]:
