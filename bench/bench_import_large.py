@@ -124,14 +124,14 @@ def run(games: int, workers: int, base: int, sample_every: float, probe_every: f
     def sampler() -> None:
         while not stop.is_set():
             pids = _tree(proc.pid)
-            total_rss, cpu = 0, 0.0
+            total_rss = 0
             largest = 0
             for pid in pids:
-                rss, c = _sample([pid])
+                rss, cpu = _sample([pid])
                 if not rss:
                     continue
                 peak_by_pid[pid] = max(peak_by_pid.get(pid, 0), rss[0])
-                cpu_by_pid[pid] = c  # cumulative per process: the last reading is its total
+                cpu_by_pid[pid] = cpu  # cumulative per process: the last reading is its total
                 total_rss += rss[0]
                 largest = max(largest, rss[0])
             samples.append({"t": round(time.perf_counter() - start, 1), "processes": len(pids),
