@@ -154,28 +154,27 @@ def pick_games(db: Path) -> dict[str, dict[str, Any]]:
 
 
 def payload_bytes(db: Path, game_id: str) -> dict[str, Any]:
-    """One game's payload as the server builds it when the game is not cached: the four reads and the
-    payload, in wall-clock and CPU seconds of this process, and its size as JSON and gzip-compressed."""
+    """One game as the server reads it when the game is not cached (``dashboards.data.read_opened``,
+    what the Replay page calls: one connection, the game's row and log, its moves and states, its
+    payload), in wall-clock and CPU seconds of this process, and the payload's size as JSON and
+    gzip-compressed."""
     import duckdb
 
-    from dashboards.data import read_game
-    from dashboards.replay_data import game_payload
+    from dashboards.data import read_opened
     from dashboards.sql_sandbox import READ_CONFIG
 
     wall, cpu = time.perf_counter(), time.process_time()
     con = duckdb.connect(str(db), read_only=True, config=READ_CONFIG)
     try:
-        game = con.execute("SELECT game FROM games WHERE game_id = ?", [game_id]).fetchall()[0][0]
-        found = read_game(con, game, game_id)  # what the Replay page reads
-        assert found is not None
-        row, moves, states, seats = found
+        names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        with_states = tuple(sorted(n.removesuffix("_player_states") for n in names
+                                   if n.endswith("_player_states") and n.replace("_player_states", "_states") in names))
+        found = read_opened(con, game_id, with_states, "analysis" in names)
+        assert found is not None and found.payload is not None
     finally:
         con.close()
-    query_wall, query_cpu = time.perf_counter() - wall, time.process_time() - cpu
-    payload = game_payload(row, moves, states, seats)
-    text = json.dumps(payload).encode()
+    text = json.dumps(found.payload).encode()
     return {
-        "server_query_s": round(query_wall, 3), "server_query_cpu_s": round(query_cpu, 3),
         "server_total_s": round(time.perf_counter() - wall, 3), "server_total_cpu_s": round(time.process_time() - cpu, 3),
         "payload_json_bytes": len(text), "payload_gzip_bytes": len(gzip.compress(text)),
     }

@@ -40,21 +40,9 @@ class Job:
     stored: int = 0
 
 
-def stored(game_id: str) -> pd.DataFrame:
-    """The stored analysis of a game: one row per decision (the played move), by step."""
-    if "analysis" not in data.tables():
-        return pd.DataFrame()
-    return data.frame(
-        "SELECT step, seat, player, candidate, estimate, ci_low, ci_high, loss, tag, rollouts_asked, seed, "
-        "(SELECT candidate FROM analysis b WHERE b.game_id = a.game_id AND b.step = a.step AND b.rank = 1) AS best "
-        "FROM analysis a WHERE game_id = ? AND played ORDER BY step",
-        (game_id,),
-    )
-
-
-def tags_by_step(game_id: str) -> dict[int, str]:
-    """The stored tag of each analysed move that has one (for the viewer's move list)."""
-    rows = stored(game_id)
+def tags_by_step(rows: pd.DataFrame) -> dict[int, str]:
+    """The tag of each analysed move that has one (for the viewer's move list), from a game's stored
+    analysis (``data.OpenedGame.analysis``)."""
     if rows.empty:
         return {}
     return {int(r.step): str(r.tag) for r in rows.itertuples() if isinstance(r.tag, str)}
@@ -105,8 +93,9 @@ def _run(job: Job, log_text: str, db: str) -> None:
         job.done = True
 
 
-def show(game_row: dict[str, Any], log_text: str) -> None:
-    """The winning-chance chart, the tagged moves and the analyse controls under the viewer."""
+def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame) -> None:
+    """The winning-chance chart, the tagged moves and the analyse controls under the viewer; ``rows``
+    is the game's stored analysis (``data.OpenedGame.analysis``)."""
     game_id = str(game_row["game_id"])
     names = [str(n) for n in game_row["players"]]
     st.subheader("Winning chances")
@@ -120,7 +109,6 @@ def show(game_row: dict[str, Any], log_text: str) -> None:
         elif job.cancel.is_set():
             ui.alert("info", f"Analysis cancelled after {len(job.decisions)} of {job.total} decisions; nothing was stored.")
         st.session_state.pop("analysis_job", None)
-    rows = stored(game_id)
     if not rows.empty:
         first = rows.iloc[0]
         ui.caption(

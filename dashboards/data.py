@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,44 +166,79 @@ def schema_columns() -> pd.DataFrame:
 # -- replay ------------------------------------------------------------------------------------
 
 
-@st.cache_data(ttl=CACHE_TTL, show_spinner=False, max_entries=32)
-def _cached_game(path: str, stamp: tuple[int, ...], game_id: str, with_states: tuple[str, ...]) -> GameAndPayload | None:
+#: The stored analysis of a game (``governor analyse --store``): one row per decision, the move played,
+#: with the best candidate's move; by step.
+STORED_ANALYSIS_SQL = (
+    "SELECT step, seat, player, candidate, estimate, ci_low, ci_high, loss, tag, rollouts_asked, seed, "
+    "(SELECT candidate FROM analysis b WHERE b.game_id = a.game_id AND b.step = a.step AND b.rank = 1) AS best "
+    "FROM analysis a WHERE game_id = ? AND played ORDER BY step"
+)
+
+
+@dataclass(frozen=True)
+class OpenedGame:
+    """What the Replay page needs of one game, read through one connection."""
+
+    #: The game's row of ``games`` without its log.
+    row: dict[str, Any]
+    #: Everything sent to the browser (``replay_data.game_payload``); None without state tables.
+    payload: dict[str, Any] | None
+    #: The log as stored (JSON text), for the what-if and analysis panels.
+    log: str
+    #: The stored analysis (``STORED_ANALYSIS_SQL``); empty when the game was not analysed.
+    analysis: pd.DataFrame
+
+
+def read_opened(con: Any, game_id: str, with_states: tuple[str, ...], with_analysis: bool) -> OpenedGame | None:
+    """One game as the Replay page opens it, through the open connection ``con``: its row, log,
+    payload (when its game is one of ``with_states``) and stored analysis (when ``with_analysis``);
+    None when there is no such game."""
     from dashboards.replay_data import game_payload
 
+    found = con.sql("SELECT * FROM games WHERE game_id = ?", params=[game_id]).to_arrow_table().to_pylist()
+    if not found:
+        return None
+    row = found[0]
+    log = str(row.pop("log"))
+    game = str(row["game"])
+    payload = None
+    if game in with_states:
+        whole = read_game(con, game, game_id, row)
+        payload = None if whole is None else game_payload(*whole)
+    analysis = con.execute(STORED_ANALYSIS_SQL, [game_id]).df() if with_analysis else pd.DataFrame()
+    return OpenedGame(row, payload, log, analysis)
+
+
+@st.cache_data(ttl=CACHE_TTL, show_spinner=False, max_entries=32)
+def _cached_game(
+    path: str, stamp: tuple[int, ...], game_id: str, with_states: tuple[str, ...], with_analysis: bool
+) -> OpenedGame | None:
     with reader(path, config=READ_CONFIG) as con:
-        found = con.sql("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?", params=[game_id]).to_arrow_table().to_pylist()
-        if not found:
-            return None
-        game = str(found[0]["game"])
-        if game not in with_states:
-            return found[0], None
-        whole = read_game(con, game, game_id)
-    return (found[0], None) if whole is None else (whole[0], game_payload(*whole))
+        return read_opened(con, game_id, with_states, with_analysis)
 
 
-#: A game's row of ``games`` (without its log) and its replay payload (None without state tables).
-GameAndPayload = tuple[dict[str, Any], dict[str, Any] | None]
-
-
-def replay_game(game_id: str) -> GameAndPayload | None:
-    """One game's row of ``games`` (without its log) and everything the Replay page sends to the
-    browser for it (``replay_data.game_payload``; None when the database has no state tables for its
-    game), read through one connection (opening the file is a good part of the time of a read) and
-    cached until the database changes; None when there is no such game.
+def replay_game(game_id: str) -> OpenedGame | None:
+    """One game as the Replay page shows it (``OpenedGame``: its ``games`` row, the payload sent to
+    the browser, its log and its stored analysis), read through one connection (opening the file is
+    a good part of the time of a read) and cached until the database changes; None when there is no
+    such game.
 
     Raises ``ingest.db.DatabaseError`` when the database cannot be read."""
     path = db_path()
-    return _cached_game(path, db_stamp(path), game_id, tuple(games_with_states()))
+    return _cached_game(path, db_stamp(path), game_id, tuple(games_with_states()), "analysis" in tables())
 
 
-def read_game(con: Any, game: str, game_id: str) -> tuple[dict[str, Any], Rows, Rows, Rows] | None:
+def read_game(
+    con: Any, game: str, game_id: str, row: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], Rows, Rows, Rows] | None:
     """A game's row of ``games`` (without its log), moves, states and per-seat states, as plain
     Python values (Arrow rows: lists, ints, None), or None when there is no such game. ``game`` must
-    be a checked game name (it goes into SQL text)."""
+    be a checked game name (it goes into SQL text); ``row``, when given, is the game's row already
+    read (not read again)."""
     def rows(sql: str) -> Rows:
         return con.sql(sql, params=[game_id]).to_arrow_table().to_pylist()
 
-    found = rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")
+    found = [row] if row is not None else rows("SELECT * EXCLUDE (log) FROM games WHERE game_id = ?")
     if not found:
         return None
     ranges = _row_ranges(con, game_id)

@@ -39,7 +39,7 @@ if found is None:
         newest = data.games_list()
         found = data.replay_game(str(newest.iloc[0]["game_id"]))
 assert found is not None
-game, stored_payload = found
+game, stored_payload = found.row, found.payload
 game_id = str(game["game_id"])
 st.session_state["replay_game"] = game_id
 if st.query_params.get("game") != game_id:
@@ -66,7 +66,7 @@ if variation is not None:
     replay_viewer(payload, payload["total"], None, f"variation|{payload['game_id']}")
 else:
     payload = stored_payload
-    tags = analysis_panel.tags_by_step(game_id)
+    tags = analysis_panel.tags_by_step(found.analysis)
     if tags:  # the stored analysis's tags in the move list (a copy: the payload is cached)
         payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
@@ -76,6 +76,5 @@ else:
     if branch_at is not None:
         whatif_panel.branch_at(branch_at)
 
-log_text = str(data.frame("SELECT log FROM games WHERE game_id = ?", (game_id,))["log"].iloc[0])
-whatif_panel.show(game, log_text, step)
-analysis_panel.show(game, log_text)
+whatif_panel.show(game, found.log, step)
+analysis_panel.show(game, found.log, found.analysis)

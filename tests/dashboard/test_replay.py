@@ -133,6 +133,31 @@ def test_an_unknown_game_gets_a_message_and_the_newest_game(dash_db: Path, open_
     assert at.query_params["game"] in (newest[0][0], [newest[0][0]])
 
 
+def test_opening_a_game_reads_the_database_through_one_connection(
+    dash_db: Path, open_page, sql, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+
+    from dashboards import data
+
+    st.cache_data.clear()
+    game_id, moves = sql(dash_db, "SELECT game_id, moves FROM games WHERE player_count = 4 ORDER BY game_id DESC LIMIT 1")[0]
+    at = open_page(dash_db, "views/games.py")  # the app's start: its checks are cached from here on
+    opened: list[str] = []
+    real = data.reader
+
+    def counting(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(data, "reader", counting)
+    at.query_params["game"] = game_id
+    at.switch_page("views/replay.py").run()
+    assert not at.exception
+    # The game's row, log, moves, states and stored analysis: one open of the file.
+    assert opened == [str(dash_db)] and viewer(at)["game"]["total"] == moves
+
+
 def test_back_through_the_sidebar_returns_to_the_same_game(dash_db: Path, game: dict, open_page) -> None:
     at = open_page(dash_db, "views/replay.py", game=game["id"], step="30")
     at.switch_page("views/games.py").run()

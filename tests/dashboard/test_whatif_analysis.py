@@ -74,6 +74,12 @@ def test_stored_analysis_shows_at_once(open_page: Callable, dash_db_copy: Path) 
     texts = [h.body for h in at.get("html")]
     assert any(f"{len(decisions)} decisions analysed, 2 rollouts per candidate, seed 3" in t for t in texts)
     assert query(dash_db_copy, "SELECT count(*) FROM analysis WHERE game_id = ? AND played", [log.game_id]) == [(len(decisions),)]
+    # The stored tags go to the viewer's move list, by step.
+    (element,) = at.get("bidi_component")
+    moves = json.loads(element.proto.json)["game"]["moves"]
+    tags = dict(query(dash_db_copy, "SELECT step, tag FROM analysis WHERE game_id = ? AND played AND tag IS NOT NULL",
+                      [log.game_id]))
+    assert moves.get("tag", [None] * len(moves["step"])) == [tags.get(s) for s in moves["step"]]
 
 
 def test_unanalysed_game_offers_the_analysis(open_page: Callable, dash_db: Path) -> None:

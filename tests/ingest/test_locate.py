@@ -54,9 +54,9 @@ def test_every_game_is_located_in_each_of_its_tables(both: Path) -> None:
 
 def _payload(db: Path, game: str, game_id: str, monkeypatch: pytest.MonkeyPatch) -> dict:
     monkeypatch.setenv("GOVERNOR_DB", str(db))
-    found = data._cached_game.__wrapped__(str(db), (0,), game_id, (game,))  # type: ignore[attr-defined]
-    assert found is not None and found[0]["game"] == game
-    return found[1]
+    found = data._cached_game.__wrapped__(str(db), (0,), game_id, (game,), False)  # type: ignore[attr-defined]
+    assert found is not None and found.row["game"] == game and found.payload is not None
+    return found.payload
 
 
 def test_the_replay_page_reads_the_same_game_through_a_range_a_wrong_range_or_none(
