@@ -113,13 +113,20 @@ def renamed_corpus(games: int, base: int) -> Path:
     return folder
 
 
-def run(games: int, workers: int, base: int = 10_000) -> dict[str, Any]:
+def import_command(games: int, workers: int, base: int) -> tuple[Path, Path, list[str]]:
+    """The corpus of ``games`` games, a new (removed) database for it, and the ``governor import``
+    command that imports one into the other with ``workers`` processes."""
     folder = renamed_corpus(games, base)
     db = OUT / f"import-{games}.duckdb"
     for suffix in ("", ".wal"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "governor.cli", "import", str(folder), "--db", str(db), "--workers", str(workers),
            "--progress", "never"]
+    return folder, db, cmd
+
+
+def run(games: int, workers: int, base: int = 10_000) -> dict[str, Any]:
+    folder, db, cmd = import_command(games, workers, base)
     # Through a process of its own, whose children's peak is that of this import alone (the largest of
     # its processes), not of every process this script has waited for.
     wrapper = [sys.executable, "-c", _PEAK_OF]

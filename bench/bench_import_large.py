@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_import import renamed_corpus  # noqa: E402
-from bench.common import OUT, machine  # noqa: E402
+from bench.bench_import import import_command  # noqa: E402
+from bench.common import machine  # noqa: E402
 
 _TICK = os.sysconf("SC_CLK_TCK")
 _PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
@@ -107,12 +107,7 @@ def _sample(pids: list[int]) -> tuple[list[int], float]:
 
 
 def run(games: int, workers: int, base: int, sample_every: float, probe_every: float) -> dict[str, Any]:
-    folder = renamed_corpus(games, base)
-    db = OUT / f"import-{games}.duckdb"
-    for suffix in ("", ".wal"):
-        Path(str(db) + suffix).unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "governor.cli", "import", str(folder), "--db", str(db), "--workers", str(workers),
-           "--progress", "never"]
+    _, db, cmd = import_command(games, workers, base)
     samples: list[dict[str, Any]] = []
     probes: list[dict[str, Any]] = []
     peak_by_pid: dict[int, int] = {}
