@@ -31,11 +31,21 @@ def run_import(paths: list[str], db: str, workers: int | None = None, progress: 
     from ingest.lake_import import import_to_lake
 
     show = sys.stderr.isatty() if progress == "auto" else progress == "always"
+
+    # Each as it comes: a long import shows a path that names nothing, and each bad game, at once.
+    def rejected(message: str) -> None:
+        print(f"rejected: {message}", file=sys.stderr, flush=True)
+
+    def problem(text: str) -> None:
+        print(f"governor import: {text}", file=sys.stderr, flush=True)
+
     try:
         if lake:
-            summary = import_to_lake(paths, db, workers=workers, cluster=cluster, progress=show)
+            summary = import_to_lake(paths, db, workers=workers, cluster=cluster, progress=show,
+                                   on_rejection=rejected, on_problem=problem, keep_ids=False)
         else:
-            summary = import_paths(paths, db, workers=workers, progress=show)
+            summary = import_paths(paths, db, workers=workers, progress=show,
+                                   on_rejection=rejected, on_problem=problem, keep_ids=False)
     except FileNotFoundError as err:  # the lake import stops at a path that names nothing
         print(f"governor import: {printable(str(err))}", file=sys.stderr)
         return exits.ENVIRONMENT
@@ -45,12 +55,8 @@ def run_import(paths: list[str], db: str, workers: int | None = None, progress: 
     except DatabaseError as err:
         print(f"governor import: {printable(str(err))}", file=sys.stderr)
         return exits.ENVIRONMENT
-    for problem in summary.problems:
-        print(f"governor import: {problem}", file=sys.stderr)
     if summary.problems and not summary.files:
         return exits.ENVIRONMENT
-    for message in summary.messages:
-        print(f"rejected: {message}", file=sys.stderr)
     print(f"{printable(db)}: {summary.line()}", file=sys.stderr)
     if summary.internal_errors:
         print(exits.report_request(f"{summary.internal_errors} game(s) met a bug in governor"), file=sys.stderr)

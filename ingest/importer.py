@@ -13,7 +13,7 @@ import multiprocessing as mp
 import os
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,9 +43,15 @@ CHUNK_BYTES = 32 * 1024 * 1024
 _SCHEMAS = {"games": GAMES, "players": PLAYERS, "moves": MOVES}
 
 
+#: Rejection messages an ``ImportSummary`` keeps (the first ones): every message goes to its
+#: ``on_message`` as it comes, so an import of millions of bad games does not hold them all.
+KEPT_MESSAGES = 1_000
+
+
 @dataclass
 class ImportSummary:
-    """What an import did: counts, every rejection's message, time and rows written."""
+    """What an import did: counts, the first ``KEPT_MESSAGES`` rejection messages (every one goes to
+    ``on_message`` as it comes), the stored game ids (when ``keep_ids``), time and rows written."""
 
     files: int = 0
     games: int = 0
@@ -61,6 +67,24 @@ class ImportSummary:
     problems: list[str] = field(default_factory=list)
     #: Games rejected because of a bug in governor (their messages say so).
     internal_errors: int = 0
+    #: Whether ``game_ids`` lists the stored games (a page that lists them wants it; the command line,
+    #: importing millions of games, does not keep a growing list).
+    keep_ids: bool = True
+    #: Called with each rejection message as it comes.
+    on_message: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+
+    def add_messages(self, messages: Iterable[str]) -> None:
+        """Record rejection messages: each goes to ``on_message``; the first ``KEPT_MESSAGES`` are kept."""
+        for message in messages:
+            if self.on_message is not None:
+                self.on_message(message)
+            if len(self.messages) < KEPT_MESSAGES:
+                self.messages.append(message)
+
+    def add_ids(self, ids: Iterable[str]) -> None:
+        """Record the ids of stored games (kept only with ``keep_ids``)."""
+        if self.keep_ids:
+            self.game_ids.extend(ids)
 
     def line(self) -> str:
         rate = self.games / self.seconds if self.seconds > 0 else 0.0
@@ -186,7 +210,7 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                     if table.num_rows:
                         to_write.setdefault(name, []).append(table)
                 summary.imported += len(fresh)
-                summary.game_ids.extend(fresh)
+                summary.add_ids(fresh)
                 fresh_ids.extend(fresh)
             written = {name: pa.concat_tables(parts) for name, parts in to_write.items()}
             for name, table in written.items():
@@ -205,7 +229,7 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                         con.unregister(view)
             if conflicts:
                 summary.rejected += len(conflicts)
-                summary.messages.extend(row["message"] for row in conflicts)
+                summary.add_messages(row["message"] for row in conflicts)
                 rejections.append(pa.Table.from_pylist(conflicts, schema=REJECTIONS))
             if rejections:
                 _insert(
@@ -281,21 +305,31 @@ def import_paths(
     workers: int | None = None,
     progress: bool = False,
     display_names: dict[str, str] | None = None,
+    on_rejection: Callable[[str], None] | None = None,
+    on_problem: Callable[[str], None] | None = None,
+    keep_ids: bool = True,
 ) -> ImportSummary:
     """Import every game under ``paths`` into ``db``. ``display_names`` maps a file's path to the name
     stored and reported for it (uploads keep their original name). Arguments that name nothing and
     folders that cannot be read are listed in ``problems``; the rest is imported (when nothing at all
-    is found, the database is not touched). Raises ``DatabaseError`` when the database cannot be written."""
+    is found, the database is not touched). ``on_rejection`` is called with each rejection's message
+    as it comes (over the progress bar), ``on_problem`` with each problem as soon as it is found;
+    ``keep_ids`` keeps the stored games' ids in the summary.
+    Raises ``DatabaseError`` when the database cannot be written."""
     from ingest.lake import is_lake
 
     if is_lake(db):  # a lake folder or URL (the dashboard's Import page on a lake)
         from ingest.lake_import import import_to_lake
 
-        return import_to_lake(paths, str(db), workers=workers, progress=progress, display_names=display_names)
+        return import_to_lake(paths, str(db), workers=workers, progress=progress, display_names=display_names,
+                              on_rejection=on_rejection, on_problem=on_problem, keep_ids=keep_ids)
     start = time.monotonic()
     found = find_logs(paths)
     files = found.files
-    summary = ImportSummary(files=len(files), problems=found.problems)
+    summary = ImportSummary(files=len(files), problems=found.problems, keep_ids=keep_ids)
+    if on_problem is not None:
+        for problem in found.problems:
+            on_problem(problem)
     if found.problems and not files:
         return summary
     with writer(db):  # create or migrate the schema, and fail early on a read-only database
@@ -303,6 +337,7 @@ def import_paths(
     known = stored_games(db)
     total = _count_games(files)
     bar = Progress(total, progress)
+    summary.on_message = bar.printer(on_rejection)
     workers = workers or os.cpu_count() or 1
     pending: list[dict[str, pa.Table]] = []
     pending_games = 0
@@ -315,7 +350,7 @@ def import_paths(
         rejections = tables.get("rejections")
         if rejections is not None:
             summary.rejected += rejections.num_rows
-            summary.messages.extend(rejections.column("message").to_pylist())
+            summary.add_messages(rejections.column("message").to_pylist())
             summary.internal_errors += rejections.column("kind").to_pylist().count(InternalError.kind)
         pending.append(tables)
         pending_games += count

@@ -198,15 +198,21 @@ def import_to_lake(
     progress: bool = False,
     display_names: dict[str, str] | None = None,
     batch_games: int = LAKE_BATCH,
+    on_rejection: Callable[[str], None] | None = None,
+    on_problem: Callable[[str], None] | None = None,
+    keep_ids: bool = True,
 ) -> ImportSummary:
     """Import every game under ``paths`` into the lake at ``root`` (created when missing). Raises
     ``ingest.lake.LakeError`` when the lake cannot be used; paths that name nothing are listed in the
-    summary's ``problems``."""
+    summary's ``problems``. ``on_rejection``, ``on_problem`` and ``keep_ids`` as in ``ingest.importer.import_paths``."""
     start = time.monotonic()
     # As the DuckDB import: arguments that name nothing are problems, the rest is imported.
     found = find_logs(paths)
     files = found.files
-    summary = ImportSummary(files=len(files), problems=found.problems)
+    summary = ImportSummary(files=len(files), problems=found.problems, keep_ids=keep_ids)
+    if on_problem is not None:
+        for problem in found.problems:
+            on_problem(problem)
     if found.problems and not files:
         return summary
     lake = Lake(root)
@@ -215,6 +221,7 @@ def import_to_lake(
     known_games, known_rejections = lake.known()
     seen_games, seen_rejections = set(known_games), set(known_rejections)
     bar = Progress(_count_games(files), progress)
+    summary.on_message = bar.printer(on_rejection)
     run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     tasks = ((f"{run_id}-{n:06d}", group) for n, group in enumerate(_groups(files, batch_games)))
     workers = workers or os.cpu_count() or 1
@@ -225,7 +232,7 @@ def import_to_lake(
                 summary.duplicates += manifest["skipped"]
                 # Rejections are reported as the DuckDB import reports them: every bad game read.
                 summary.rejected += len(manifest["rejection_ids"])
-                summary.messages.extend(manifest["rejection_messages"])
+                summary.add_messages(manifest["rejection_messages"])
                 dup_games = [g for g in manifest["game_ids"] if g in seen_games]
                 dup_rejections = [r for r in manifest["rejection_ids"] if r in seen_rejections]
                 if dup_games or dup_rejections:
@@ -236,7 +243,7 @@ def import_to_lake(
                 seen_games.update(manifest["game_ids"])
                 seen_rejections.update(manifest["rejection_ids"])
                 summary.imported += len(manifest["game_ids"])
-                summary.game_ids.extend(manifest["game_ids"])
+                summary.add_ids(manifest["game_ids"])
                 summary.rows += sum(manifest["rows"].values())
                 bar.update(summary.games, summary.rejected, summary.duplicates)
     finally:

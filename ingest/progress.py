@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 
@@ -26,6 +27,20 @@ class Progress:
         if self.enabled and (now - self.last_draw > 0.1 or done >= self.total):
             self.last_draw = now
             self._draw(now)
+
+    def printer(self, write: Callable[[str], None] | None) -> Callable[[str], None] | None:
+        """``write`` made to print over the bar: the bar's line is cleared first (the next update draws
+        it again under the printed line). None when ``write`` is None."""
+        if write is None:
+            return None
+
+        def over_the_bar(text: str) -> None:
+            if self.enabled and self.last_draw:
+                self.stream.write("\r\x1b[2K")
+                self.last_draw = 0.0  # drawn again at the next update
+            write(text)
+
+        return over_the_bar
 
     def _draw(self, now: float) -> None:
         elapsed = max(now - self.start, 1e-9)

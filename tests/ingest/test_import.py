@@ -129,6 +129,54 @@ def test_bad_games_are_rejected_once_and_good_ones_kept(tmp_path: Path) -> None:
     assert _count(db, "SELECT count(*) FROM games") == 3
 
 
+def test_rejections_are_reported_as_they_come_and_a_summary_keeps_a_bounded_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ingest import importer
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _bad_batch(logs)
+    monkeypatch.setattr(importer, "KEPT_MESSAGES", 2)
+    heard: list[str] = []
+    problems: list[str] = []
+    summary = import_paths([logs, tmp_path / "nothing-here"], tmp_path / "b.duckdb", workers=1,
+                           on_rejection=heard.append, on_problem=problems.append, keep_ids=False)
+    assert problems == summary.problems == [f"no such file or folder: {tmp_path / 'nothing-here'}"]
+    # Every rejection is heard, once; the summary keeps the first two and counts them all; no ids.
+    assert summary.rejected == len(heard) == 4 and summary.messages == heard[:2]
+    with duckdb.connect(str(tmp_path / "b.duckdb"), read_only=True) as con:
+        assert sorted(heard) == sorted(r[0] for r in con.execute("SELECT message FROM rejections").fetchall())
+    assert summary.imported == 3 and summary.game_ids == []
+    kept = import_paths([logs], tmp_path / "c.duckdb", workers=1)
+    with duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True) as con:
+        assert sorted(kept.game_ids) == sorted(r[0] for r in con.execute("SELECT game_id FROM games").fetchall())
+    assert len(kept.game_ids) == 3
+
+
+def test_a_message_printed_during_the_progress_bar_clears_its_line() -> None:
+    import io
+
+    from ingest.progress import Progress
+
+    stream = io.StringIO()
+    printed: list[str] = []
+    bar = Progress(10, True, stream)
+    bar.update(4, 0, 0)
+    write = bar.printer(printed.append)
+    assert write is not None and Progress(10, False).printer(None) is None
+    write("bad game")
+    bar.update(5, 1, 0)  # drawn again at once, under the message
+    assert printed == ["bad game"]
+    assert stream.getvalue() == (
+        "\r[############------------------] 4/10 games  "
+        + stream.getvalue().split("games  ")[1].split("rejected")[0] + "rejected 0  duplicates 0 "
+        + "\r\x1b[2K"
+        + "\r[###############---------------] 5/10 games  "
+        + stream.getvalue().split("games  ")[2].split("rejected")[0] + "rejected 1  duplicates 0 "
+    )
+
+
 def test_cli_import_exit_status_and_summary(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
