@@ -14,7 +14,8 @@ from dashboards.data import db_path
 st.set_page_config(page_title="Governor", page_icon="\U0001f3db", layout="wide")
 
 PAGES = [
-    st.Page("views/games.py", title="Games", icon=":material/table_view:", url_path="games", default=True),
+    # The default page lives at "/" (Streamlit gives it no other path).
+    st.Page("views/games.py", title="Games", icon=":material/table_view:", default=True),
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
     st.Page("views/statistics.py", title="Statistics", icon=":material/monitoring:", url_path="statistics"),
     st.Page("views/explorer.py", title="Explorer", icon=":material/account_tree:", url_path="explorer"),
