@@ -177,36 +177,53 @@ STORED_ANALYSIS_SQL = (
 
 @dataclass(frozen=True)
 class OpenedGame:
-    """What the Replay page needs of one game, read through one connection."""
+    """What the Replay page needs of one game before it draws the board, read through one connection."""
 
     #: The game's row of ``games`` without its log.
     row: dict[str, Any]
     #: Everything sent to the browser (``replay_data.game_payload``); None without state tables.
     payload: dict[str, Any] | None
-    #: The log as stored (JSON text), for the what-if and analysis panels.
-    log: str
     #: The stored analysis (``STORED_ANALYSIS_SQL``); empty when the game was not analysed.
     analysis: pd.DataFrame
+    #: Where the game's row sits in ``games`` (its ``rowid``), for reading its log (``game_log``).
+    row_id: int
 
 
 def read_opened(con: Any, game_id: str, with_states: tuple[str, ...], with_analysis: bool) -> OpenedGame | None:
-    """One game as the Replay page opens it, through the open connection ``con``: its row, log,
-    payload (when its game is one of ``with_states``) and stored analysis (when ``with_analysis``);
-    None when there is no such game."""
+    """One game as the Replay page opens it, through the open connection ``con``: its row, payload
+    (when its game is one of ``with_states``) and stored analysis (when ``with_analysis``); None when
+    there is no such game. Not its log: reading one log out of ``games`` decompresses a block of
+    other games' logs (tens of milliseconds or more on 100,000 games), so the page reads it after
+    the board is sent (``game_log``)."""
     from dashboards.replay_data import game_payload
 
-    found = con.sql("SELECT * FROM games WHERE game_id = ?", params=[game_id]).to_arrow_table().to_pylist()
+    found = con.sql(
+        "SELECT rowid AS _row_id, * EXCLUDE (log) FROM games WHERE game_id = ?", params=[game_id]
+    ).to_arrow_table().to_pylist()
     if not found:
         return None
     row = found[0]
-    log = str(row.pop("log"))
+    row_id = int(row.pop("_row_id"))
     game = str(row["game"])
     payload = None
     if game in with_states:
         whole = read_game(con, game, game_id, row)
         payload = None if whole is None else game_payload(*whole)
     analysis = con.execute(STORED_ANALYSIS_SQL, [game_id]).df() if with_analysis else pd.DataFrame()
-    return OpenedGame(row, payload, log, analysis)
+    return OpenedGame(row, payload, analysis, row_id)
+
+
+def game_log(game_id: str, row_id: int | None = None) -> str:
+    """A game's log as stored (JSON text), read at its row when ``row_id`` (``OpenedGame.row_id``) is
+    given (cached until the database changes). Raises ``KeyError`` when there is no such game."""
+    if row_id is not None:
+        found = frame("SELECT log FROM games WHERE rowid = ? AND game_id = ?", (row_id, game_id))
+        if len(found):
+            return str(found["log"].iloc[0])
+    found = frame("SELECT log FROM games WHERE game_id = ?", (game_id,))
+    if not len(found):
+        raise KeyError(f"no game with id {game_id} in {db_path()}")
+    return str(found["log"].iloc[0])
 
 
 @st.cache_data(ttl=CACHE_TTL, show_spinner=False, max_entries=32)
@@ -219,9 +236,9 @@ def _cached_game(
 
 def replay_game(game_id: str) -> OpenedGame | None:
     """One game as the Replay page shows it (``OpenedGame``: its ``games`` row, the payload sent to
-    the browser, its log and its stored analysis), read through one connection (opening the file is
-    a good part of the time of a read) and cached until the database changes; None when there is no
-    such game.
+    the browser and its stored analysis), read through one connection (opening the file is a good
+    part of the time of a read) and cached until the database changes; None when there is no such
+    game.
 
     Raises ``ingest.db.DatabaseError`` when the database cannot be read."""
     path = db_path()

@@ -76,5 +76,7 @@ else:
     if branch_at is not None:
         whatif_panel.branch_at(branch_at)
 
-whatif_panel.show(game, found.log, step)
-analysis_panel.show(game, found.log, found.analysis)
+# The log (for the panels under the board) is read once the board is on its way.
+log_text = data.game_log(game_id, found.row_id)
+whatif_panel.show(game, log_text, step)
+analysis_panel.show(game, log_text, found.analysis)

@@ -133,29 +133,39 @@ def test_an_unknown_game_gets_a_message_and_the_newest_game(dash_db: Path, open_
     assert at.query_params["game"] in (newest[0][0], [newest[0][0]])
 
 
-def test_opening_a_game_reads_the_database_through_one_connection(
+def test_opening_a_game_reads_it_through_one_connection_and_its_log_after_the_board(
     dash_db: Path, open_page, sql, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import streamlit as st
 
-    from dashboards import data
+    from dashboards import data, replay_component
 
     st.cache_data.clear()
     game_id, moves = sql(dash_db, "SELECT game_id, moves FROM games WHERE player_count = 4 ORDER BY game_id DESC LIMIT 1")[0]
     at = open_page(dash_db, "views/games.py")  # the app's start: its checks are cached from here on
-    opened: list[str] = []
-    real = data.reader
+    events: list[str] = []
+    real_reader, real_viewer = data.reader, replay_component.replay_viewer
 
     def counting(path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        opened.append(str(path))
-        return real(path, *args, **kwargs)
+        events.append(f"open {Path(path).name}")
+        return real_reader(path, *args, **kwargs)
+
+    def viewer_sent(*args, **kwargs):  # type: ignore[no-untyped-def]
+        events.append("board sent")
+        return real_viewer(*args, **kwargs)
 
     monkeypatch.setattr(data, "reader", counting)
+    monkeypatch.setattr(replay_component, "replay_viewer", viewer_sent)
     at.query_params["game"] = game_id
     at.switch_page("views/replay.py").run()
     assert not at.exception
-    # The game's row, log, moves, states and stored analysis: one open of the file.
-    assert opened == [str(dash_db)] and viewer(at)["game"]["total"] == moves
+    # The game's row, moves, states and stored analysis through one open of the file; the log (for
+    # the what-if and analysis panels) once the board is on its way.
+    assert events == ["open dash.duckdb", "board sent", "open dash.duckdb"]
+    assert viewer(at)["game"]["total"] == moves
+    assert data.game_log(game_id) == sql(dash_db, "SELECT log FROM games WHERE game_id = ?", [game_id])[0][0]
+    with pytest.raises(KeyError, match="no game with id nothing"):
+        data.game_log("nothing", 0)
 
 
 def test_back_through_the_sidebar_returns_to_the_same_game(dash_db: Path, game: dict, open_page) -> None:
