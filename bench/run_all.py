@@ -1,4 +1,6 @@
-"""Runs every benchmark and writes ``bench/results.json`` and ``docs/benchmarks.md``.
+"""Runs every benchmark and writes ``bench/results.json`` and ``docs/benchmarks-latest.md`` (a page made
+whole from the numbers; ``docs/benchmarks.md``, with its measurements and analyses by hand, is
+left alone).
 
     python bench/run_all.py [--replay-games 300] [--import-games 10000 100000] [--quick]
     python bench/run_all.py --replay-view DB   # only the Replay viewer in Chromium, on DB; merged into the results
@@ -26,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from bench import bench_dashboard, bench_explorer, bench_import, bench_replay, bench_replay_view  # noqa: E402
 from bench.common import OUT, machine  # noqa: E402
 
-DOC = ROOT / "docs" / "benchmarks.md"
+DOC = ROOT / "docs" / "benchmarks-latest.md"
 
 
 def run(replay_games: int, import_games: list[int], repeat: int) -> dict[str, Any]:
@@ -65,9 +67,10 @@ def markdown(results: dict[str, Any]) -> str:
     m = results["machine"]
     replay_rows = results["replay"]["rows"]
     out = [
-        "# Benchmarks",
+        "# Benchmarks: the latest full run",
         "",
-        "Written by `python bench/run_all.py` (also `make bench`); the raw numbers are in `bench/results.json`.",
+        "Written by `python bench/run_all.py` (also `make bench`); the raw numbers are in `bench/results.json`. "
+        "The measurements of each issue, with their analyses, are in [benchmarks.md](benchmarks.md).",
         "Benchmarks are scripts, not tests: nothing in the test suite depends on timing.",
         "",
         "## Machine",
@@ -274,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--import-games", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the scripts")
-    parser.add_argument("--render", action="store_true", help="only rewrite docs/benchmarks.md from bench/results.json")
+    parser.add_argument("--render", action="store_true", help="only rewrite docs/benchmarks-latest.md from bench/results.json")
     parser.add_argument("--replay-view", type=Path, metavar="DB",
                         help="only run the Replay viewer benchmark on DB, store it in bench/results.json, rewrite the page")
     parser.add_argument("--note", default="", help="with --replay-view: a sentence printed under its numbers")
