@@ -182,6 +182,11 @@ def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> 
     return exits.OK
 
 
+#: Rows of a table, and logs, held at once while exporting.
+EXPORT_BATCH_ROWS = 100_000
+EXPORT_BATCH_LOGS = 1_000
+
+
 def run_export(db: str, folder: Path, games: bool = False) -> int:
     """``governor export --parquet DIR``: every table as DIR/<table>.parquet (and the logs as JSONL)."""
     import pyarrow.parquet as pq
@@ -192,15 +197,22 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
             # A lake's tables are views over its files.
             present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
             names = [n for n in table_schemas() if n in present]
+            # Streamed batch by batch: a table of hundreds of millions of rows never sits in memory.
             for name in names:
-                table = con.sql(f'SELECT * FROM "{name}"').to_arrow_table()
-                pq.write_table(table, folder / f"{name}.parquet")
-                print(f"{name}: {table.num_rows} rows -> {folder / (name + '.parquet')}", file=sys.stderr)
+                batches = con.sql(f'SELECT * FROM "{name}"').to_arrow_reader(EXPORT_BATCH_ROWS)
+                rows = 0
+                with pq.ParquetWriter(folder / f"{name}.parquet", batches.schema) as out:
+                    for batch in batches:
+                        out.write_batch(batch)
+                        rows += batch.num_rows
+                print(f"{name}: {rows} rows -> {folder / (name + '.parquet')}", file=sys.stderr)
             if games:
                 with open(folder / "games.jsonl", "w", encoding="utf-8") as fh:
-                    for (text,) in con.execute("SELECT log FROM games ORDER BY file, file_index").fetchall():
-                        fh.write(text.strip().replace("\n", " ") if "\n" in text.strip() else text.strip())
-                        fh.write("\n")
+                    logs = con.execute("SELECT log FROM games ORDER BY file, file_index")
+                    while chunk := logs.fetchmany(EXPORT_BATCH_LOGS):
+                        for (text,) in chunk:
+                            fh.write(text.strip().replace("\n", " ") if "\n" in text.strip() else text.strip())
+                            fh.write("\n")
     except DatabaseError as err:
         print(f"governor export: {printable(str(err))}", file=sys.stderr)
         return exits.ENVIRONMENT

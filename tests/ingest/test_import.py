@@ -277,6 +277,22 @@ def test_export_parquet(sample_db: Path, tmp_path: Path) -> None:
         assert sorted(a.execute("SELECT game_id FROM games").fetchall()) == sorted(b.execute("SELECT game_id FROM games").fetchall())
 
 
+def test_export_streams_every_table_in_batches_unchanged(sample_db: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from ingest import cli
+
+    monkeypatch.setattr(cli, "EXPORT_BATCH_ROWS", 7)  # many batches per table, a last one cut short
+    monkeypatch.setattr(cli, "EXPORT_BATCH_LOGS", 4)
+    assert cli.run_export(str(sample_db), tmp_path / "out", games=True) == 0
+    with duckdb.connect(str(sample_db), read_only=True) as con:
+        for table in ("games", "players", "moves", "san_juan_states", "san_juan_player_states", "rejections"):
+            written = pq.read_table(tmp_path / "out" / f"{table}.parquet")
+            assert written.equals(con.sql(f"SELECT * FROM {table}").to_arrow_table()), table
+        logs = [r[0].strip() for r in con.execute("SELECT log FROM games ORDER BY file, file_index").fetchall()]
+    lines = (tmp_path / "out" / "games.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [json.loads(text) for text in logs] and len(lines) == 30
+
+
 def test_views_answer_the_common_questions(sample_db: Path) -> None:
     with duckdb.connect(str(sample_db), read_only=True) as con:
         seats = con.execute("SELECT sum(games), sum(wins) FROM win_rate_by_seat").fetchall()[0]
