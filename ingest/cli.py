@@ -124,10 +124,80 @@ def _noting_interrupts() -> Iterator[list[int]]:
         signal.signal(signal.SIGINT, previous)
 
 
+class _ResultError(Exception):
+    """The query failed while its rows were being read (DuckDB's error, through Arrow's stream)."""
+
+
+def _batches(reader: Any) -> Iterator[Any]:
+    """The record batches of ``reader``; an error of the query met on the way is a ``_ResultError``
+    (Arrow hands it over as an ``OSError``, which must not pass for a failed write)."""
+    it = iter(reader)
+    while True:
+        try:
+            batch = next(it)
+        except StopIteration:
+            return
+        except OSError as err:
+            raise _ResultError(str(err).strip()) from None
+        yield batch
+
+
+def _rows(batch: Any) -> Iterator[tuple[Any, ...]]:
+    """A record batch's rows as tuples (by position: two columns may have one name)."""
+    return zip(*(column.to_pylist() for column in batch.columns))
+
+
+def _write_result(reader: Any, fmt: str, out: str | None) -> int:
+    """Write the query's rows in ``fmt`` to ``out`` (stdout when None) batch by batch, except the
+    ``table`` format, which needs every row for its column widths; the number of rows written."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        assert out is not None
+        count = 0
+        with pq.ParquetWriter(out, reader.schema) as sink:
+            for batch in _batches(reader):
+                sink.write_batch(batch)
+                count += batch.num_rows
+        return count
+    handle = open(out, "w", newline="", encoding="utf-8") if out else sys.stdout
+    # CSV and JSON keep the data as it is, except on a terminal, where no control character may land.
+    terminal = out is None and sys.stdout.isatty()
+    count = 0
+    try:
+        if fmt == "csv":
+            writer = csv.writer(handle)
+            writer.writerow(reader.schema.names)
+            for batch in _batches(reader):
+                rows = _rows(batch)
+                if terminal:
+                    rows = (tuple(printable(v) if isinstance(v, str) else v for v in row) for row in rows)
+                writer.writerows(rows)
+                count += batch.num_rows
+        elif fmt == "json":
+            # As ``json.dump(rows, indent=1)`` writes the whole list, one row at a time.
+            for batch in _batches(reader):
+                for row in batch.to_pylist():
+                    text = json.dumps(row, default=str, ensure_ascii=terminal, indent=1)
+                    handle.write(("[\n" if not count else ",\n") + "\n".join(" " + line for line in text.split("\n")))
+                    count += 1
+            handle.write("\n]\n" if count else "[]\n")
+        else:
+            every = [row for batch in _batches(reader) for row in _rows(batch)]
+            _print_table(reader.schema.names, every, handle)
+            count = len(every)
+    finally:
+        if out:
+            handle.close()
+    return count
+
+
 def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> int:
     """``governor query``: one read-only statement on a read-only connection without file access.
-    Exit 0 with a result, 1 when the SQL is refused or fails, 2 when the database cannot be read,
-    130 when interrupted."""
+    Exit 0 with a result, 1 when the SQL is refused or fails, 2 when the database cannot be read or
+    the output cannot be written, 130 when interrupted. The result is written batch by batch
+    (``QUERY_BATCH_ROWS``), so a result larger than memory can go to a file; a failed or interrupted
+    query leaves no output file behind."""
     if fmt == "parquet" and not out:
         print("governor query: --format parquet needs --out FILE", file=sys.stderr)
         return exits.ENVIRONMENT
@@ -139,47 +209,40 @@ def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> 
         try:
             with reader(db, config=QUERY_CONFIG) as con:
                 relation = con.sql(sql)
-                table = relation.to_arrow_table() if relation is not None else None
+                if relation is None:
+                    return exits.OK
+                count = _write_result(relation.to_arrow_reader(QUERY_BATCH_ROWS), fmt, out)
         except DatabaseError as err:
             print(f"governor query: {printable(str(err))}", file=sys.stderr)
             return exits.ENVIRONMENT
-        except (KeyboardInterrupt, duckdb.Error, RuntimeError) as err:
+        except (KeyboardInterrupt, duckdb.Error, RuntimeError, _ResultError) as err:
+            _discard(out)
             # DuckDB turns Ctrl-C into an error of its own ("Query interrupted"); the flag tells.
             if interrupted or isinstance(err, (KeyboardInterrupt, duckdb.InterruptException)):
                 print("governor query: interrupted", file=sys.stderr)
                 return exits.INTERRUPTED
-            if not isinstance(err, duckdb.Error):
+            if not isinstance(err, (duckdb.Error, _ResultError)):
                 raise
             print(f"governor query: {printable(str(err).strip())}", file=sys.stderr)
             return exits.REJECTED
-    if table is None:
-        return exits.OK
+        except OSError as err:
+            _discard(out)
+            print(f"governor query: cannot write {printable(str(out or 'the output'))}: {err.strerror or err}",
+                  file=sys.stderr)
+            return exits.ENVIRONMENT
     if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        pq.write_table(table, out)
-        print(f"wrote {table.num_rows} rows to {printable(str(out))}", file=sys.stderr)
-        return exits.OK
-    handle = open(out, "w", newline="", encoding="utf-8") if out else sys.stdout
-    # CSV and JSON keep the data as it is, except on a terminal, where no control character may land.
-    terminal = out is None and sys.stdout.isatty()
-    try:
-        rows = [tuple(r.values()) for r in table.to_pylist()]
-        if fmt == "csv":
-            writer = csv.writer(handle)
-            writer.writerow(table.column_names)
-            if terminal:
-                rows = [tuple(printable(v) if isinstance(v, str) else v for v in row) for row in rows]
-            writer.writerows(rows)
-        elif fmt == "json":
-            json.dump(table.to_pylist(), handle, default=str, ensure_ascii=terminal, indent=1)
-            handle.write("\n")
-        else:
-            _print_table(table.column_names, rows, handle)
-    finally:
-        if out:
-            handle.close()
+        print(f"wrote {count} rows to {printable(str(out))}", file=sys.stderr)
     return exits.OK
+
+
+def _discard(out: str | None) -> None:
+    """Remove a partly written output file."""
+    if out:
+        Path(out).unlink(missing_ok=True)
+
+
+#: Rows of a query's result fetched at once.
+QUERY_BATCH_ROWS = 100_000
 
 
 #: Rows of a table, and logs, held at once while exporting.

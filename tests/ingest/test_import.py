@@ -277,6 +277,37 @@ def test_export_parquet(sample_db: Path, tmp_path: Path) -> None:
         assert sorted(a.execute("SELECT game_id FROM games").fetchall()) == sorted(b.execute("SELECT game_id FROM games").fetchall())
 
 
+def test_query_results_are_written_batch_by_batch(sample_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from ingest import cli
+
+    monkeypatch.setattr(cli, "QUERY_BATCH_ROWS", 4)  # 90 players: 23 batches
+    sql = "SELECT game_id, seat, name, score, final_buildings FROM players ORDER BY game_id, seat"
+    with duckdb.connect(str(sample_db), read_only=True) as con:
+        expected = con.sql(sql).to_arrow_table()
+    # JSON: exactly what json.dump of the whole list with indent=1 writes.
+    assert cli.run_query(sql, str(sample_db), "json") == 0
+    assert capsys.readouterr().out == json.dumps(expected.to_pylist(), indent=1, default=str, ensure_ascii=False) + "\n"
+    assert cli.run_query("SELECT 1 AS a WHERE false", str(sample_db), "json") == 0
+    assert capsys.readouterr().out == "[]\n"
+    # CSV by position: two columns may share a name.
+    assert cli.run_query("SELECT 1 AS a, 2 AS a", str(sample_db), "csv") == 0
+    assert capsys.readouterr().out.splitlines() == ["a,a", "1,2"]
+    out = tmp_path / "players.parquet"
+    assert cli.run_query(sql, str(sample_db), "parquet", str(out)) == 0
+    assert pq.read_table(out).equals(expected) and capsys.readouterr().err == f"wrote 90 rows to {out}\n"
+    # A query that fails after its first batches: an error, exit 1, and no half-written file.
+    failing = "SELECT CASE WHEN i > 3000 THEN error('boom at ' || i) ELSE i END AS x FROM range(5000) t(i)"
+    for fmt in ("csv", "json", "parquet"):
+        partial = tmp_path / f"failing.{fmt}"
+        assert cli.run_query(failing, str(sample_db), fmt, str(partial)) == 1
+        assert capsys.readouterr().err == "governor query: Invalid Input Error: boom at 3001\n"
+        assert not partial.exists()
+    # An output that cannot be written: exit 2 with the reason.
+    assert cli.run_query(sql, str(sample_db), "csv", str(tmp_path / "no" / "such" / "x.csv")) == 2
+    assert capsys.readouterr().err == f"governor query: cannot write {tmp_path / 'no' / 'such' / 'x.csv'}: No such file or directory\n"
+
+
 def test_export_streams_every_table_in_batches_unchanged(sample_db: Path, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from ingest import cli
