@@ -1,6 +1,6 @@
 """Replay viewer benchmark in headless Chromium: opening a game, stepping, and the payload's size.
 
-    python bench/bench_replay_view.py --db FILE [--steps 120] [--opens 5] [--out FILE]
+    python bench/bench_replay_view.py --db FILE [--steps 120] [--opens 5] [--in-app 5] [--out FILE]
     python bench/bench_replay_view.py --build 100000      # builds bench/out/import-100000.duckdb first
     python bench/bench_replay_view.py --replicate FILE 100000  # copies FILE's games until there are 100,000
 
@@ -135,16 +135,16 @@ def add_puerto_rico(db: Path) -> None:
             con.close()
 
 
-def pick_games(db: Path) -> dict[str, dict[str, Any]]:
-    """The longest 4-player San Juan and 5-player Puerto Rico games, adding the Puerto Rico sample
-    games when the database has none."""
+def pick_games(db: Path, count: int = 14) -> dict[str, dict[str, Any]]:
+    """The ``count`` longest 4-player San Juan and 5-player Puerto Rico games, adding the Puerto Rico
+    sample games when the database has none."""
     # Games whose id is part of no other id: the Games page's search finds each alone (the copies of a
     # replicated database have the original's id plus a suffix).
     query = ("WITH top AS (SELECT game_id, moves FROM games WHERE game = ? AND player_count = ? "
              "ORDER BY moves DESC, game_id LIMIT 100) "
              "SELECT game_id, moves FROM top g WHERE NOT EXISTS "
              "(SELECT 1 FROM games o WHERE o.game_id <> g.game_id AND contains(o.game_id, g.game_id)) "
-             "ORDER BY moves DESC, game_id LIMIT 14")
+             f"ORDER BY moves DESC, game_id LIMIT {int(count)}")
     pr = read_arrow(db, query, ["puerto_rico", 5]).to_pylist()
     if not pr:
         add_puerto_rico(db)
@@ -155,9 +155,9 @@ def pick_games(db: Path) -> dict[str, dict[str, Any]]:
 
 def payload_bytes(db: Path, game_id: str) -> dict[str, Any]:
     """One game as the server reads it when the game is not cached (``dashboards.data.read_opened``,
-    what the Replay page calls: one connection, the game's row and log, its moves and states, its
-    payload), in wall-clock and CPU seconds of this process, and the payload's size as JSON and
-    gzip-compressed."""
+    what the Replay page calls before it sends the board: one connection, the game's row, its moves
+    and states, its payload), in wall-clock and CPU seconds of this process, and the payload's size
+    as JSON and gzip-compressed."""
     import duckdb
 
     from dashboards.data import read_opened
@@ -285,12 +285,13 @@ def measure_open_in_app(tabs: Any, url: str, games: list[dict[str, Any]]) -> lis
     return seconds
 
 
-def measure(db: Path, steps: int, opens: int) -> dict[str, Any]:
+def measure(db: Path, steps: int, opens: int, in_app: int = 5) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     from dashboards.screenshots import launch_browser, running_dashboard
 
-    picked = pick_games(db)
+    # New tabs (and the game stepped), opens in the app, two fresh browsers, one the server reads.
+    picked = pick_games(db, opens + 1 + in_app + 2 + 1)
     games_total = read_arrow(db, "SELECT count(*) AS n FROM games").column("n")[0].as_py()
     out: dict[str, Any] = {"db": str(db), "games": games_total, "db_bytes": db.stat().st_size, "machine": machine()}
     with running_dashboard(db) as url, sync_playwright() as pw:
@@ -306,8 +307,8 @@ def measure(db: Path, steps: int, opens: int) -> dict[str, Any]:
             games = found["games"]
             result = measure_game(tabs, url, games, steps, opens)
             # Games not opened by measure_game (nothing of them cached by the dashboard).
-            in_app = measure_open_in_app(tabs, url, games[opens + 1: 2 * opens + 1])
-            cold = [open_in_new_tab(browser, url, game) for game in games[2 * opens + 1: 2 * opens + 3]]
+            in_app = measure_open_in_app(tabs, url, games[opens + 1: opens + 1 + in_app])
+            cold = [open_in_new_tab(browser, url, game) for game in games[opens + 1 + in_app: opens + 3 + in_app]]
             for page, _ in cold:
                 page.close()
             for key, values in (("open_in_app", in_app), ("open_cold_browser", [s for _, s in cold])):
@@ -330,7 +331,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--replicate", nargs=2, metavar=("SOURCE", "N"), default=None,
                         help="build bench/out/replicated-N.duckdb from the games of SOURCE")
     parser.add_argument("--steps", type=int, default=120)
-    parser.add_argument("--opens", type=int, default=5)
+    parser.add_argument("--opens", type=int, default=5, help="games opened in a new tab")
+    parser.add_argument("--in-app", type=int, default=5, help="games opened from the Games page")
     parser.add_argument("--out", type=Path, default=HERE / "results_replay_view.json")
     args = parser.parse_args(argv)
     if args.db is None and args.build is None and args.replicate is None:
@@ -339,7 +341,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         db = replicate(Path(args.replicate[0]), int(args.replicate[1]))
     else:
         db = args.db or build_db(args.build)
-    result = measure(db, args.steps, args.opens)
+    result = measure(db, args.steps, args.opens, args.in_app)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
     return result
