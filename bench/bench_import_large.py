@@ -143,7 +143,8 @@ def run(games: int, workers: int, base: int, sample_every: float, probe_every: f
                 out = subprocess.run([sys.executable, "-c", _PROBE, str(ROOT), str(db)], capture_output=True,
                                      text=True, timeout=600)
                 line = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "{}"
-                result = json.loads(line)
+                # DuckDB may draw its progress bar for a slow query on the same line, before the JSON.
+                result = json.loads(line[line.index("{"):] if "{" in line else "{}")
                 if out.returncode:
                     result["error"] = out.stderr.strip().splitlines()[-1][:300] if out.stderr.strip() else "failed"
             except (subprocess.TimeoutExpired, json.JSONDecodeError) as err:
