@@ -307,11 +307,11 @@ def measure(db: Path, steps: int, opens: int, in_app: int = 5) -> dict[str, Any]
             games = found["games"]
             result = measure_game(tabs, url, games, steps, opens)
             # Games not opened by measure_game (nothing of them cached by the dashboard).
-            in_app = measure_open_in_app(tabs, url, games[opens + 1: opens + 1 + in_app])
+            from_list = measure_open_in_app(tabs, url, games[opens + 1: opens + 1 + in_app])
             cold = [open_in_new_tab(browser, url, game) for game in games[opens + 1 + in_app: opens + 3 + in_app]]
             for page, _ in cold:
                 page.close()
-            for key, values in (("open_in_app", in_app), ("open_cold_browser", [s for _, s in cold])):
+            for key, values in (("open_in_app", from_list), ("open_cold_browser", [s for _, s in cold])):
                 result.update({f"{key}_s": [round(s, 3) for s in values],
                                f"{key}_median_s": round(statistics.median(values), 3) if values else None,
                                f"{key}_max_s": round(max(values), 3) if values else None})
