@@ -28,19 +28,28 @@ GAME_ROWS_DDL = (
 )
 
 
-def locate(con: duckdb.DuckDBPyConnection) -> int:
+def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """The number of rows of each located table (rows appended next start there): taken by an import
+    batch before it appends, for ``locate(con, since=...)``."""
+    base = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'").fetchall()}
+    return {t: int(con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0]) for t in LOCATED if t in base}
+
+
+def locate(con: duckdb.DuckDBPyConnection, since: dict[str, int] | None = None) -> int:
     """Record the row range (first and last row id, and its number of rows) of every game stored since
-    the last call: rows past the last located range of each table, all of them the first time. Each
-    import batch is appended whole, so a game's range never reaches into another import's rows.
+    the last call: rows past the last located range of each table, all of them the first time, or,
+    with ``since`` (``row_counts`` taken before a batch appended its rows), the rows from there on.
+    Each import batch is appended whole, so a game's range never reaches into another batch's rows.
     Returns the number of ranges added. Runs in the caller's transaction."""
     con.execute(GAME_ROWS_DDL)
     base = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'").fetchall()}
     added = 0
     for table in LOCATED:
-        if table not in base:
+        if table not in base or (since is not None and table not in since):
             continue
-        start = con.execute(
+        start = since[table] if since is not None else con.execute(
             "SELECT coalesce(max(last_row) + 1, 0) FROM game_rows WHERE table_name = ?", [table]
         ).fetchall()[0][0]
         before = con.execute("SELECT count(*) FROM game_rows").fetchall()[0][0]

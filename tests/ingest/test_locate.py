@@ -91,3 +91,33 @@ def test_a_version_5_database_is_located_on_migration(sample_db_copy: Path) -> N
     # A later import locates only its own games.
     assert import_paths([LOGS / "puerto_rico"], db, workers=1).imported == 30
     assert rows(db, "SELECT count(*), count(DISTINCT (game_id, table_name)) FROM game_rows") == [(180, 180)]
+
+
+def test_each_batch_locates_its_own_games_and_an_import_catches_up_on_unlocated_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ingest import importer
+    from ingest.locate import locate
+
+    monkeypatch.setattr(importer, "WRITE_BATCH", 7)  # 30 games: five batches
+    db = tmp_path / "batches.duckdb"
+    assert import_paths([LOGS / "san_juan"], db, workers=1).imported == 30
+    counts = {t: rows(db, f'SELECT count(*) FROM "{t}"')[0][0] for t in ("moves", "san_juan_states", "san_juan_player_states")}
+    ranges = rows(db, "SELECT table_name, first_row, last_row, row_count FROM game_rows ORDER BY table_name, first_row")
+    for table, total in counts.items():
+        mine = [r for r in ranges if r[0] == table]
+        # Every game once, every row counted once; the batches' ranges follow each other.
+        assert len(mine) == 30 and sum(r[3] for r in mine) == total
+        assert max(r[2] for r in mine) == total - 1 and min(r[1] for r in mine) == 0
+    # Nothing was left for the end of the import to locate.
+    with writer(db) as con:
+        assert locate(con) == 0
+    # A batch committed but not located (the import killed in between) is located by the next
+    # import's start, whatever that import stores: here the last batch (games 29 and 30).
+    with writer(db) as con:
+        con.execute("DELETE FROM game_rows WHERE game_id IN "
+                    "(SELECT game_id FROM game_rows WHERE table_name = 'moves' ORDER BY first_row DESC LIMIT 2)")
+    assert rows(db, "SELECT count(*) FROM game_rows")[0][0] == 3 * 28
+    again = import_paths([LOGS / "san_juan" / "san_juan-2p-seed2026-0000.json"], db, workers=1)
+    assert (again.imported, again.duplicates) == (0, 1)
+    assert rows(db, "SELECT table_name, first_row, last_row, row_count FROM game_rows ORDER BY table_name, first_row") == ranges
