@@ -7,7 +7,7 @@ import json
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -151,15 +151,8 @@ def _write_result(reader: Any, fmt: str, out: str | None) -> int:
     """Write the query's rows in ``fmt`` to ``out`` (stdout when None) batch by batch, except the
     ``table`` format, which needs every row for its column widths; the number of rows written."""
     if fmt == "parquet":
-        import pyarrow.parquet as pq
-
         assert out is not None
-        count = 0
-        with pq.ParquetWriter(out, reader.schema) as sink:
-            for batch in _batches(reader):
-                sink.write_batch(batch)
-                count += batch.num_rows
-        return count
+        return _write_parquet(reader.schema, _batches(reader), out)
     handle = open(out, "w", newline="", encoding="utf-8") if out else sys.stdout
     # CSV and JSON keep the data as it is, except on a terminal, where no control character may land.
     terminal = out is None and sys.stdout.isatty()
@@ -235,6 +228,18 @@ def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> 
     return exits.OK
 
 
+def _write_parquet(schema: Any, batches: Iterable[Any], path: str | Path) -> int:
+    """Write record ``batches`` of ``schema`` to a Parquet file one by one; the number of rows."""
+    import pyarrow.parquet as pq
+
+    count = 0
+    with pq.ParquetWriter(path, schema) as sink:
+        for batch in batches:
+            sink.write_batch(batch)
+            count += batch.num_rows
+    return count
+
+
 def _discard(out: str | None) -> None:
     """Remove a partly written output file."""
     if out:
@@ -252,8 +257,6 @@ EXPORT_BATCH_LOGS = 1_000
 
 def run_export(db: str, folder: Path, games: bool = False) -> int:
     """``governor export --parquet DIR``: every table as DIR/<table>.parquet (and the logs as JSONL)."""
-    import pyarrow.parquet as pq
-
     folder.mkdir(parents=True, exist_ok=True)
     try:
         with reader(db) as con:
@@ -263,11 +266,7 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
             # Streamed batch by batch: a table of hundreds of millions of rows never sits in memory.
             for name in names:
                 batches = con.sql(f'SELECT * FROM "{name}"').to_arrow_reader(EXPORT_BATCH_ROWS)
-                rows = 0
-                with pq.ParquetWriter(folder / f"{name}.parquet", batches.schema) as out:
-                    for batch in batches:
-                        out.write_batch(batch)
-                        rows += batch.num_rows
+                rows = _write_parquet(batches.schema, batches, folder / f"{name}.parquet")
                 print(f"{name}: {rows} rows -> {folder / (name + '.parquet')}", file=sys.stderr)
             if games:
                 with open(folder / "games.jsonl", "w", encoding="utf-8") as fh:
