@@ -166,24 +166,32 @@ def decision_points(log: GameLog, steps: tuple[int, int] | None = None) -> Itera
         before = state
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(engine: Any, a: Any, b: Any) -> bool:
+    """Whether two moves make the same decision (one may be a log's other written form of it)."""
+    if a == b:
+        return True
+    a, b = engine.canonical_move(a), engine.canonical_move(b)
     return bool(a == b) or a.to_json() == b.to_json()
 
 
 def choose_candidates(engine: Any, point: _Point, options: Options,
                       run: Callable[[RolloutTask], RolloutResult]) -> list[Any]:
     """The moves to estimate at a decision: all legal moves when they are at most ``top``, else the
-    move played, the heuristic bot's move and the best of the pre-ranking."""
+    move played, the heuristic bot's move and the best of the pre-ranking. The move played stands as
+    the log wrote it, in place of the listed form of the same decision (never beside it)."""
     legal = list(engine.legal_moves(point.state))
-    if not any(_same(m, point.played) for m in legal):
+    at = next((i for i, m in enumerate(legal) if _same(engine, m, point.played)), None)
+    if at is None:
         legal.append(point.played)
+    else:
+        legal[at] = point.played
     if len(legal) <= options.top:
         return legal
     must = [point.played]
     bot_move = make_bot(engine.game, "heuristic", options.seed).choose(point.state)
-    if not _same(bot_move, point.played):
+    if not _same(engine, bot_move, point.played):
         must.append(bot_move)
-    rest = [m for m in legal if not any(_same(m, x) for x in must)]
+    rest = [m for m in legal if not any(_same(engine, m, x) for x in must)]
     if len(rest) > PRERANK_CAP:
         rest = random.Random(f"prerank:{options.seed}:{point.step}").sample(rest, PRERANK_CAP)
     task = RolloutTask(engine.game, point.step, point.seat, point.state, tuple(rest), options.seed ^ 0x5EED,
@@ -209,7 +217,7 @@ def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, cand
         wins = sum(r.wins[index] for r in results)
         n = sum(r.played[index] for r in results)
         made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
-                              _same(move, point.played), wins, n))
+                              _same(engine, move, point.played), wins, n))
     made.sort(key=lambda c: (-c.estimate, not c.played, c.text))
     return Decision(point.step, point.seat, names[point.seat], legal, tuple(made))
 

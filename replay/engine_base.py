@@ -47,6 +47,13 @@ class RulesEngine:
         """Every legal decision in a fixed order."""
         return self.rules.legal_moves(state)
 
+    def canonical_move(self, move: Any) -> Any:
+        """``move`` in the form ``legal_moves`` lists it: a move may have several written forms that
+        make the same decision (e.g. San Juan's produced goods in any order), listed once. A move type
+        with such forms has a ``canonical()`` method."""
+        canonical = getattr(move, "canonical", None)
+        return canonical() if canonical is not None else move
+
     def apply(self, state: Any, move: Any) -> Any:
         """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
         return self.rules.apply(state, move)

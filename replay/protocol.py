@@ -89,7 +89,13 @@ class Engine(Protocol):
         ...
 
     def legal_moves(self, state: Any) -> list[Any]:
-        """Every legal decision of the seat to act, in a fixed order (empty when the game is over)."""
+        """Every legal decision of the seat to act, in a fixed order (empty when the game is over); a
+        decision with several written forms is listed once, in the form of ``canonical_move``."""
+        ...
+
+    def canonical_move(self, move: Any) -> Any:
+        """The form ``legal_moves`` lists of ``move`` (the same decision; ``move`` itself when it has
+        one form only): what tells whether a logged move is among the listed ones."""
         ...
 
     def apply(self, state: Any, move: Any) -> Any:

@@ -127,6 +127,13 @@ class Produce:
     def text(self) -> str:
         return f"produce {', '.join(g.value for g in self.goods)}" + _decline_text(self.decline)
 
+    def canonical(self) -> Produce:
+        """The same decision as ``legal_moves`` lists it: the goods in catalogue order. The order of a
+        log's goods says which building the top card of the draw pile goes under, face down, which no
+        player can tell apart; the rules apply the move as written."""
+        goods = _goods_sorted(self.goods)
+        return self if goods == self.goods else Produce(goods, self.decline)
+
 
 @dataclass(frozen=True, slots=True)
 class Sell:

@@ -147,6 +147,18 @@ def test_estimates_are_reproducible_and_independent_of_workers() -> None:
     assert other_seed != inline
 
 
+def test_a_move_written_in_another_order_is_one_candidate_not_two() -> None:
+    """San Juan's produced goods may be logged in any order (the order only says which building the
+    face-down card goes under); the move played is not estimated beside its listed twin."""
+    log = _log(SJ_LOG)
+    (decision,) = analyse(log, Options(workers=1, rollouts=2, seed=1, top=6, steps=(74, 74)))
+    assert decision.legal == 4
+    assert sorted(c.text for c in decision.candidates) == [
+        "pass", "produce coffee", "produce coffee, indigo", "produce indigo"]
+    assert decision.played.text == "produce coffee, indigo"
+    assert decision.played.move.to_json() == {"kind": "produce", "goods": ["coffee", "indigo"]}
+
+
 def test_interval_and_tags() -> None:
     assert interval(0, 0) == (0.0, 1.0)
     low, high = interval(50, 100)
