@@ -65,9 +65,24 @@ def run_import(paths: list[str], db: str, workers: int | None = None, progress: 
     )
 
 
-def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: Any) -> None:
+#: The ``table`` format is for reading on a terminal: it shows at most this many rows (the rest are
+#: counted, not kept) and cuts longer cells; CSV, JSON and Parquet write every row and every character.
+TABLE_MAX_ROWS = 1_000
+TABLE_MAX_CELL = 200
+
+
+def _cell(value: Any) -> str:
     # Cells are printed for a terminal: a stored log or name may hold a CR or an escape code.
-    cells = [[("NULL" if v is None else printable(str(v))) for v in row] for row in rows]
+    text = "NULL" if value is None else str(value)
+    if len(text) > TABLE_MAX_CELL:
+        text = text[: TABLE_MAX_CELL - 1] + "…"
+    return printable(text)
+
+
+def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: Any, total: int | None = None) -> None:
+    """``rows`` lined up under ``columns``; ``total`` is the result's number of rows when only its
+    first ``rows`` are shown."""
+    cells = [[_cell(v) for v in row] for row in rows]
     columns = [printable(c) for c in columns]
     widths = [len(c) for c in columns]
     for row in cells:
@@ -76,7 +91,12 @@ def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: Any) -> N
     out.write("-+-".join("-" * w for w in widths) + "\n")
     for row in cells:
         out.write(" | ".join(v.ljust(w) for v, w in zip(row, widths)) + "\n")
-    out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
+    total = len(rows) if total is None else total
+    if total > len(rows):
+        out.write(f"({len(rows):,} of {total:,} rows shown; --format csv or json, or parquet with --out FILE, "
+                  "writes every row)\n")
+    else:
+        out.write(f"({total} row{'s' if total != 1 else ''})\n")
 
 
 #: What ``governor query`` lets through: one statement that reads (SELECT, WITH, FROM, VALUES,
@@ -148,8 +168,9 @@ def _rows(batch: Any) -> Iterator[tuple[Any, ...]]:
 
 
 def _write_result(reader: Any, fmt: str, out: str | None) -> int:
-    """Write the query's rows in ``fmt`` to ``out`` (stdout when None) batch by batch, except the
-    ``table`` format, which needs every row for its column widths; the number of rows written."""
+    """Write the query's rows in ``fmt`` to ``out`` (stdout when None) batch by batch; the ``table``
+    format keeps only the rows it shows (``TABLE_MAX_ROWS``) and counts the rest. Returns the number
+    of rows of the result."""
     if fmt == "parquet":
         assert out is not None
         return _write_parquet(reader.schema, _batches(reader), out)
@@ -176,9 +197,12 @@ def _write_result(reader: Any, fmt: str, out: str | None) -> int:
                     count += 1
             handle.write("\n]\n" if count else "[]\n")
         else:
-            every = [row for batch in _batches(reader) for row in _rows(batch)]
-            _print_table(reader.schema.names, every, handle)
-            count = len(every)
+            shown: list[tuple[Any, ...]] = []
+            for batch in _batches(reader):
+                if len(shown) < TABLE_MAX_ROWS:
+                    shown.extend(_rows(batch.slice(0, TABLE_MAX_ROWS - len(shown))))
+                count += batch.num_rows
+            _print_table(reader.schema.names, shown, handle, count)
     finally:
         if out:
             handle.close()
