@@ -9,6 +9,7 @@ the file is held for writing only while a batch is written, so readers and other
 from __future__ import annotations
 
 import gc
+import hashlib
 import multiprocessing as mp
 import os
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -155,10 +157,49 @@ def _in_order(pool: Any, chunks: Iterator[Any], depth: int) -> Iterator[Any]:
         yield pending.popleft().get()
 
 
-def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: ImportSummary) -> None:
+class WrittenGames:
+    """What one import has written so far, so that a batch need not look up every stored game to
+    leave out copies: the 64-bit hashes of the ids of the games it wrote (a sorted array, 8 bytes a
+    game) and the number of games the database held after its last batch.
+
+    Looking each batch's ids up in ``games`` read a block of every row group of the table (one per
+    batch) and kept it in DuckDB's buffers: 0.2 to 0.5 s and about 25 MiB more per 100,000 games
+    stored, the growth of an import's memory with its size (docs/benchmarks.md, "A million games")."""
+
+    def __init__(self, games: int) -> None:
+        self.games = games
+        self._keys = np.empty(0, dtype=np.uint64)
+
+    @staticmethod
+    def _hash(ids: Sequence[str]) -> np.ndarray:
+        return np.fromiter(
+            (int.from_bytes(hashlib.blake2b(i.encode(), digest_size=8).digest(), "little") for i in ids),
+            dtype=np.uint64, count=len(ids),
+        )
+
+    def maybe_written(self, ids: Sequence[str]) -> list[str]:
+        """The ids this import may have written already (a hash collision names a few more)."""
+        if not len(self._keys) or not ids:
+            return []
+        keys = self._hash(ids)
+        at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        return [gid for gid, hit in zip(ids, self._keys[at] == keys) if hit]
+
+    def add(self, ids: Sequence[str], games: int) -> None:
+        """``ids`` written by a batch, after which the database held ``games`` games."""
+        keys = np.sort(self._hash(ids))
+        self._keys = np.insert(self._keys, np.searchsorted(self._keys, keys), keys)
+        self.games = games
+
+
+def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: ImportSummary,
+                so_far: WrittenGames | None = None) -> None:
     """Write whole games in one transaction, leaving out games already stored and rejections already
     recorded (by another importer, or an earlier run). A left-out copy that names another source id
-    than the game kept is recorded as a rejection (see ``ingest.stored``)."""
+    than the game kept is recorded as a rejection (see ``ingest.stored``). With ``so_far`` (what this
+    import wrote, and the number of games after its last batch), only the ids it may have written are
+    looked up, unless the database holds another number of games than it left (another writer came
+    in between): then every id is, as without it."""
     if not any(part for part in tables):
         return
     with writer(db) as con:
@@ -166,11 +207,14 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
         try:
             ids = [gid for part in tables if "games" in part for gid in part["games"].column("game_id").to_pylist()]
             # Copies of one game replayed in different tasks, or stored meanwhile by another importer.
+            look_up = ids
+            if so_far is not None and ids and _count(con, "games") == so_far.games:
+                look_up = so_far.maybe_written(ids)
             kept: dict[str, tuple[str | None, str]] = {
                 r[0]: (r[1], r[2]) for r in con.execute(
-                    "SELECT game_id, source_id, file FROM games WHERE game_id IN (SELECT unnest(?))", [ids]
+                    "SELECT game_id, source_id, file FROM games WHERE game_id IN (SELECT unnest(?))", [look_up]
                 ).fetchall()
-            } if ids else {}
+            } if look_up else {}
             to_write: dict[str, list[pa.Table]] = {}
             fresh_ids: list[str] = []
             conflicts: list[dict[str, Any]] = []
@@ -238,7 +282,10 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                     con, "rejections", pa.concat_tables(rejections),
                     "WHERE rejection_id NOT IN (SELECT rejection_id FROM rejections)",
                 )
+            games_after = _count(con, "games") if so_far is not None else 0
             con.execute("COMMIT")
+            if so_far is not None:
+                so_far.add(fresh_ids, games_after)
         except BaseException:
             try:
                 con.execute("ROLLBACK")
@@ -276,6 +323,10 @@ def _source_conflict(games: pa.Table, i: int, first: tuple[str | None, str]) -> 
         "message": error.message,
         "rejected_at": row["imported_at"],
     }
+
+
+def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    return int(con.execute(f'SELECT count(*) FROM "{table}"').fetchall()[0][0])
 
 
 def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table, where: str = "") -> int:
@@ -347,8 +398,11 @@ def import_paths(
     with writer(db) as con:
         con.execute("BEGIN TRANSACTION")
         locate(con)
+        games_before = _count(con, "games")
         con.execute("COMMIT")
     known = stored_games(db)
+    # Unless the stored games could not all be read: then every batch looks all its games up.
+    written = WrittenGames(games_before) if len(known) >= games_before else None
     total = _count_games(files)
     bar = Progress(total, progress)
     summary.on_message = bar.printer(on_rejection)
@@ -369,7 +423,7 @@ def import_paths(
         pending.append(tables)
         pending_games += count
         if pending_games >= WRITE_BATCH:
-            write_batch(db, pending, summary)
+            write_batch(db, pending, summary, written)
             pending.clear()
             pending_games = 0
         bar.update(summary.games, summary.rejected, summary.duplicates)
@@ -385,7 +439,7 @@ def import_paths(
                 for result in _in_order(pool, _chunks(files, display_names or {}), depth=3 * workers):
                     consume(result)
         if pending:
-            write_batch(db, pending, summary)
+            write_batch(db, pending, summary, written)
     finally:
         bar.close()
     refresh_derived(db)  # the Explorer's openings and the players' ratings

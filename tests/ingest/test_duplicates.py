@@ -66,11 +66,14 @@ def test_a_copy_with_another_source_id_is_rejected_and_an_agreeing_copy_skipped(
     assert rows(sample_db_copy, "SELECT kind, rule FROM rejections") == [("duplicate", "source_id")]
 
 
-@pytest.mark.parametrize("chunk", [64, 1])
-def test_copies_within_one_jsonl_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+@pytest.mark.parametrize(("chunk", "batch"), [(64, 1024), (1, 1024), (1, 1)])
+def test_copies_within_one_jsonl_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int,
+                                             batch: int) -> None:
     """Copies in one task are checked against the first replay; in different tasks (chunk 1), the
-    copy's own replay rejects a wrong result and the write rejects another source id."""
+    copy's own replay rejects a wrong result and the write rejects another source id, in the same
+    write batch or a later one (batch 1: from the ids the import wrote)."""
     monkeypatch.setattr(importer, "CHUNK", chunk)
+    monkeypatch.setattr(importer, "WRITE_BATCH", batch)
     path = tmp_path / "copies.jsonl"
     path.write_bytes(line(sample(NAME)) + line(wrong_result()) + line(copy.deepcopy(sample(NAME))) + line(other_source()))
     db = tmp_path / "c.duckdb"
@@ -89,6 +92,49 @@ def test_copies_within_one_jsonl_are_checked(tmp_path: Path, monkeypatch: pytest
     assert (again.imported, again.duplicates, again.rejected) == (0, 2, 2)
     assert rows(db, "SELECT count(*) FROM players") == [(3,)]
     assert rows(db, "SELECT count(*) FROM rejections") == [(2,)]
+
+
+def test_a_game_stored_by_another_import_between_two_batches_is_a_duplicate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch looks up only the ids its own import wrote while the database holds the number of games
+    it left; when another import wrote in between, it looks every id up."""
+    monkeypatch.setattr(importer, "CHUNK", 1)
+    monkeypatch.setattr(importer, "WRITE_BATCH", 1)
+    ours = tmp_path / "ours.jsonl"
+    ours.write_bytes(line(sample("san_juan-2p-seed2026-0000.json")) + line(other_source()))
+    theirs = tmp_path / "theirs.json"
+    theirs.write_bytes(line(sample(NAME)))
+    db = tmp_path / "d.duckdb"
+    real = importer.write_batch
+    calls: list[int] = []
+
+    def write_then_another_import(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 1:  # the other import stores the game our second batch holds a copy of
+            assert import_paths([theirs], db, workers=1).imported == 1
+
+    monkeypatch.setattr(importer, "write_batch", write_then_another_import)
+    summary = import_paths([ours], db, workers=1)
+    assert (summary.imported, summary.duplicates, summary.rejected) == (1, 0, 1)
+    assert summary.messages == [
+        f"{ours}, game 2: source_id: this game is already stored with source id 'sim-san_juan-2026-000001' "
+        f"(from {theirs}), not 'bga-123'"
+    ]
+    assert rows(db, "SELECT count(*) FROM games") == [(2,)]
+
+
+def test_written_games_name_every_id_written_and_few_others() -> None:
+    written = importer.WrittenGames(5)
+    assert written.maybe_written(["a", "b"]) == []
+    ids = [f"{i:020x}" for i in range(0, 3000, 3)]
+    written.add(ids[:500], 505)
+    written.add(ids[500:], 1005)
+    assert written.games == 1005
+    assert written.maybe_written(ids) == ids
+    others = [f"{i:020x}" for i in range(1, 3000, 3)]
+    assert written.maybe_written(others + ids[:2]) == ids[:2]
 
 
 def test_a_lake_checks_copies_of_its_games_as_the_database_does(tmp_path: Path) -> None:
