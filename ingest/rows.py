@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections import ChainMap
+from collections.abc import Iterable, Mapping, MutableMapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import itemgetter
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -286,7 +287,12 @@ def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | Abst
     A bug met on one game rejects that game (kind ``internal``) and the others go on."""
     batch = Batch()
     now = datetime.now(UTC)
-    seen: dict[str, StoredGame | None] = dict(known) if isinstance(known, Mapping) else dict.fromkeys(known or ())
+    # The games of this task are added in front of ``known``, which is never copied: with a million
+    # stored games a copy cost each task 40 MB and tens of milliseconds.
+    # (ChainMap writes to its first map only: ``known`` is read, never changed.)
+    stored = cast("MutableMapping[str, StoredGame | None]",
+                  known if isinstance(known, Mapping) else dict.fromkeys(known or ()))
+    seen: ChainMap[str, StoredGame | None] = ChainMap({}, stored)
     for record in records:
         before = len(batch.game_ids)
         lengths = {name: len(next(iter(cols.values()), [])) for name, cols in batch.columns.items()}
