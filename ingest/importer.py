@@ -9,12 +9,11 @@ the file is held for writing only while a batch is written, so readers and other
 from __future__ import annotations
 
 import gc
-import hashlib
 import multiprocessing as mp
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from ingest.openings import fill_openings
 from ingest.progress import Progress
 from ingest.rows import Batch, process, rejection_id
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS
-from ingest.stored import StoredGame, source_conflict, stored_games
+from ingest.stored import StoredGame, id_keys, source_conflict, stored_games
 from replay.errors import InternalError
 from replay.logfile import LogRecord, RawGame, count_games, find_logs, read_raw
 
@@ -119,10 +118,10 @@ def _chunks(files: Sequence[Path], display_names: dict[str, str]) -> Iterator[li
         yield chunk
 
 
-_KNOWN: dict[str, StoredGame] = {}
+_KNOWN: Mapping[str, StoredGame] = {}
 
 
-def _init_worker(known: dict[str, StoredGame]) -> None:
+def _init_worker(known: Mapping[str, StoredGame]) -> None:
     global _KNOWN
     _KNOWN = known
     # A replay allocates many small containers that live only for a move; the default thresholds run
@@ -159,8 +158,8 @@ def _in_order(pool: Any, chunks: Iterator[Any], depth: int) -> Iterator[Any]:
 
 class WrittenGames:
     """What one import has written so far, so that a batch need not look up every stored game to
-    leave out copies: the 64-bit hashes of the ids of the games it wrote (a sorted array, 8 bytes a
-    game) and the number of games the database held after its last batch.
+    leave out copies: the 64-bit keys of the ids of the games it wrote (``id_keys``, a sorted array,
+    8 bytes a game) and the number of games the database held after its last batch.
 
     Looking each batch's ids up in ``games`` read a block of every row group of the table (one per
     batch) and kept it in DuckDB's buffers: 0.2 to 0.5 s and about 25 MiB more per 100,000 games
@@ -170,24 +169,17 @@ class WrittenGames:
         self.games = games
         self._keys = np.empty(0, dtype=np.uint64)
 
-    @staticmethod
-    def _hash(ids: Sequence[str]) -> np.ndarray:
-        return np.fromiter(
-            (int.from_bytes(hashlib.blake2b(i.encode(), digest_size=8).digest(), "little") for i in ids),
-            dtype=np.uint64, count=len(ids),
-        )
-
     def maybe_written(self, ids: Sequence[str]) -> list[str]:
         """The ids this import may have written already (a hash collision names a few more)."""
         if not len(self._keys) or not ids:
             return []
-        keys = self._hash(ids)
+        keys = id_keys(ids)
         at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
         return [gid for gid, hit in zip(ids, self._keys[at] == keys) if hit]
 
     def add(self, ids: Sequence[str], games: int) -> None:
         """``ids`` written by a batch, after which the database held ``games`` games."""
-        keys = np.sort(self._hash(ids))
+        keys = np.sort(id_keys(ids))
         self._keys = np.insert(self._keys, np.searchsorted(self._keys, keys), keys)
         self.games = games
 

@@ -38,7 +38,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ingest.schema import DERIVED_TABLES, SCHEMA_VERSION, VIEWS, table_schemas, vp_by_step_view
-from ingest.stored import StoredGame, stored_in
+from ingest.stored import StoredGames, stored_in
 
 LAKE_MARK = "_governor_lake.json"
 MANIFESTS = "_manifest"
@@ -236,7 +236,7 @@ class Lake:
             con.execute(f"SET {key} = ?", [value])
         return con
 
-    def known(self) -> tuple[dict[str, StoredGame], frozenset[str]]:
+    def known(self) -> tuple[StoredGames, frozenset[str]]:
         """The games already in the lake by id (what a copy is checked against) and its rejection ids."""
         con = self.connect()
         try:

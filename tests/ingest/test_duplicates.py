@@ -4,6 +4,7 @@ another source id, is a rejection (with the message ``validate`` gives), never a
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -128,13 +129,54 @@ def test_a_game_stored_by_another_import_between_two_batches_is_a_duplicate(
 def test_written_games_name_every_id_written_and_few_others() -> None:
     written = importer.WrittenGames(5)
     assert written.maybe_written(["a", "b"]) == []
-    ids = [f"{i:020x}" for i in range(0, 3000, 3)]
+    def game_id(i: int) -> str:  # like a real id: the hex of a SHA-256
+        return hashlib.sha256(str(i).encode()).hexdigest()[:20]
+
+    ids = [game_id(i) for i in range(0, 3000, 3)]
     written.add(ids[:500], 505)
     written.add(ids[500:], 1005)
     assert written.games == 1005
     assert written.maybe_written(ids) == ids
-    others = [f"{i:020x}" for i in range(1, 3000, 3)]
+    others = [game_id(i) for i in range(1, 3000, 3)]
     assert written.maybe_written(others + ids[:2]) == ids[:2]
+
+
+def test_stored_games_find_every_game_of_the_database(sample_db: Path) -> None:
+    from ingest.stored import StoredGame, stored_games
+
+    stored = stored_games(sample_db)
+    expected = {
+        game_id: StoredGame(tuple(scores), tuple(winners), source_id, file)
+        for game_id, source_id, file, winners, scores in rows(
+            sample_db, "SELECT g.game_id, g.source_id, g.file, g.winners, list(p.score ORDER BY p.seat) "
+                       "FROM games g JOIN players p USING (game_id) GROUP BY ALL")
+    }
+    assert len(stored) == len(expected) == 30
+    assert sorted(stored) == sorted(expected)
+    assert {game_id: stored[game_id] for game_id in expected} == expected
+    assert "0" * 20 not in stored and 12 not in stored
+    with pytest.raises(KeyError):
+        stored["0" * 20]
+
+
+def test_stored_games_tell_apart_ids_with_one_key() -> None:
+    import pyarrow as pa
+
+    from ingest.stored import StoredGame, StoredGames, id_keys
+
+    ids = ["0123456789abcdef0000", "0123456789abcdef1111", "not hex at all", "fedcba9876543210ffff"]
+    assert id_keys(ids[:2])[0] == id_keys(ids[:2])[1]
+    table = pa.table({
+        "game_id": ids, "source_id": ["a", None, "c", "d"], "file": ["f.jsonl"] * 4,
+        "winners": [[0], [1], [0, 1], [2]], "scores": [[3, 1], [1, 3], [2, 2], [1, 1, 5]],
+    })
+    stored = StoredGames(table)
+    assert stored["0123456789abcdef1111"] == StoredGame((1, 3), (1,), None, "f.jsonl")
+    assert stored["0123456789abcdef0000"] == StoredGame((3, 1), (0,), "a", "f.jsonl")
+    assert stored["not hex at all"].winners == (0, 1)
+    assert "0123456789abcdef2222" not in stored
+    assert list(stored) == ids and len(stored) == 4
+    assert len(StoredGames()) == 0 and "x" not in StoredGames()
 
 
 def test_a_lake_checks_copies_of_its_games_as_the_database_does(tmp_path: Path) -> None:
