@@ -167,7 +167,17 @@ class WrittenGames:
 
     def __init__(self, games: int) -> None:
         self.games = games
+        #: No other writer has added games since the import started (once one has, every batch looks
+        #: all its ids up: this import does not know which games the other wrote).
+        self.alone = True
         self._keys = np.empty(0, dtype=np.uint64)
+
+    def still_alone(self, games: int) -> bool:
+        """Whether the database, holding ``games`` games, holds only what it held when the import
+        started and what this import wrote."""
+        if games != self.games:
+            self.alone = False
+        return self.alone
 
     def maybe_written(self, ids: Sequence[str]) -> list[str]:
         """The ids this import may have written already (a hash collision names a few more)."""
@@ -190,8 +200,8 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
     recorded (by another importer, or an earlier run). A left-out copy that names another source id
     than the game kept is recorded as a rejection (see ``ingest.stored``). With ``so_far`` (what this
     import wrote, and the number of games after its last batch), only the ids it may have written are
-    looked up, unless the database holds another number of games than it left (another writer came
-    in between): then every id is, as without it."""
+    looked up, until the database holds another number of games than it left (another writer came
+    in between): from then on every id is, as without it."""
     if not any(part for part in tables):
         return
     with writer(db) as con:
@@ -200,7 +210,9 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
             ids = [gid for part in tables if "games" in part for gid in part["games"].column("game_id").to_pylist()]
             # Copies of one game replayed in different tasks, or stored meanwhile by another importer.
             look_up = ids
-            if so_far is not None and ids and _count(con, "games") == so_far.games:
+            checked = so_far is not None and bool(ids) and so_far.still_alone(_count(con, "games"))
+            if checked:
+                assert so_far is not None
                 look_up = so_far.maybe_written(ids)
             kept: dict[str, tuple[str | None, str]] = {
                 r[0]: (r[1], r[2]) for r in con.execute(
@@ -274,9 +286,10 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                     con, "rejections", pa.concat_tables(rejections),
                     "WHERE rejection_id NOT IN (SELECT rejection_id FROM rejections)",
                 )
-            games_after = _count(con, "games") if so_far is not None else 0
+            games_after = _count(con, "games") if checked else 0
             con.execute("COMMIT")
-            if so_far is not None:
+            if checked:
+                assert so_far is not None
                 so_far.add(fresh_ids, games_after)
         except BaseException:
             try:

@@ -103,7 +103,9 @@ def test_a_game_stored_by_another_import_between_two_batches_is_a_duplicate(
     monkeypatch.setattr(importer, "CHUNK", 1)
     monkeypatch.setattr(importer, "WRITE_BATCH", 1)
     ours = tmp_path / "ours.jsonl"
-    ours.write_bytes(line(sample("san_juan-2p-seed2026-0000.json")) + line(other_source()))
+    # Batch 1, then the other import, then batch 2 (another game), then batch 3 (the other's game).
+    ours.write_bytes(line(sample("san_juan-2p-seed2026-0000.json")) + line(sample("san_juan-4p-seed2026-0002.json"))
+                     + line(other_source()))
     theirs = tmp_path / "theirs.json"
     theirs.write_bytes(line(sample(NAME)))
     db = tmp_path / "d.duckdb"
@@ -118,12 +120,12 @@ def test_a_game_stored_by_another_import_between_two_batches_is_a_duplicate(
 
     monkeypatch.setattr(importer, "write_batch", write_then_another_import)
     summary = import_paths([ours], db, workers=1)
-    assert (summary.imported, summary.duplicates, summary.rejected) == (1, 0, 1)
+    assert (summary.imported, summary.duplicates, summary.rejected) == (2, 0, 1)
     assert summary.messages == [
-        f"{ours}, game 2: source_id: this game is already stored with source id 'sim-san_juan-2026-000001' "
+        f"{ours}, game 3: source_id: this game is already stored with source id 'sim-san_juan-2026-000001' "
         f"(from {theirs}), not 'bga-123'"
     ]
-    assert rows(db, "SELECT count(*) FROM games") == [(2,)]
+    assert rows(db, "SELECT count(*) FROM games") == [(3,)]
 
 
 def test_written_games_name_every_id_written_and_few_others() -> None:
