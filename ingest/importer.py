@@ -209,11 +209,9 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
         try:
             ids = [gid for part in tables if "games" in part for gid in part["games"].column("game_id").to_pylist()]
             # Copies of one game replayed in different tasks, or stored meanwhile by another importer.
-            look_up = ids
-            checked = so_far is not None and bool(ids) and so_far.still_alone(_count(con, "games"))
-            if checked:
-                assert so_far is not None
-                look_up = so_far.maybe_written(ids)
+            # The import's own record, when no other writer has added games since it started.
+            alone = so_far if so_far is not None and ids and so_far.still_alone(_count(con, "games")) else None
+            look_up = alone.maybe_written(ids) if alone is not None else ids
             kept: dict[str, tuple[str | None, str]] = {
                 r[0]: (r[1], r[2]) for r in con.execute(
                     "SELECT game_id, source_id, file FROM games WHERE game_id IN (SELECT unnest(?))", [look_up]
@@ -286,11 +284,10 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                     con, "rejections", pa.concat_tables(rejections),
                     "WHERE rejection_id NOT IN (SELECT rejection_id FROM rejections)",
                 )
-            games_after = _count(con, "games") if checked else 0
+            games_after = _count(con, "games") if alone is not None else 0
             con.execute("COMMIT")
-            if checked:
-                assert so_far is not None
-                so_far.add(fresh_ids, games_after)
+            if alone is not None:
+                alone.add(fresh_ids, games_after)
         except BaseException:
             try:
                 con.execute("ROLLBACK")
