@@ -217,7 +217,8 @@ def _run_import(pipe: Connection, folder: str, db: str, names: dict[str, str]) -
     from ingest.importer import import_paths
 
     try:
-        summary = import_paths([folder], db, workers=1, progress=False, display_names=names)
+        # This process is the upload's own and is killed at the time limit: the end step stays in it.
+        summary = import_paths([folder], db, workers=1, progress=False, display_names=names, end_step_apart=False)
         pipe.send((
             "done", summary.imported, summary.duplicates, summary.rejected, summary.messages[:MAX_MESSAGES],
             list(summary.game_ids),

@@ -10,14 +10,17 @@ written in one short transaction.
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from ingest.db import reader, writer
+from ingest.db import DatabaseError, reader, writer
 from ingest.locate import locate
 from ingest.openings import fill_openings
 from ingest.ratings import GAMES_IN_ORDER, rate_file, ratings_stale, write_ratings
@@ -26,6 +29,13 @@ from ingest.ratings import basis as ratings_basis
 #: Settings of the connection that reads the games to rate: ordering every stored game may take more
 #: memory than the importer may use, so DuckDB spills to a temporary folder past this.
 READ_CONFIG = {"memory_limit": "512MB"}
+
+#: From this many stored games on, an import runs ``refresh_derived`` in a process of its own
+#: (``refresh_derived_apart``): at a million games the step needs about 670 MiB, which on top of what
+#: the importer's process holds after writing its batches (450-600 MiB) went past 1 GiB
+#: (docs/benchmarks.md, "A million games"). Below it the step is small and a new process (about 0.3 s)
+#: would be most of its time.
+APART_FROM_GAMES = 100_000
 
 
 def refresh_derived(db: str | Path) -> None:
@@ -58,6 +68,20 @@ def refresh_derived(db: str | Path) -> None:
                     write_ratings(con, ratings, history_file, basis)
 
             _in_transaction(con, write)
+
+
+def refresh_derived_apart(db: str | Path, step: Callable[[str], None] = refresh_derived) -> None:
+    """``refresh_derived`` (``step``, a module-level function) in a new Python process (spawned, so it
+    holds none of the caller's memory), waiting for it. Its ``DatabaseError`` is raised here as it was there; a process that dies (killed,
+    out of memory) raises ``DatabaseError`` too: the ratings are then left for the next import."""
+    try:
+        with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+            pool.submit(step, str(db)).result()
+    except BrokenProcessPool as err:
+        raise DatabaseError(
+            f"{db}: the step that rates the players ended before it finished ({err}); "
+            "the games are stored, and the next import rates them"
+        ) from err
 
 
 def _in_transaction(con: duckdb.DuckDBPyConnection, work: Callable[[], Any]) -> None:

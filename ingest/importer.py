@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from ingest import summaries
 from ingest.db import writer
-from ingest.derived import refresh_derived
+from ingest.derived import APART_FROM_GAMES, refresh_derived, refresh_derived_apart
 from ingest.locate import locate, row_counts
 from ingest.openings import fill_openings
 from ingest.progress import Progress
@@ -371,13 +371,16 @@ def import_paths(
     on_rejection: Callable[[str], None] | None = None,
     on_problem: Callable[[str], None] | None = None,
     keep_ids: bool = True,
+    end_step_apart: bool = True,
 ) -> ImportSummary:
     """Import every game under ``paths`` into ``db``. ``display_names`` maps a file's path to the name
     stored and reported for it (uploads keep their original name). Arguments that name nothing and
     folders that cannot be read are listed in ``problems``; the rest is imported (when nothing at all
     is found, the database is not touched). ``on_rejection`` is called with each rejection's message
     as it comes (over the progress bar), ``on_problem`` with each problem as soon as it is found;
-    ``keep_ids`` keeps the stored games' ids in the summary.
+    ``keep_ids`` keeps the stored games' ids in the summary. ``end_step_apart=False`` keeps the end step
+    (openings left over, ratings) in this process however large the database (a caller that runs the
+    import in a process of its own and may kill it, so that no child outlives it).
     Raises ``DatabaseError`` when the database cannot be written."""
     from ingest.lake import is_lake
 
@@ -444,7 +447,12 @@ def import_paths(
             write_batch(db, pending, summary, written)
     finally:
         bar.close()
-    refresh_derived(db)  # the Explorer's openings and the players' ratings
+    # The Explorer's openings and the players' ratings; past a size, in a process of its own, so that
+    # its memory does not add up with what this process holds after the batches.
+    if end_step_apart and games_before + summary.imported >= APART_FROM_GAMES:
+        refresh_derived_apart(db)
+    else:
+        refresh_derived(db)
     summary.seconds = time.monotonic() - start
     return summary
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -151,3 +152,62 @@ def test_version_1_database_is_migrated_with_its_derived_tables(rating_db: Path,
     with writer(again):
         pass
     assert fingerprint(again) == before
+
+
+def test_large_database_rates_in_a_process_of_its_own(rating_db: Path, rating_logs: list[Path], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # From APART_FROM_GAMES stored games on, the end step runs in a spawned process (its memory is not
+    # added to the importer's): the same openings and ratings as in the importer's own process.
+    import ingest.derived
+    import ingest.importer
+
+    ran_apart: list[str] = []
+    apart = ingest.derived.refresh_derived_apart
+
+    def spy(db: str | Path) -> None:
+        ran_apart.append(Path(db).name)
+        apart(db)
+
+    monkeypatch.setattr(ingest.importer, "APART_FROM_GAMES", 3)
+    monkeypatch.setattr(ingest.importer, "refresh_derived_apart", spy)
+    db = tmp_path / "apart.duckdb"
+    assert import_paths(rating_logs[:2], db, workers=1).imported == 2
+    assert ran_apart == []  # 2 games: in the importer's process
+    assert import_paths(rating_logs[2:], db, workers=1).imported == 1
+    assert ran_apart == ["apart.duckdb"]
+    assert fingerprint(db) == fingerprint(rating_db)
+    # A caller whose own process may be killed (the dashboard's upload) keeps the step in it.
+    kept = tmp_path / "kept.duckdb"
+    for logs in (rating_logs[:2], rating_logs[2:]):
+        assert import_paths(logs, kept, workers=1, end_step_apart=False).imported == len(logs)
+    assert ran_apart == ["apart.duckdb"]
+    assert fingerprint(kept) == fingerprint(rating_db)
+
+
+def test_the_end_step_apart_reports_its_error(tmp_path: Path) -> None:
+    from ingest.db import DatabaseError
+    from ingest.derived import refresh_derived_apart
+
+    bad = tmp_path / "not-a-database.duckdb"
+    bad.write_bytes(b"this is no DuckDB file" * 100)
+    with pytest.raises(DatabaseError) as raised:
+        refresh_derived_apart(bad)
+    with pytest.raises(DatabaseError) as here:
+        from ingest.derived import refresh_derived
+        refresh_derived(bad)
+    assert str(raised.value) == str(here.value)
+    assert str(bad) in str(raised.value)
+
+
+def _die(db: str) -> None:
+    os._exit(3)  # the end step's process killed (out of memory, a signal)
+
+
+def test_the_end_step_apart_dying_is_a_database_error(tmp_path: Path) -> None:
+    from ingest.db import DatabaseError
+    from ingest.derived import refresh_derived_apart
+
+    db = tmp_path / "g.duckdb"
+    with pytest.raises(DatabaseError, match=r"g\.duckdb: the step that rates the players ended before it finished "
+                                            r"\(.*\); the games are stored, and the next import rates them"):
+        refresh_derived_apart(db, step=_die)
