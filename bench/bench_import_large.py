@@ -106,12 +106,24 @@ def _sample(pids: list[int]) -> tuple[list[int], float]:
     return rss, cpu
 
 
+def _role(pid: int, root: int) -> str:
+    if pid == root:
+        return "importer"
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "?"
+    return "end step (spawned)" if "spawn_main" in cmdline else "worker"
+
+
 def run(games: int, workers: int, base: int, sample_every: float, probe_every: float) -> dict[str, Any]:
     _, db, cmd = import_command(games, workers, base)
     samples: list[dict[str, Any]] = []
     probes: list[dict[str, Any]] = []
     peak_by_pid: dict[int, int] = {}
     cpu_by_pid: dict[int, float] = {}
+    seen_by_pid: dict[int, list[float]] = {}  # first and last time a process was seen
+    role_by_pid: dict[int, str] = {}
     stop = threading.Event()
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -126,6 +138,10 @@ def run(games: int, workers: int, base: int, sample_every: float, probe_every: f
                 if not rss:
                     continue
                 peak_by_pid[pid] = max(peak_by_pid.get(pid, 0), rss[0])
+                now = round(time.perf_counter() - start, 1)
+                seen_by_pid.setdefault(pid, [now, now])[1] = now
+                if pid not in role_by_pid:
+                    role_by_pid[pid] = _role(pid, proc.pid)
                 cpu_by_pid[pid] = cpu  # cumulative per process: the last reading is its total
                 total_rss += rss[0]
                 largest = max(largest, rss[0])
@@ -180,6 +196,13 @@ def run(games: int, workers: int, base: int, sample_every: float, probe_every: f
         "cpu_seconds_all_processes": round(sum(cpu_by_pid.values()), 1),
         "cpu_ms_per_game": round(1000 * sum(cpu_by_pid.values()) / games, 2),
         "peak_rss_mib_by_process": [round(p / 1024, 1) for p in peaks],
+        # Each process: what it is (the importer, a pool worker, the end step spawned past 100,000
+        # games), its peak, its CPU and when it was seen.
+        "processes": [
+            {"role": role_by_pid.get(pid, "?"), "peak_mib": round(peak_by_pid[pid] / 1024, 1),
+             "cpu_s": round(cpu_by_pid.get(pid, 0.0), 1), "seen_s": seen_by_pid.get(pid)}
+            for pid in sorted(peak_by_pid, key=lambda p: seen_by_pid.get(p, [0.0])[0])
+        ],
         "largest_process_mib_by_tenth_of_the_run": by_tenth,
         "db_bytes": size,
         "db_bytes_per_game": round(size / games),
