@@ -52,12 +52,11 @@ def locate(con: duckdb.DuckDBPyConnection, since: dict[str, int] | None = None) 
         start = since[table] if since is not None else con.execute(
             "SELECT coalesce(max(last_row) + 1, 0) FROM game_rows WHERE table_name = ?", [table]
         ).fetchall()[0][0]
-        before = con.execute("SELECT count(*) FROM game_rows").fetchall()[0][0]
-        # ``rowid >= start`` is pushed into the scan: only the rows appended since are read.
-        con.execute(
+        # ``rowid >= start`` is pushed into the scan: only the rows appended since are read. The INSERT
+        # answers the number of ranges it wrote.
+        added += con.execute(
             f"INSERT INTO game_rows SELECT game_id, ?, min(rowid), max(rowid), count(*)::INTEGER FROM \"{table}\" "
             "WHERE rowid >= ? GROUP BY game_id",
             [table, start],
-        )
-        added += con.execute("SELECT count(*) FROM game_rows").fetchall()[0][0] - before
+        ).fetchall()[0][0]
     return int(added)

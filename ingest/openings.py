@@ -57,8 +57,5 @@ def fill_openings(con: duckdb.DuckDBPyConnection, game_ids: list[str] | None = N
         game_ids = [r[0] for r in con.execute(MISSING_SQL).fetchall()]
     if not game_ids:
         return 0
-    before = con.execute("SELECT count(*) FROM openings").fetchall()[0][0]
     tables = {"moves": "moves", "games": "games", **(source or {})}
-    con.execute(FILL_SQL.format(**tables), [OPENING_ROUNDS, game_ids])
-    after = con.execute("SELECT count(*) FROM openings").fetchall()[0][0]
-    return int(after - before)
+    return int(con.execute(FILL_SQL.format(**tables), [OPENING_ROUNDS, game_ids]).fetchall()[0][0])

@@ -126,6 +126,16 @@ def test_a_game_stored_by_another_import_between_two_batches_is_a_duplicate(
         f"(from {theirs}), not 'bga-123'"
     ]
     assert rows(db, "SELECT count(*) FROM games") == [(3,)]
+    # Where each game's rows sit: the import keeps the tables' row counts from batch to batch instead
+    # of counting them, and counts again once another writer came in (else the other's rows would be
+    # located a second time, under the wrong start).
+    for table in ("moves", "san_juan_states", "san_juan_player_states"):
+        located = rows(db, f"""SELECT r.row_count, r.first_row, r.last_row, count(*), min(t.rowid), max(t.rowid)
+                               FROM game_rows r JOIN "{table}" t USING (game_id) WHERE r.table_name = '{table}'
+                               GROUP BY r.game_id, r.row_count, r.first_row, r.last_row""")
+        assert len(located) == 3 and all(r[:3] == r[3:] for r in located), located
+        assert rows(db, f"SELECT count(*), count(DISTINCT game_id), sum(row_count) FROM game_rows WHERE table_name = '{table}'") == [
+            (3, 3, rows(db, f'SELECT count(*) FROM "{table}"')[0][0])]
 
 
 def test_written_games_name_every_id_written_and_few_others() -> None:
@@ -135,9 +145,9 @@ def test_written_games_name_every_id_written_and_few_others() -> None:
         return hashlib.sha256(str(i).encode()).hexdigest()[:20]
 
     ids = [game_id(i) for i in range(0, 3000, 3)]
-    written.add(ids[:500], 505)
-    written.add(ids[500:], 1005)
-    assert written.games == 1005
+    written.add(ids[:500], 505, {"moves": 9})
+    written.add(ids[500:], 1005, None)  # a batch that wrote no rows leaves the counts
+    assert written.games == 1005 and written.rows == {"moves": 9}
     assert written.maybe_written(ids) == ids
     others = [game_id(i) for i in range(1, 3000, 3)]
     assert written.maybe_written(others + ids[:2]) == ids[:2]
