@@ -397,3 +397,22 @@ def test_views_are_made_again_when_the_schema_digest_differs(sample_db_copy: Pat
         pass
     assert _count(sample_db_copy, "SELECT count(*) FROM duckdb_views() WHERE view_name = 'game_length'") == 1
     assert _count(sample_db_copy, "SELECT count(*) FROM game_length") > 0
+
+
+def test_the_games_are_counted_ahead_only_for_a_progress_bar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Counting reads every file once more (minutes on a million games that do not fit the page cache).
+    from ingest import importer
+
+    counted: list[Path] = []
+    real = importer.count_games
+
+    def spy(file: Path) -> int:
+        counted.append(file)
+        return real(file)
+
+    monkeypatch.setattr(importer, "count_games", spy)
+    log = SJ / "san_juan-2p-seed2026-0000.json"
+    assert import_paths([log], tmp_path / "quiet.duckdb", workers=1, progress=False).imported == 1
+    assert counted == []
+    assert import_paths([log], tmp_path / "bar.duckdb", workers=1, progress=True).imported == 1
+    assert counted == [log]
