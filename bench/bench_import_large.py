@@ -10,7 +10,8 @@ copies renamed so every game id differs) into a new database with every core. Me
   and counts the stored games: whether the dashboard answers during the import, how fast, and the
   import's progress over time.
 
-Writes ``bench/results_import_large.json`` (``--out`` to change it).
+Writes ``bench/results_import_large.json`` (``--out`` to change it), with each process's role (the
+importer, a worker, the end step spawned past 100,000 games), peak memory, CPU seconds and when it ran.
 
     python bench/bench_import_large.py --games 1000000
 """

@@ -31,7 +31,7 @@ from ingest.ratings import basis as ratings_basis
 READ_CONFIG = {"memory_limit": "512MB"}
 
 #: From this many stored games on, an import runs ``refresh_derived`` in a process of its own
-#: (``refresh_derived_apart``): at a million games the step needs about 670 MiB, which on top of what
+#: (``refresh_derived_apart``): at a million games the step needs about 600-660 MiB, which on top of what
 #: the importer's process holds after writing its batches (450-600 MiB) went past 1 GiB
 #: (docs/benchmarks.md, "A million games"). Below it the step is small and a new process (about 0.3 s)
 #: would be most of its time.
