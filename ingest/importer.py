@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -420,10 +421,14 @@ def import_paths(
     known = stored_games(db)
     # Unless the stored games could not all be read: then every batch looks all its games up.
     written = WrittenGames(games_before) if len(known) >= games_before else None
-    # Counting reads every file once before the import reads them again (205 s of a million-game
-    # import's 90 minutes, with one core busy): only for a bar that shows it.
-    total = _count_games(files) if progress else 0
-    bar = Progress(total, progress)
+    # The bar's total: counting reads every file once more (205 s of a million-game import's 90
+    # minutes), so only for a bar that shows it, and beside the import (``count``), not before it.
+    bar = Progress(None if progress else 0, progress)
+
+    def count() -> None:
+        if progress:
+            threading.Thread(target=lambda: bar.set_total(_count_games(files)), name="governor-count",
+                             daemon=True).start()
     summary.on_message = bar.printer(on_rejection)
     workers = workers or os.cpu_count() or 1
     pending: list[dict[str, pa.Table]] = []
@@ -450,11 +455,13 @@ def import_paths(
     try:
         if workers <= 1:
             _init_worker(known)
+            count()
             for chunk in _chunks(files, display_names or {}):
                 consume(_work(chunk))
         else:
             ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
             with ctx.Pool(workers, initializer=_init_worker, initargs=(known,)) as pool:
+                count()  # once the workers are forked: a process is not forked while a thread runs
                 for result in _in_order(pool, _chunks(files, display_names or {}), depth=3 * workers):
                     consume(result)
         if pending:

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import duckdb
@@ -415,4 +416,33 @@ def test_the_games_are_counted_ahead_only_for_a_progress_bar(tmp_path: Path, mon
     assert import_paths([log], tmp_path / "quiet.duckdb", workers=1, progress=False).imported == 1
     assert counted == []
     assert import_paths([log], tmp_path / "bar.duckdb", workers=1, progress=True).imported == 1
+    for thread in threading.enumerate():  # the count runs beside the import
+        if thread.name == "governor-count":
+            thread.join(timeout=30)
     assert counted == [log]
+
+
+def test_the_bar_shows_the_games_done_until_they_are_counted() -> None:
+    import io
+    import re
+
+    from ingest.progress import Progress
+
+    stream = io.StringIO()
+    bar = Progress(None, True, stream)
+    bar.update(3, 0, 0)
+    bar.set_total(10)
+    bar.last_draw = 0.0
+    bar.update(4, 0, 1)
+    bar.close()
+    rate = re.compile(r"  [\d,]+ games/s  ")
+    assert rate.sub("  R games/s  ", stream.getvalue()) == (
+        "\r[" + "?" * 30 + "] 3/? games (counting)  R games/s  rejected 0  duplicates 0 "
+        "\r[############------------------] 4/10 games  R games/s  rejected 0  duplicates 1 "
+        "\r[############------------------] 4/10 games  R games/s  rejected 0  duplicates 1 \n"
+    )
+    # An import done before its count: the games done are all there were.
+    quick = Progress(None, True, io.StringIO())
+    quick.update(2, 0, 0)
+    quick.close()
+    assert quick.total == 2
