@@ -269,14 +269,15 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                 fresh_ids.extend(fresh)
             written = {name: pa.concat_tables(parts) for name, parts in to_write.items()}
             # Where the batch's rows start: kept from the import's last batch while no one else wrote.
-            appended_from = {} if not written else dict(alone.rows) if alone is not None and alone.rows else row_counts(con)
+            appended_from: dict[str, int] = {}
+            if written:
+                appended_from = dict(alone.rows) if alone is not None and alone.rows else row_counts(con)
             rows_after = dict(appended_from)
             for name, table in written.items():
                 added = _insert(con, name, table)
                 summary.rows += added
-                target = name.removesuffix("_player_changes") + "_player_states" if name.endswith("_player_changes") else name
-                if target in rows_after:
-                    rows_after[target] += added
+                if _target(name) in rows_after:
+                    rows_after[_target(name)] += added
             if fresh_ids:
                 # The summaries and openings are made from the batch's own rows: made from the stored
                 # tables, each batch scanned every move stored so far, so an import slowed as it grew.
@@ -345,13 +346,19 @@ def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
     return int(con.execute(f'SELECT count(*) FROM "{table}"').fetchall()[0][0])
 
 
+def _target(name: str) -> str:
+    """The table a batch's table ``name`` is written to: runs of per-seat state (``<game>_player_changes``)
+    go to ``<game>_player_states``, one row per step."""
+    return name.removesuffix("_player_changes") + "_player_states" if name.endswith("_player_changes") else name
+
+
 def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table, where: str = "") -> int:
     """Insert an Arrow table (the rows that pass ``where``); runs of per-seat state are expanded to
     one row per step. Returns the number of rows written."""
     con.register("incoming", table)
     try:
         if name.endswith("_player_changes"):
-            target = name.removesuffix("_player_changes") + "_player_states"
+            target = _target(name)
             columns = ", ".join(f'c."{c}"' for c in table.column_names[4:])
             # An INSERT answers the number of rows it wrote (counting the table before and after read
             # something of each of its row groups: 0.05-0.07 s a count at a million games).
