@@ -14,8 +14,9 @@ from dashboards.data import db_path
 st.set_page_config(page_title="Governor", page_icon="\U0001f3db", layout="wide")
 
 PAGES = [
-    # The default page lives at "/" (Streamlit gives it no other path).
-    st.Page("views/games.py", title="Games", icon=":material/table_view:", default=True),
+    # The default page lives at "/": Streamlit serves it there only, yet reserves its own path, so that
+    # path is "home" (served nowhere) and "/games" is an alias below.
+    st.Page("views/games.py", title="Games", icon=":material/table_view:", default=True, url_path="home"),
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
     st.Page("views/statistics.py", title="Statistics", icon=":material/monitoring:", url_path="statistics"),
     st.Page("views/explorer.py", title="Explorer", icon=":material/account_tree:", url_path="explorer"),
@@ -24,7 +25,16 @@ PAGES = [
     st.Page("views/import_logs.py", title="Import", icon=":material/upload_file:", url_path="import"),
 ]
 
-page = st.navigation(PAGES)
+
+def _to_games() -> None:
+    """``/games``, the name the menu shows, leads to the Games page at "/" (with its query)."""
+    st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
+
+
+# Hidden: not in the menu, only a path that would otherwise be "Page not found".
+ALIASES = [st.Page(_to_games, title="Games", url_path="games", visibility="hidden")]
+
+page = st.navigation(PAGES + ALIASES)
 with st.sidebar:
     ui.inject_css()
     ui.caption(f"Database: {db_path()}")

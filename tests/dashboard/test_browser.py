@@ -56,10 +56,13 @@ def test_every_page_and_stepping_in_a_browser(browser_db: Path, sql) -> None:
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=True)
-        # Games: the table is there.
-        page.goto(f"{url}/")
-        wait_for_app(page)
-        assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+        # Games: the table is there, at "/" and at "/games" (the name in the menu), which leads to "/".
+        for path in ("", "games"):
+            page.goto(f"{url}/{path}")
+            wait_for_app(page)
+            assert_clean(page, errors, f"/{path}")
+            page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=30_000)
+            assert page.url.rstrip("/") == url.rstrip("/"), page.url
 
         # Replay: the buttons and keys step in the browser (test_replay_browser.py checks it in detail).
         page.goto(f"{url}/replay?game={game_id}&step=0")
