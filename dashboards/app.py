@@ -27,8 +27,8 @@ PAGES = [
 
 
 def _to_games() -> None:
-    """``/games``, the name the menu shows, leads to the Games page at "/" (with its query)."""
-    st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
+    """``/games``, the name the menu shows, leads to the Games page at "/"."""
+    st.switch_page(PAGES[0])
 
 
 # Hidden: not in the menu, only a path that would otherwise be "Page not found".
