@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from ingest.db import DatabaseError, reader, writer
+from ingest.db import QUIET, DatabaseError, reader, writer
 from ingest.locate import locate
 from ingest.openings import fill_openings
 from ingest.ratings import GAMES_IN_ORDER, rate_file, ratings_stale, write_ratings
@@ -52,6 +52,7 @@ def refresh_derived(db: str | Path) -> None:
         # all in memory (a list of them grew by about 1 KB a game), and the database is not held open
         # while the games are rated.
         with reader(db, config=READ_CONFIG | {"temp_directory": tmp}) as con:
+            con.execute(QUIET)
             if not ratings_stale(con):
                 return
             basis = ratings_basis(con)

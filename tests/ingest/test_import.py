@@ -382,6 +382,8 @@ def test_batches_stay_row_groups_of_their_own(tmp_path: Path, monkeypatch: pytes
 
     with writer(db) as con:
         assert con.execute("SELECT current_setting('max_vacuum_tasks')").fetchall() == [(0,)]
+        # the import draws its own progress bar; DuckDB's, on the same terminal, broke its lines
+        assert con.execute("SELECT current_setting('enable_progress_bar')").fetchall() == [(False,)]
 
 
 def test_views_are_made_again_when_the_schema_digest_differs(sample_db_copy: Path) -> None:
@@ -446,3 +448,26 @@ def test_the_bar_shows_the_games_done_until_they_are_counted() -> None:
     quick.update(2, 0, 0)
     quick.close()
     assert quick.total == 2
+
+
+def test_a_new_file_has_small_blocks_and_a_one_game_import_adds_little(tmp_path: Path) -> None:
+    # Each commit writes the tables it appended to into blocks of their own: with DuckDB's 256 KiB
+    # blocks a one-game import (a dashboard upload) added about 2.6 MB to the file.
+    files = sorted(SJ.glob("*.json"))
+    db = tmp_path / "g.duckdb"
+    assert import_paths(files[:-1], db, workers=1).imported == 29
+    assert _count(db, "SELECT block_size FROM pragma_database_size()") == 65536
+    before = db.stat().st_size
+    assert import_paths(files[-1:], db, workers=1).imported == 1
+    assert db.stat().st_size - before <= 1024 * 1024
+    assert _count(db, "SELECT count(*) FROM games") == 30
+
+
+def test_a_file_made_with_other_blocks_keeps_them(tmp_path: Path) -> None:
+    db = tmp_path / "old.duckdb"
+    duckdb.connect(str(db)).close()  # DuckDB's default, 256 KiB
+    files = sorted(SJ.glob("*.json"))
+    assert import_paths(files[:3], db, workers=1).imported == 3
+    assert import_paths(files[3:5], db, workers=1).imported == 2
+    assert _count(db, "SELECT block_size FROM pragma_database_size()") == 262144
+    assert _count(db, "SELECT count(*) FROM games") == 5
