@@ -9,11 +9,18 @@ demo: setup
 	.venv/bin/governor import sample_logs --db $(DB)
 	.venv/bin/governor dashboard --db $(DB) --port $(PORT)
 
-# Set up (with the test tools and Chromium) and run every test, the browser test included.
+# Set up (with the test tools and Chromium) and run every test, the browser test included, on the
+# compiled engines when setup could build them; then the engines' own tests again on the pure-Python
+# engines (GOVERNOR_PURE=1), the other path.
 test: setup-test
 	.venv/bin/ruff check governor replay ingest dashboards analysis tests bench
 	.venv/bin/mypy governor replay ingest dashboards analysis
+	.venv/bin/governor native
 	.venv/bin/python -m pytest -n 2 -q
+	GOVERNOR_PURE=1 .venv/bin/python -m pytest -n 2 -q $(PURE_TESTS)
+
+# The tests of the rules, replay and analysis, run on the pure-Python engines too.
+PURE_TESTS = tests/san_juan tests/puerto_rico tests/analyse $(wildcard tests/test_*.py)
 
 setup:
 	./scripts/setup.sh

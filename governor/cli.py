@@ -207,6 +207,16 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return launch(_target(args), port=args.port, headless=args.headless)
 
 
+def cmd_native(args: argparse.Namespace) -> int:
+    from replay import native
+
+    if args.action == "build":
+        native.build()  # a machine that cannot compile runs the pure-Python engines: not an error
+        return exits.OK
+    print(f"engines: {native.status}")
+    return exits.OK
+
+
 class _Commands:
     """Makes the subcommands' parsers, so that every ``--help`` ends with the exit statuses."""
 
@@ -306,6 +316,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--headless", action="store_true", help="do not open a browser")
     p.add_argument("--lake", metavar="DIR", help="a lake folder or URL (Parquet files, docs/scaling.md) instead of the database file")
     p.set_defaults(func=cmd_dashboard)
+
+    p = sub.add_parser("native", help="the compiled engines: which are used, or build them", description=(
+        "Say whether the rules engines run compiled (mypyc) or as pure Python, and why; with 'build', compile "
+        "them (setup does). They are used automatically while they match the sources; GOVERNOR_PURE=1 turns "
+        "them off."))
+    p.add_argument("action", nargs="?", choices=["status", "build"], default="status")
+    p.set_defaults(func=cmd_native)
 
     from analysis.cli import add_parser as add_analyse
 

@@ -8,6 +8,7 @@ with the same slots and then gives it the frozen class, so snapshots stay immuta
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -18,6 +19,10 @@ T = TypeVar("T")
 def fast_constructor(cls: type[T]) -> Callable[..., T]:
     """A function taking the fields of ``cls`` positionally, in declaration order, and returning an
     instance of ``cls``. ``cls`` must be a ``dataclass(frozen=True, slots=True)`` with no base fields."""
+    if not hasattr(cls, "__slots__"):
+        # Compiled by mypyc (``replay.native``): its own constructor is already fast, and a compiled
+        # class's type cannot be given to another object.
+        return cls
     params = dataclasses.fields(cls)  # type: ignore[arg-type]
     twin = dataclasses.make_dataclass(
         f"_Mutable{cls.__name__}", [(f.name, f.type) for f in params], slots=True, init=True, eq=False, repr=False
@@ -31,3 +36,15 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
         return obj  # type: ignore[return-value]
 
     return build
+
+
+def _reduce(obj: Any) -> tuple[Any, tuple[Any, ...]]:
+    return type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))
+
+
+def picklable(*classes: type) -> None:
+    """Pickle (and copy) instances of these frozen dataclasses by their constructor. Python's own way
+    sets the fields one by one after making the object, which a class compiled by mypyc
+    (``replay.native``) refuses as it is frozen; moves and states go to worker processes this way."""
+    for cls in classes:
+        copyreg.pickle(cls, _reduce)

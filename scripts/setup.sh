@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up Governor in ./.venv. With --test, also the test tools and Debian's Chromium (browser tests).
+# Set up Governor in ./.venv and compile its engines. With --test, also the test tools and Debian's Chromium
+# (browser tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -8,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install --quiet -e '.[test,cluster]'
+  .venv/bin/python -m pip install --quiet -e '.[test,cluster,native]'
   if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ]; then
       apt-get update -qq
@@ -19,5 +20,8 @@ if [ "${1:-}" = "--test" ]; then
     fi
   fi
 else
-  .venv/bin/python -m pip install --quiet -e .
+  .venv/bin/python -m pip install --quiet -e '.[native]'
 fi
+# The rules engines compiled with mypyc (replay/native.py), used automatically; without a C compiler
+# this says so and the engines run as pure Python.
+.venv/bin/governor native build

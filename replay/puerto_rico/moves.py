@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay.errors import FieldError
+from replay.frozen import picklable
 from replay.puerto_rico.catalogue import (
     BUILDING_ORDER,
     GOOD_INDEX,
@@ -214,6 +215,7 @@ class Pass:
 
 
 PuertoRicoMove = ChooseRole | Hacienda | Settle | Mayor | Build | Produce | ExtraGood | Sell | Load | Store | Pass
+picklable(ChooseRole, Hacienda, Settle, Mayor, Build, Produce, ExtraGood, Sell, Load, Store, Pass)
 
 _FIELDS: dict[str, set[str]] = {
     "role": {"role", "privilege"},

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from replay.frozen import fast_constructor
+from replay.frozen import fast_constructor, picklable
 from replay.puerto_rico.catalogue import BUILDINGS, Good, Power, Role
 
 
@@ -131,6 +131,7 @@ class PuertoRicoState:
 #: Positional constructors of the snapshots that skip the frozen ``__setattr__`` (see replay.frozen).
 _new_player = fast_constructor(PlayerState)
 _new_state = fast_constructor(PuertoRicoState)
+picklable(PlayerState, PuertoRicoState)
 
 
 def seats_from(first: int, players: int) -> list[int]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay.errors import FieldError
+from replay.frozen import picklable
 from replay.san_juan.cards import Good, Role, resolve_card, resolve_good, sort_cards
 
 _GOOD_ORDER = {g: i for i, g in enumerate(Good)}
@@ -236,6 +237,7 @@ class Pass:
 
 
 SanJuanMove = ChooseRole | Build | Produce | Sell | Councillor | GoldMine | Chapel | HandLimit | Draft | Pass
+picklable(ChooseRole, Build, Produce, Sell, Councillor, GoldMine, Chapel, HandLimit, Draft, Pass)
 
 _FIELDS: dict[str, set[str]] = {
     "role": {"role", "library", "privilege", "gold_mine_declined", "councillor_refrained"},

@@ -403,7 +403,7 @@ def test_schema_lists_what_each_move_can_decline():
 
     from replay.san_juan.moves import DECLINABLE
 
-    schema = json.loads((Path(rules.__file__).parents[1] / "schema" / "log.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).resolve().parents[2] / "replay" / "schema" / "log.schema.json").read_text(encoding="utf-8"))
     branches = {b["properties"]["kind"]["const"]: b for b in schema["$defs"]["sj_move"]["oneOf"]}
     for kind, buildings in DECLINABLE.items():
         assert branches[kind]["properties"]["decline"]["items"]["enum"] == list(buildings)
@@ -485,7 +485,7 @@ def test_an_illegal_decline_in_a_log_names_file_move_player_and_rule():
 
 def test_declines_log_matches_the_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    schema_path = Path(rules.__file__).parents[1] / "schema" / "log.schema.json"
+    schema_path = Path(__file__).resolve().parents[2] / "replay" / "schema" / "log.schema.json"
     validator = jsonschema.Draft202012Validator(json.loads(schema_path.read_text(encoding="utf-8")))
     game = json.loads((DATA / "declines.json").read_text(encoding="utf-8"))
     assert not list(validator.iter_errors(game))

@@ -1,0 +1,190 @@
+"""The optional compiled engines: the rule, move, scoring and bot modules of both games compiled to C
+with mypyc, used automatically when they are built and match the sources.
+
+The Python modules stay the one source of the rules; the compiled ones are the same modules, built
+from them by ``governor native build`` (which ``scripts/setup.sh`` runs) into ``.native/`` beside
+the package, with a manifest holding a digest of every source file of ``replay``. On ``import replay``,
+``activate`` puts a finder in front of the import system that loads these modules from ``.native/``,
+but only when the digest still matches: after any edit of ``replay`` the pure-Python modules are used
+until the next build, so a stale build never runs. ``GOVERNOR_PURE=1`` forces the pure-Python path
+(the tests run both and compare them); a machine without a C compiler simply has no build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+#: The modules compiled: the hot path of replay, ``legal_moves`` and the bots' rollouts. Not the
+#: engines' classes (``engine.py``: interpreted subclasses of ``Engine``), nor San Juan's ``state.py``
+#: (its read-only views subclass ``tuple``, which compiled classes cannot).
+MODULES = (
+    "replay.replayer",
+    "replay.san_juan.cards",
+    "replay.san_juan.moves",
+    "replay.san_juan.rules",
+    "replay.san_juan.scoring",
+    "replay.san_juan.bots",
+    "replay.puerto_rico.catalogue",
+    "replay.puerto_rico.moves",
+    "replay.puerto_rico.state",
+    "replay.puerto_rico.arrangements",
+    "replay.puerto_rico.rules",
+    "replay.puerto_rico.scoring",
+    "replay.puerto_rico.bots",
+)
+
+PACKAGE = Path(__file__).resolve().parent
+#: Where the build goes: ``.native`` beside the ``replay`` package (the checkout), or ``$GOVERNOR_NATIVE_DIR``.
+NATIVE_DIR = Path(os.environ.get("GOVERNOR_NATIVE_DIR") or PACKAGE.parent / ".native")
+PURE_ENV = "GOVERNOR_PURE"
+
+#: What ``activate`` found: ``compiled``, or why the pure-Python modules are used.
+status = "pure Python: not activated"
+
+
+def source_digest() -> str:
+    """A digest of every source file of the ``replay`` package, the Python version and the platform:
+    a build is used only while this is the digest it was built from."""
+    digest = hashlib.sha256(f"{sys.version}|{sysconfig.get_platform()}".encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class _NativeFinder:
+    """Finds the compiled modules (and mypyc's shared library) in the build folder."""
+
+    def __init__(self, files: dict[str, Path]) -> None:
+        self.files = files
+
+    def find_spec(self, fullname: str, path: Any = None, target: ModuleType | None = None) -> Any:
+        file = self.files.get(fullname)
+        if file is None:
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(fullname, str(file))
+        return importlib.util.spec_from_file_location(fullname, file, loader=loader)
+
+
+def activate() -> str:
+    """Use the compiled modules if they are built for these sources; returns (and keeps in ``status``)
+    which path is used and why."""
+    global status
+    status = _activate()
+    return status
+
+
+def _activate() -> str:
+    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+        return f"pure Python: {PURE_ENV} is set"
+    manifest_path = NATIVE_DIR / "manifest.json"
+    if not manifest_path.exists():
+        return "pure Python: the compiled engines are not built (governor native build)"
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        files = {name: NATIVE_DIR / file for name, file in manifest["files"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return f"pure Python: {manifest_path} cannot be read"
+    if manifest.get("digest") != source_digest():
+        return "pure Python: the compiled engines were built from other sources (governor native build)"
+    if any(name in sys.modules for name in MODULES):
+        return "pure Python: the engine modules were imported before replay.native could activate"
+    if not all(file.exists() for file in files.values()):
+        return f"pure Python: files of the build in {NATIVE_DIR} are missing"
+    if not any(isinstance(f, _NativeFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NativeFinder(files))
+    return "compiled (mypyc)"
+
+
+def is_compiled(module: ModuleType) -> bool:
+    return str(getattr(module, "__file__", "")).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def _module_file(name: str) -> Path:
+    return PACKAGE.parent.joinpath(*name.split(".")).with_suffix(".py")
+
+
+def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
+    """Compile ``MODULES`` with mypyc into ``out`` (replacing an earlier build only once this one is
+    complete). Returns False, saying why, when it cannot (no mypyc, no C compiler, a failed compile):
+    the pure-Python engines are then used."""
+
+    def say(text: str) -> None:
+        if not quiet:
+            print(f"governor: {text}", flush=True)
+
+    try:
+        import mypyc  # noqa: F401
+    except ImportError:
+        say("mypyc is not installed (pip install mypy): the engines run as pure Python")
+        return False
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        say(f"no C compiler ({compiler}): the engines run as pure Python (2 to 4 times slower)")
+        return False
+    started = time.monotonic()
+    digest = source_digest()
+    try:
+        if json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("digest") == digest:
+            say(f"compiled engines up to date in {out}")
+            return True
+    except (OSError, ValueError, AttributeError):
+        pass
+    say("compiling the engines with mypyc (about 2 minutes, once for these sources)")
+    with tempfile.TemporaryDirectory(prefix="governor-native-") as tmp:
+        work = Path(tmp)
+        # A copy of the sources, so that nothing compiled is ever left beside them.
+        shutil.copytree(PACKAGE, work / "replay", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        config = PACKAGE.parent / "pyproject.toml"
+        if config.exists():
+            shutil.copy(config, work / "pyproject.toml")
+        sources = [str(_module_file(name).relative_to(PACKAGE.parent)) for name in MODULES]
+        result = subprocess.run(
+            [sys.executable, "-m", "mypyc", *sources],
+            cwd=work, capture_output=True, text=True,
+            env={**os.environ, "MYPYC_OPT_LEVEL": os.environ.get("MYPYC_OPT_LEVEL", "3"), PURE_ENV: "1"},
+        )
+        if result.returncode != 0:
+            tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
+            say(f"compiling the engines failed: the engines run as pure Python\n{tail}")
+            return False
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+        files: dict[str, str] = {}
+        for name in MODULES:
+            built = work.joinpath(*name.split(".")).with_suffix(suffix)
+            if not built.exists():
+                say(f"compiling the engines gave no {built.name}: the engines run as pure Python")
+                return False
+            files[name] = str(Path(*name.split(".")).with_suffix(suffix))
+        for shared in work.glob(f"*__mypyc{suffix}"):
+            files[shared.name.removesuffix(suffix)] = shared.name
+        staging = Path(tempfile.mkdtemp(prefix=".native-", dir=out.parent))
+        for file in files.values():
+            (staging / file).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(work / file, staging / file)
+        import mypy.version
+
+        (staging / "manifest.json").write_text(json.dumps({
+            "digest": digest, "files": files, "python": sys.version, "mypy": mypy.version.__version__,
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }, indent=1) + "\n", encoding="utf-8")
+        old = out.with_name(out.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    say(f"compiled engines built in {out} ({len(MODULES)} modules, {time.monotonic() - started:.0f} s)")
+    return True
