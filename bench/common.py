@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from replay import native
 from replay.logfile import write_games
 from replay.simulate import simulate_many
 
@@ -44,6 +45,7 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(),
         "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
         "date": time.strftime("%Y-%m-%d"),
+        "engines": native.status,
     }
 
 
