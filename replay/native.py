@@ -28,12 +28,13 @@ from types import ModuleType
 from typing import Any
 
 #: The modules compiled: the hot path of replay, ``legal_moves`` and the bots' rollouts. Not the
-#: engines' classes (``engine.py``: interpreted subclasses of ``Engine``), nor San Juan's ``state.py``
-#: (its read-only views subclass ``tuple``, which compiled classes cannot).
+#: engines' classes (``engine.py``: interpreted subclasses of ``Engine``, which a compiled base would
+#: forbid), nor ``replay.san_juan.thawed`` (it subclasses ``list``, which compiled classes cannot).
 MODULES = (
     "replay.replayer",
     "replay.san_juan.cards",
     "replay.san_juan.moves",
+    "replay.san_juan.state",
     "replay.san_juan.rules",
     "replay.san_juan.scoring",
     "replay.san_juan.bots",

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from replay.errors import FieldError
-from replay.frozen import fast_constructor
+from replay.frozen import fast_constructor, picklable
 from replay.san_juan.cards import CARDS, ORDER, Role, sort_cards
+from replay.san_juan.thawed import ThawedSeats
 
 
 class Stage(StrEnum):
@@ -117,6 +118,7 @@ def seat_to_act(stage: Stage, n: int, governor: int, role_turn: int, queue: Sequ
 
 _new_player = fast_constructor(PlayerState)
 _new_state = fast_constructor(SanJuanState)
+picklable(PlayerState, SanJuanState)
 
 
 def role_order(governor: int, players: int) -> tuple[int, ...]:
@@ -156,7 +158,13 @@ class SeatLists:
         thawed = self._lists[seat]
         return getattr(self._players[seat], self._field) if thawed is None else thawed
 
-    edit = __getitem__
+    def edit(self, seat: int) -> list:  # type: ignore[type-arg]
+        """The seat's list, thawed, for changing (``self[seat]``; spelled out, not an alias of
+        ``__getitem__``, which a class compiled by mypyc cannot have)."""
+        thawed = self._lists[seat]
+        if thawed is None:
+            thawed = self._lists[seat] = list(getattr(self._players[seat], self._field))
+        return thawed
 
     def __len__(self) -> int:
         return len(self._lists)
@@ -166,17 +174,6 @@ class SeatLists:
 
     def touched(self, seat: int) -> bool:
         return self._lists[seat] is not None
-
-
-class ThawedSeats(list):  # type: ignore[type-arg]
-    """One list per seat, every one thawed: the ``SeatLists`` of a working table that lives across
-    moves (``Table(state, working=True)``), where lazy thawing would only add a call per access."""
-
-    __slots__ = ()
-    read = edit = list.__getitem__
-
-    def touched(self, seat: int) -> bool:
-        return True
 
 
 class Table:
