@@ -1,5 +1,6 @@
-"""The optional compiled engines: the rule, move, scoring and bot modules of both games compiled to C
-with mypyc, used automatically when they are built and match the sources.
+"""The optional compiled engines: the replay loop and the catalogue, move, state, rule, scoring and bot
+modules of both games compiled to C with mypyc, used automatically when they are built and match the
+sources.
 
 The Python modules stay the one source of the rules; the compiled ones are the same modules, built
 from them by ``governor native build`` (which ``scripts/setup.sh`` runs) into ``.native/`` beside
