@@ -110,10 +110,6 @@ def _activate() -> str:
     return "compiled (mypyc)"
 
 
-def is_compiled(module: ModuleType) -> bool:
-    return str(getattr(module, "__file__", "")).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
-
-
 def _module_file(name: str) -> Path:
     return PACKAGE.parent.joinpath(*name.split(".")).with_suffix(".py")
 
