@@ -7,6 +7,7 @@ number, so results are the same whichever worker runs a rollout and in whatever 
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,7 +86,21 @@ def win_share(winners: Sequence[int], seat: int) -> float:
 
 
 def run_task(task: RolloutTask) -> RolloutResult:
-    """Run a task's rollouts for every candidate (in a worker process or inline)."""
+    """Run a task's rollouts for every candidate (in a worker process or inline).
+
+    The cyclic garbage collector is paused meanwhile: a rollout makes no reference cycles (its
+    objects are freed as they go), yet the collector's passes over the young objects took 5% of
+    the time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_task(task)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_task(task: RolloutTask) -> RolloutResult:
     engine = engine_for(task.game)
     wins = [0.0] * len(task.candidates)
     played = [0] * len(task.candidates)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from replay.engine_base import SnapshotWorking
 from replay.errors import FieldError, IllegalMoveError, LogFormatError, ResultMismatchError, RuleViolation
@@ -52,9 +52,9 @@ def _format_error(log: GameLog, path: str, reason: str) -> LogFormatError:
 
 #: Parsed moves by (game, JSON content): the same few hundred moves recur across games, and a move is a
 #: frozen value, so it can be shared. Only moves that parsed cleanly are kept (errors name their path).
-_PARSED: dict[tuple[Any, ...], Any] = {}
-_PARSED_LIMIT = 1 << 16
-_SCALARS = (str, int, bool, type(None))
+_PARSED: Final[dict[tuple[Any, ...], Any]] = {}
+_PARSED_LIMIT: Final = 1 << 16
+_SCALARS: Final = (str, int, bool, type(None))
 
 
 def _move_key(game: str, raw: Any) -> tuple[Any, ...] | None:

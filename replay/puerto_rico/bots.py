@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Final
 
 from replay.puerto_rico import rules
 from replay.puerto_rico.arrangements import colonists_to_place
@@ -47,14 +48,14 @@ from replay.puerto_rico.moves import (
 from replay.puerto_rico.state import MPlayer, PlayerState, PuertoRicoState, Stage, Table
 
 # How much the bot likes owning each violet building beyond its VP (hand-tuned).
-_EXTRA = {
+_EXTRA: Final = {
     Power.SMALL_MARKET: 1.5, Power.HACIENDA: 0.5, Power.CONSTRUCTION_HUT: 1.0, Power.SMALL_WAREHOUSE: 1.5,
     Power.HOSPICE: 1.5, Power.OFFICE: 1.5, Power.LARGE_MARKET: 2.5, Power.LARGE_WAREHOUSE: 2.0,
     Power.FACTORY: 3.0, Power.UNIVERSITY: 1.0, Power.HARBOR: 4.0, Power.WHARF: 4.0,
     Power.GUILD_HALL: 5.0, Power.RESIDENCE: 5.0, Power.FORTRESS: 4.5, Power.CUSTOMS_HOUSE: 4.5,
     Power.CITY_HALL: 5.0,
 }
-_GOOD_VALUE = {Good.CORN: 1.0, Good.INDIGO: 1.5, Good.SUGAR: 2.0, Good.TOBACCO: 2.6, Good.COFFEE: 3.0}
+_GOOD_VALUE: Final = {Good.CORN: 1.0, Good.INDIGO: 1.5, Good.SUGAR: 2.0, Good.TOBACCO: 2.6, Good.COFFEE: 3.0}
 
 
 #: A seat as the bot reads it: a snapshot's record or a table's mutable copy (the same fields).
@@ -68,12 +69,12 @@ def building_value(name: str, p: Seat, state: PuertoRicoState | Table) -> float:
 
 #: Per building what ``building_value`` reads: VP (a float), production good (None for a violet
 #: building), circles, the violet extra, whether it is large.
-_FACTS = {
+_FACTS: Final = {
     name: (float(b.vp), b.good if b.is_production else None, b.circles, None if b.is_production else _EXTRA[b.power], b.large)
     for name, b in BUILDINGS.items()
 }
 #: Each good's bot value and the tile kind that grows it.
-_GOOD_FACTS = {g: (_GOOD_VALUE[g], g.value) for g in _GOOD_VALUE}
+_GOOD_FACTS: Final = {g: (_GOOD_VALUE[g], g.value) for g in _GOOD_VALUE}
 
 
 def _tiles_and_circles(p: Seat) -> tuple[dict[str, int], dict[Good | None, int]]:
@@ -110,18 +111,18 @@ def _valuer(p: Seat, round_: int) -> Callable[[str], float]:
 
 
 #: A build without the university declined, by building (moves are values: made once).
-_BUILD = {name: Build(name) for name in BUILDINGS}
+_BUILD: Final = {name: Build(name) for name in BUILDINGS}
 #: A role choice by card (without declining the privilege).
-_CHOOSE_ROLE = {card: ChooseRole(card) for card in ROLE_CARDS}
+_CHOOSE_ROLE: Final = {card: ChooseRole(card) for card in ROLE_CARDS}
 #: The bot's worth of each good, in good order.
-_GOOD_WORTH = tuple(_GOOD_VALUE[g] for g in GOODS)
+_GOOD_WORTH: Final = tuple(_GOOD_VALUE[g] for g in GOODS)
 #: The goods whose plantations the mayor pairs with production buildings, the dearest first.
-_PAIRED_GOODS = tuple((g, g.value) for g in reversed(GOODS[1:]))
-_CORN_KIND = Good.CORN.value
+_PAIRED_GOODS: Final = tuple((g, g.value) for g in reversed(GOODS[1:]))
+_CORN_KIND: Final = Good.CORN.value
 #: The good grown on each plantation kind.
-_GOOD_OF_KIND = {g.value: g for g in GOODS}
+_GOOD_OF_KIND: Final = {g.value: g for g in GOODS}
 #: The role of each role card (``role_of``), looked up for every card at every role choice.
-_ROLE_OF = {card: role_of(card) for card in ROLE_CARDS}
+_ROLE_OF: Final = {card: role_of(card) for card in ROLE_CARDS}
 
 
 class HeuristicPlayer:
@@ -326,17 +327,13 @@ class HeuristicPlayer:
 
     def _load(self, t: Table, seat: int, p: Seat) -> PuertoRicoMove:
         cargo, wharf = rules._loads(t, seat)
-
-        def amount(m: Load) -> int:
-            have = p.goods[GOOD_INDEX[m.good]]
-            if m.ship == WHARF:
-                return have
-            i = int(m.ship)
-            return min(have, t.ship_capacity[i] - t.ship_load[i])
-
-        best_cargo = max(cargo, key=lambda m: (amount(m), -GOOD_INDEX[m.good])) if cargo else None
-        best_wharf = max(wharf, key=lambda m: (amount(m), GOOD_INDEX[m.good])) if wharf else None
-        if best_wharf is not None and (best_cargo is None or amount(best_wharf) > amount(best_cargo) + 1):
+        # No nested function here: compiled, one that a lambda calls makes a reference cycle per
+        # call, which only the cyclic collector frees.
+        best_cargo = max(cargo, key=lambda m: (_load_amount(t, p, m), -GOOD_INDEX[m.good])) if cargo else None
+        best_wharf = max(wharf, key=lambda m: (_load_amount(t, p, m), GOOD_INDEX[m.good])) if wharf else None
+        if best_wharf is not None and (
+            best_cargo is None or _load_amount(t, p, best_wharf) > _load_amount(t, p, best_cargo) + 1
+        ):
             return best_wharf
         if best_cargo is not None:
             return best_cargo
@@ -344,6 +341,15 @@ class HeuristicPlayer:
 
     def _store(self, p: Seat) -> Store:
         return _best_store(tuple(p.goods), rules._storage_slots(p))
+
+
+def _load_amount(t: Table, p: Seat, m: Load) -> int:
+    """Barrels ``p`` would ship with ``m``."""
+    have = p.goods[GOOD_INDEX[m.good]]
+    if m.ship == WHARF:
+        return have
+    i = int(m.ship)
+    return min(have, t.ship_capacity[i] - t.ship_load[i])
 
 
 @lru_cache(maxsize=4096)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from replay.names import lower_index, resolve_name
 
@@ -22,12 +23,12 @@ class Good(StrEnum):
     COFFEE = "coffee"
 
 
-GOODS: tuple[Good, ...] = tuple(Good)
-GOOD_INDEX: dict[Good, int] = {g: i for i, g in enumerate(GOODS)}
+GOODS: Final[tuple[Good, ...]] = tuple(Good)
+GOOD_INDEX: Final[dict[Good, int]] = {g: i for i, g in enumerate(GOODS)}
 #: Plantation tiles are named by their good; a quarry is the sixth kind of island tile.
-QUARRY = "quarry"
-TILE_KINDS: tuple[str, ...] = tuple(g.value for g in GOODS) + (QUARRY,)
-TILE_ORDER: dict[str, int] = {k: i for i, k in enumerate(TILE_KINDS)}
+QUARRY: Final = "quarry"
+TILE_KINDS: Final[tuple[str, ...]] = tuple(g.value for g in GOODS) + (QUARRY,)
+TILE_ORDER: Final[dict[str, int]] = {k: i for i, k in enumerate(TILE_KINDS)}
 
 
 class Role(StrEnum):
@@ -43,12 +44,18 @@ class Role(StrEnum):
 
 
 #: The second prospector card of a 5-player game (its own card: it carries its own doubloons).
-PROSPECTOR_2 = "prospector_2"
+PROSPECTOR_2: Final = "prospector_2"
+#: The role of each role card (a dict: ``Role(card)`` runs interpreted enum code, and the rules ask
+#: for it every role choice).
+_ROLE_OF_CARD: Final[dict[str, Role]] = {**{r.value: r for r in Role}, PROSPECTOR_2: Role.PROSPECTOR}
 
 
 def role_of(card: str) -> Role:
     """The role of a role card (``prospector_2`` is a prospector)."""
-    return Role.PROSPECTOR if card == PROSPECTOR_2 else Role(card)
+    role = _ROLE_OF_CARD.get(card)
+    if role is None:
+        raise ValueError(f"{card!r} is not a valid Role")
+    return role
 
 
 class Size(StrEnum):
@@ -115,7 +122,7 @@ def _violet(name: str, cost: int, vp: int, column: int, copies: int, power: Powe
     return Building(name, cost, vp, 1, column, copies, power, None, large)
 
 
-CATALOGUE: tuple[Building, ...] = (
+CATALOGUE: Final[tuple[Building, ...]] = (
     _prod("Small indigo plant", 1, 1, 1, 1, 4, Good.INDIGO),
     _prod("Small sugar mill", 2, 1, 1, 1, 4, Good.SUGAR),
     _prod("Indigo plant", 3, 2, 3, 2, 3, Good.INDIGO),
@@ -141,24 +148,24 @@ CATALOGUE: tuple[Building, ...] = (
     _violet("City hall", 10, 4, 4, 1, Power.CITY_HALL, large=True),
 )
 
-BUILDINGS: dict[str, Building] = {b.name: b for b in CATALOGUE}
-BUILDING_ORDER: dict[str, int] = {b.name: i for i, b in enumerate(CATALOGUE)}
-_BY_LOWER: dict[str, str] = lower_index(list(BUILDINGS))
+BUILDINGS: Final[dict[str, Building]] = {b.name: b for b in CATALOGUE}
+BUILDING_ORDER: Final[dict[str, int]] = {b.name: i for i, b in enumerate(CATALOGUE)}
+_BY_LOWER: Final[dict[str, str]] = lower_index(list(BUILDINGS))
 
 #: Trading-house prices.
-PRICES: dict[Good, int] = {Good.CORN: 0, Good.INDIGO: 1, Good.SUGAR: 2, Good.TOBACCO: 3, Good.COFFEE: 4}
+PRICES: Final[dict[Good, int]] = {Good.CORN: 0, Good.INDIGO: 1, Good.SUGAR: 2, Good.TOBACCO: 3, Good.COFFEE: 4}
 #: Goods in the supply at the start.
-GOODS_SUPPLY: dict[Good, int] = {Good.CORN: 10, Good.INDIGO: 11, Good.SUGAR: 11, Good.TOBACCO: 9, Good.COFFEE: 9}
+GOODS_SUPPLY: Final[dict[Good, int]] = {Good.CORN: 10, Good.INDIGO: 11, Good.SUGAR: 11, Good.TOBACCO: 9, Good.COFFEE: 9}
 #: Plantation tiles in the game (the starting ones included).
-PLANTATION_TILES: dict[Good, int] = {Good.CORN: 10, Good.INDIGO: 12, Good.SUGAR: 11, Good.TOBACCO: 9, Good.COFFEE: 8}
-QUARRIES = 8
-ISLAND_SPACES = 12
-CITY_SPACES = 12
-TRADING_HOUSE_SPACES = 4
+PLANTATION_TILES: Final[dict[Good, int]] = {Good.CORN: 10, Good.INDIGO: 12, Good.SUGAR: 11, Good.TOBACCO: 9, Good.COFFEE: 8}
+QUARRIES: Final = 8
+ISLAND_SPACES: Final = 12
+CITY_SPACES: Final = 12
+TRADING_HOUSE_SPACES: Final = 4
 #: Doubloons in the box; the bank is treated as unlimited, this only anchors the conservation check.
-DOUBLOONS_IN_GAME = 86
+DOUBLOONS_IN_GAME: Final = 86
 #: Factory income by number of kinds produced (0 to 5).
-FACTORY_INCOME = (0, 0, 1, 2, 3, 5)
+FACTORY_INCOME: Final = (0, 0, 1, 2, 3, 5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +181,7 @@ class Setup:
     prospectors: int
 
 
-SETUPS: dict[int, Setup] = {
+SETUPS: Final[dict[int, Setup]] = {
     3: Setup(2, (Good.INDIGO, Good.INDIGO, Good.CORN), 55, 3, 75, (4, 5, 6), 0),
     4: Setup(3, (Good.INDIGO, Good.INDIGO, Good.CORN, Good.CORN), 75, 4, 100, (5, 6, 7), 1),
     5: Setup(4, (Good.INDIGO, Good.INDIGO, Good.INDIGO, Good.CORN, Good.CORN), 95, 5, 122, (6, 7, 8), 2),

@@ -14,7 +14,7 @@ a seat makes in the craftsman phase; a log may leave it out, and the goods are t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from replay.errors import FieldError
 from replay.frozen import picklable
@@ -31,8 +31,8 @@ from replay.puerto_rico.catalogue import (
 )
 
 #: The ship index of a wharf load.
-WHARF = "wharf"
-ROLE_CARDS = tuple(r.value for r in Role) + (PROSPECTOR_2,)
+WHARF: Final = "wharf"
+ROLE_CARDS: Final = tuple(r.value for r in Role) + (PROSPECTOR_2,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +217,7 @@ class Pass:
 PuertoRicoMove = ChooseRole | Hacienda | Settle | Mayor | Build | Produce | ExtraGood | Sell | Load | Store | Pass
 picklable(ChooseRole, Hacienda, Settle, Mayor, Build, Produce, ExtraGood, Sell, Load, Store, Pass)
 
-_FIELDS: dict[str, set[str]] = {
+_FIELDS: Final[dict[str, set[str]]] = {
     "role": {"role", "privilege"},
     "hacienda": set(),
     "settle": {"plantation", "hospice"},
@@ -230,9 +230,9 @@ _FIELDS: dict[str, set[str]] = {
     "store": {"warehouse", "keep"},
     "pass": set(),
 }
-_PASS = Pass()
-_HACIENDA = Hacienda()
-_PRODUCE = Produce()
+_PASS: Final = Pass()
+_HACIENDA: Final = Hacienda()
+_PRODUCE: Final = Produce()
 
 
 def _good(obj: dict[str, Any], key: str, path: str) -> Good:
@@ -272,7 +272,7 @@ def _count_map(obj: dict[str, Any], key: str, path: str, resolve: Any) -> dict[s
 
 #: Mayor moves by their two count maps: the replayer keeps parsed moves of scalar fields only, and a
 #: mayor's maps are objects, yet the same few arrangements recur across games.
-_MAYORS: dict[tuple[Any, ...], Mayor] = {}
+_MAYORS: Final[dict[tuple[Any, ...], Mayor]] = {}
 
 
 def _mayor_key(obj: dict[str, Any]) -> tuple[Any, ...] | None:

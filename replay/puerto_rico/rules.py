@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations
-from typing import Any
+from typing import Any, Final
 
 from replay.errors import FieldError, RuleViolation
 from replay.puerto_rico.arrangements import Arrangements, bins_of, colonists_to_place
@@ -79,33 +79,35 @@ from replay.puerto_rico.moves import (
 from replay.puerto_rico.state import MPlayer, PlayerState, PuertoRicoState, Stage, Table, seats_from
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
-_PASS = Pass()
-_PRODUCE = Produce()
-_DECIDE = "decide"
-_SKIP = "skip"
-_CORN = GOOD_INDEX[Good.CORN]
+_PASS: Final = Pass()
+_PRODUCE: Final = Produce()
+_DECIDE: Final = "decide"
+_SKIP: Final = "skip"
+_CORN: Final = GOOD_INDEX[Good.CORN]
 
 # Moves are immutable values: ``legal_moves`` hands out these prebuilt ones instead of making new ones
 # on every call (most of its time went into building them).
-_ROLE_MOVE = {card: ChooseRole(card) for card in ROLE_CARDS}
-_MAYOR_DECLINED = ChooseRole(Role.MAYOR.value, privilege=False)
-_SETTLE = {(kind, hospice): Settle(kind, hospice) for kind in TILE_KINDS for hospice in (True, False)}
-_HACIENDA = Hacienda()
-_BUILD = {(b.name, university): Build(b.name, university) for b in CATALOGUE for university in (True, False)}
-_EXTRA = {g: ExtraGood(g) for g in GOODS}
-_SELL = {g: Sell(g) for g in GOODS}
-_LOAD = {(g, ship): Load(g, ship) for g in GOODS for ship in (0, 1, 2, WHARF)}
-_DECLINE = Produce(take=False)
+_ROLE_MOVE: Final = {card: ChooseRole(card) for card in ROLE_CARDS}
+_MAYOR_DECLINED: Final = ChooseRole(Role.MAYOR.value, privilege=False)
+_SETTLE: Final = {(kind, hospice): Settle(kind, hospice) for kind in TILE_KINDS for hospice in (True, False)}
+_HACIENDA: Final = Hacienda()
+_BUILD: Final = {(b.name, university): Build(b.name, university) for b in CATALOGUE for university in (True, False)}
+_EXTRA: Final = {g: ExtraGood(g) for g in GOODS}
+_SELL: Final = {g: Sell(g) for g in GOODS}
+_LOAD: Final = {(g, ship): Load(g, ship) for g in GOODS for ship in (0, 1, 2, WHARF)}
+_DECLINE: Final = Produce(take=False)
 #: ``(index, name, cost, quarry column, city spaces)`` of each building, in catalogue order.
-_BUILD_FACTS = tuple((i, b.name, b.cost, b.column, b.spaces) for i, b in enumerate(CATALOGUE))
+_BUILD_FACTS: Final = tuple((i, b.name, b.cost, b.column, b.spaces) for i, b in enumerate(CATALOGUE))
 #: ``_BUILD_FACTS`` by cost (then catalogue order), and their costs.
-_BY_COST = sorted(_BUILD_FACTS, key=lambda fact: (fact[2], fact[0]))
-_COSTS = [fact[2] for fact in _BY_COST]
+_BY_COST: Final = sorted(_BUILD_FACTS, key=lambda fact: (fact[2], fact[0]))
+_COSTS: Final = [fact[2] for fact in _BY_COST]
 #: The building holding each violet power, and the good index of each production building.
-_HOLDER = {b.power: b.name for b in CATALOGUE if b.good is None}
-_GOOD_SLOT = {b.name: GOOD_INDEX[b.good] for b in CATALOGUE if b.good is not None}
+_HOLDER: Final = {b.power: b.name for b in CATALOGUE if b.good is None}
+_GOOD_SLOT: Final = {b.name: GOOD_INDEX[b.good] for b in CATALOGUE if b.good is not None}
 
-_STAGE_OF_ROLE = {
+#: Stage names for events (a dict: `.value` of an enum runs interpreted code).
+_STAGE_NAME: Final[dict[Stage, str]] = {stage: stage.value for stage in Stage}
+_STAGE_OF_ROLE: Final = {
     Role.SETTLER: Stage.SETTLER,
     Role.MAYOR: Stage.MAYOR,
     Role.BUILDER: Stage.BUILDER,
@@ -742,7 +744,7 @@ def _advance(t: Table) -> None:
                 # A seat that makes no goods, or holds none at storage, has nothing to tell about (as
                 # when production and storage were automatic).
                 if stage is not Stage.STORAGE and stage is not Stage.PRODUCTION:
-                    t.events.append(("skip", seat, stage.value))
+                    t.events.append(("skip", seat, _STAGE_NAME[stage]))
             elif stage is Stage.PRODUCTION:
                 _do_produce(t, seat, result, forced=True)
             else:
@@ -985,9 +987,8 @@ def _do_load(t: Table, seat: int, move: Load, forced: bool = False) -> None:
 def _check_load(t: Table, seat: int, move: Load) -> None:
     gi = GOOD_INDEX[move.good]
     pv = t.view(seat)
-    name = move.good.value
     if not pv.goods[gi]:
-        raise RuleViolation("captain.goods", f"has no {name} to load")
+        raise RuleViolation("captain.goods", f"has no {move.good.value} to load")
     if move.ship == WHARF:
         if not _active(pv, Power.WHARF):
             raise RuleViolation("wharf.owned", "loading on the wharf needs an occupied wharf")
@@ -1001,13 +1002,13 @@ def _check_load(t: Table, seat: int, move: Load) -> None:
         if j != i:
             raise RuleViolation(
                 "captain.one_ship",
-                f"{name} is already on {ship_name(t.ship_capacity[j])}: must load {name} on {ship_name(t.ship_capacity[j])}",
+                f"{move.good.value} is already on {ship_name(t.ship_capacity[j])}: must load {move.good.value} on {ship_name(t.ship_capacity[j])}",
             )
         if t.ship_load[i] >= cap:
-            raise RuleViolation("captain.ship_full", f"{ship_name(cap)} is full of {name}")
+            raise RuleViolation("captain.ship_full", f"{ship_name(cap)} is full of {move.good.value}")
         return
     if t.ship_good[i] is not None:
-        raise RuleViolation("captain.ship_kind", f"{ship_name(cap)} carries {t.ship_good[i]}, not {name}")
+        raise RuleViolation("captain.ship_kind", f"{ship_name(cap)} carries {t.ship_good[i]}, not {move.good.value}")
     have = pv.goods[gi]
     fits = min(have, cap)
     best = max(min(have, c) for c, g in zip(t.ship_capacity, t.ship_good) if g is None)
@@ -1015,7 +1016,7 @@ def _check_load(t: Table, seat: int, move: Load) -> None:
         j = next(k for k, (c, g) in enumerate(zip(t.ship_capacity, t.ship_good)) if g is None and min(have, c) == best)
         raise RuleViolation(
             "captain.most",
-            f"must load {name} on {ship_name(t.ship_capacity[j])}, which takes {best} "
+            f"must load {move.good.value} on {ship_name(t.ship_capacity[j])}, which takes {best} "
             f"({ship_name(cap)} takes only {fits})",
         )
 
@@ -1059,7 +1060,7 @@ def _do_store(t: Table, seat: int, move: Store, forced: bool = False) -> None:
         t.events.append(("store", seat, move, tuple(returned), forced))
 
 
-_ALLOWED: dict[Stage, tuple[type, ...]] = {
+_ALLOWED: Final[dict[Stage, tuple[type, ...]]] = {
     Stage.ROLE: (ChooseRole,),
     Stage.SETTLER: (Settle, Hacienda, Pass),
     Stage.MAYOR: (Mayor,),
@@ -1111,7 +1112,7 @@ def describe_pending(t: Table | PuertoRicoState) -> str:
 #: snapshot's id. A replay applies each move to the snapshot the previous one returned, so that table
 #: can go on instead of thawing the snapshot again. It is popped (atomic, so two threads never share
 #: one) and used only for that very snapshot object; any other state gets a fresh table.
-_WARM: dict[int, tuple[PuertoRicoState, Table]] = {}
+_WARM: Final[dict[int, tuple[PuertoRicoState, Table]]] = {}
 
 
 def _table(state: PuertoRicoState) -> Table:

@@ -4,13 +4,14 @@ when occupied). The tie-break is doubloons plus goods."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from replay.protocol import Score
 from replay.puerto_rico.catalogue import BUILDINGS, Power
 from replay.puerto_rico.state import PlayerState, PuertoRicoState
 
 #: Residence bonus by filled island spaces (up to 9 / 10 / 11 / 12).
-RESIDENCE_BONUS = {10: 5, 11: 6, 12: 7}
+RESIDENCE_BONUS: Final = {10: 5, 11: 6, 12: 7}
 
 
 def score_player(player: PlayerState) -> Score:

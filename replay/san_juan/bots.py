@@ -10,6 +10,7 @@ from a snapshot, so there is one logic for both.
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from replay.frozen import fast_constructor
 from replay.san_juan import rules
@@ -30,7 +31,7 @@ from replay.san_juan.moves import (
 from replay.san_juan.state import SanJuanState, Stage, Table
 
 # How much the bot likes to own each violet building beyond its VP (a rough, hand-tuned table).
-_EXTRA = {
+_EXTRA: Final = {
     Power.SMITHY: 2, Power.GOLD_MINE: 1, Power.ARCHIVE: 1, Power.POOR_HOUSE: 1.5, Power.BLACK_MARKET: 1.5,
     Power.TRADING_POST: 2, Power.WELL: 2, Power.MARKET_STAND: 1.5, Power.CRANE: 0.5, Power.CHAPEL: 3,
     Power.TOWER: 1.5, Power.AQUEDUCT: 2.5, Power.CARPENTER: 2.5, Power.PREFECTURE: 2, Power.MARKET_HALL: 2,
@@ -47,10 +48,10 @@ def _base_value(name: str) -> float:
 
 #: ``card_value`` of a card its owner does not hold yet, worked out once per card kind (the bot asks
 #: for it dozens of times a decision).
-_VALUE: dict[str, float] = {name: _base_value(name) for name in CARDS}
-_GOODS = tuple(Good)
-_GOOD_RANK = {g: i for i, g in enumerate(_GOODS)}
-_GOODS_DEAREST_FIRST = _GOODS[::-1]
+_VALUE: Final[dict[str, float]] = {name: _base_value(name) for name in CARDS}
+_GOODS: Final = tuple(Good)
+_GOOD_RANK: Final = {g: i for i, g in enumerate(_GOODS)}
+_GOODS_DEAREST_FIRST: Final = _GOODS[::-1]
 
 
 def card_value(name: str, owned: list[str] | tuple[str, ...]) -> float:
@@ -65,9 +66,9 @@ def card_value(name: str, owned: list[str] | tuple[str, ...]) -> float:
 _new_build = fast_constructor(Build)
 _new_produce = fast_constructor(Produce)
 _new_sell = fast_constructor(Sell)
-_PASS = Pass()
-_ROLES = tuple(Role)
-_CHOOSE_ROLE = {(role, library): ChooseRole(role, True) if library else ChooseRole(role) for role in Role
+_PASS: Final = Pass()
+_ROLES: Final = tuple(Role)
+_CHOOSE_ROLE: Final = {(role, library): ChooseRole(role, True) if library else ChooseRole(role) for role in Role
                 for library in (True, False)}
 
 

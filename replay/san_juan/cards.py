@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from replay.names import lower_index, resolve_name
 
@@ -92,7 +93,7 @@ def _v(name: str, cost: int, vp: int, copies: int, power: Power) -> Card:
     return Card(name, Kind.VIOLET, cost, vp, copies, power=power)
 
 
-CATALOGUE: tuple[Card, ...] = (
+CATALOGUE: Final[tuple[Card, ...]] = (
     _p("Indigo plant", 1, 1, 10, Good.INDIGO),
     _p("Sugar mill", 2, 1, 8, Good.SUGAR),
     _p("Tobacco storage", 3, 2, 8, Good.TOBACCO),
@@ -124,40 +125,40 @@ CATALOGUE: tuple[Card, ...] = (
     _v("Palace", 6, 0, 2, Power.PALACE),
 )
 
-DECK_SIZE = 110
-STARTING_BUILDING = "Indigo plant"
+DECK_SIZE: Final = 110
+STARTING_BUILDING: Final = "Indigo plant"
 
 #: Card kinds by name.
-CARDS: dict[str, Card] = {card.name: card for card in CATALOGUE}
+CARDS: Final[dict[str, Card]] = {card.name: card for card in CATALOGUE}
 #: Position of each card kind in the catalogue: hands and lists sort by it.
-ORDER: dict[str, int] = {card.name: i for i, card in enumerate(CATALOGUE)}
+ORDER: Final[dict[str, int]] = {card.name: i for i, card in enumerate(CATALOGUE)}
 #: Card names by catalogue position.
-CARD_NAMES: tuple[str, ...] = tuple(card.name for card in CATALOGUE)
-_BY_LOWER: dict[str, str] = lower_index(list(CARDS))
+CARD_NAMES: Final[tuple[str, ...]] = tuple(card.name for card in CATALOGUE)
+_BY_LOWER: Final[dict[str, str]] = lower_index(list(CARDS))
 #: The catalogue's columns by card name, for the rules' hot paths (a dict lookup, no attribute or
 #: property call): cost, good produced (None for violet), power (None for production), violet or not.
-COST: dict[str, int] = {card.name: card.cost for card in CATALOGUE}
-GOOD_OF: dict[str, Good | None] = {card.name: card.good for card in CATALOGUE}
-POWER_OF: dict[str, Power | None] = {card.name: card.power for card in CATALOGUE}
-VIOLET: frozenset[str] = frozenset(card.name for card in CATALOGUE if card.kind is Kind.VIOLET)
+COST: Final[dict[str, int]] = {card.name: card.cost for card in CATALOGUE}
+GOOD_OF: Final[dict[str, Good | None]] = {card.name: card.good for card in CATALOGUE}
+POWER_OF: Final[dict[str, Power | None]] = {card.name: card.power for card in CATALOGUE}
+VIOLET: Final[frozenset[str]] = frozenset(card.name for card in CATALOGUE if card.kind is Kind.VIOLET)
 #: The building that holds each power (one kind of card each, but the monuments).
-HOLDER: dict[Power, str] = {
+HOLDER: Final[dict[Power, str]] = {
     card.power: card.name for card in CATALOGUE if card.power is not None and card.power is not Power.MONUMENT
 }
 #: The production building of each good.
-PRODUCER_OF: dict[Good, str] = {card.good: card.name for card in CATALOGUE if card.good}
+PRODUCER_OF: Final[dict[Good, str]] = {card.good: card.name for card in CATALOGUE if card.good}
 #: Trading-house tiles: prices in cards per good.
-TILES: dict[int, dict[Good, int]] = {
+TILES: Final[dict[int, dict[Good, int]]] = {
     1: {Good.INDIGO: 1, Good.SUGAR: 1, Good.TOBACCO: 1, Good.COFFEE: 2, Good.SILVER: 2},
     2: {Good.INDIGO: 1, Good.SUGAR: 1, Good.TOBACCO: 2, Good.COFFEE: 2, Good.SILVER: 2},
     3: {Good.INDIGO: 1, Good.SUGAR: 1, Good.TOBACCO: 2, Good.COFFEE: 2, Good.SILVER: 3},
     4: {Good.INDIGO: 1, Good.SUGAR: 2, Good.TOBACCO: 2, Good.COFFEE: 2, Good.SILVER: 3},
     5: {Good.INDIGO: 1, Good.SUGAR: 2, Good.TOBACCO: 2, Good.COFFEE: 3, Good.SILVER: 3},
 }
-HAND_LIMIT = 7
-TOWER_HAND_LIMIT = 12
-CITY_SIZE_TO_END = 12
-ARCH_BONUS = {0: 0, 1: 4, 2: 6, 3: 8}
+HAND_LIMIT: Final = 7
+TOWER_HAND_LIMIT: Final = 12
+CITY_SIZE_TO_END: Final = 12
+ARCH_BONUS: Final = {0: 0, 1: 4, 2: 6, 3: 8}
 
 
 def full_deck() -> list[str]:

@@ -12,13 +12,13 @@ move names the buildings whose card the player does not take; a role move may de
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from replay.errors import FieldError
 from replay.frozen import picklable
 from replay.san_juan.cards import Good, Role, resolve_card, resolve_good, sort_cards
 
-_GOOD_ORDER = {g: i for i, g in enumerate(Good)}
+_GOOD_ORDER: Final = {g: i for i, g in enumerate(Good)}
 
 
 def _goods_sorted(goods: tuple[Good, ...]) -> tuple[Good, ...]:
@@ -34,7 +34,7 @@ def _decline_text(decline: tuple[str, ...]) -> str:
 
 
 #: The buildings whose card each kind of move may decline, in catalogue order.
-DECLINABLE: dict[str, tuple[str, ...]] = {
+DECLINABLE: Final[dict[str, tuple[str, ...]]] = {
     "build": ("Poor house", "Carpenter"),
     "produce": ("Well",),
     "sell": ("Market stand", "Market hall"),
@@ -239,7 +239,7 @@ class Pass:
 SanJuanMove = ChooseRole | Build | Produce | Sell | Councillor | GoldMine | Chapel | HandLimit | Draft | Pass
 picklable(ChooseRole, Build, Produce, Sell, Councillor, GoldMine, Chapel, HandLimit, Draft, Pass)
 
-_FIELDS: dict[str, set[str]] = {
+_FIELDS: Final[dict[str, set[str]]] = {
     "role": {"role", "library", "privilege", "gold_mine_declined", "councillor_refrained"},
     "build": {"building", "pay", "goods", "replace", "decline"},
     "produce": {"goods", "decline"},

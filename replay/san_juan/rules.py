@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, Final
 
 from replay.errors import FieldError, RuleViolation
 from replay.frozen import fast_constructor
@@ -51,9 +51,9 @@ from replay.san_juan.moves import (
 )
 from replay.san_juan.state import PlayerState, SanJuanState, Stage, Table, role_order, seats_from
 
-DRAFT_DRAW = (5, 6, 7, 8)
-_FULL_DECK = Counter(full_deck())
-STARTING_HAND = 4
+DRAFT_DRAW: Final = (5, 6, 7, 8)
+_FULL_DECK: Final = Counter(full_deck())
+STARTING_HAND: Final = 4
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 
@@ -394,7 +394,7 @@ def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
 
 #: The roles whose privilege can be declined: their privilege draws cards. The others only lower a
 #: cost or raise a limit, which a player declines by not using it.
-_DECLINABLE_PRIVILEGE = (Role.COUNCILLOR, Role.PROSPECTOR)
+_DECLINABLE_PRIVILEGE: Final = (Role.COUNCILLOR, Role.PROSPECTOR)
 
 
 def _check_seats_exist(t: Table, seats: Iterable[int], rule: str) -> None:
@@ -721,13 +721,13 @@ def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
 
 
 #: The kinds of move each stage (and, in a role's phase, each role) expects.
-_MOVES_BY_STAGE: dict[Stage, frozenset[type]] = {
+_MOVES_BY_STAGE: Final[dict[Stage, frozenset[type]]] = {
     Stage.DRAFT: frozenset({Draft}),
     Stage.CHAPEL: frozenset({Chapel, Pass}),
     Stage.HAND_LIMIT: frozenset({HandLimit}),
     Stage.ROLE: frozenset({ChooseRole}),
 }
-_MOVES_BY_ROLE: dict[Role, frozenset[type]] = {
+_MOVES_BY_ROLE: Final[dict[Role, frozenset[type]]] = {
     Role.BUILDER: frozenset({Build, Pass}),
     Role.PRODUCER: frozenset({Produce, Pass}),
     Role.TRADER: frozenset({Sell, Pass}),
@@ -896,7 +896,7 @@ def _play_gold_mine(t: Table, seat: int, move: GoldMine) -> None:
 
 
 #: What each kind of move does (after the check that the stage expects that kind).
-_PLAY: dict[type, Any] = {
+_PLAY: Final[dict[type, Any]] = {
     Pass: _play_pass,
     Draft: _play_draft,
     Chapel: _play_chapel,
@@ -913,7 +913,7 @@ _PLAY: dict[type, Any] = {
 # -- legal moves --------------------------------------------------------------------------------
 
 
-_GOODS = tuple(Good)
+_GOODS: Final = tuple(Good)
 # The moves legal_moves lists, made without a frozen dataclass's per-field ``__setattr__`` (all fields,
 # positionally): a builder's list can hold hundreds.
 _build = fast_constructor(Build)
@@ -933,7 +933,7 @@ def _distinct(cards: Iterable[str]) -> list[str]:
 
 #: Sub-multisets by (catalogue positions, size): hands recur from state to state (a hand stays as it is
 #: while the others play), so each list is made once. Bounded: cleared when full.
-_RANK_MULTISETS: dict[tuple[tuple[int, ...], int], tuple[tuple[str, ...], ...]] = {}
+_RANK_MULTISETS: Final[dict[tuple[tuple[int, ...], int], tuple[tuple[str, ...], ...]]] = {}
 
 
 def _rank_multisets(ranks: Sequence[int], size: int) -> tuple[tuple[str, ...], ...]:
@@ -961,7 +961,7 @@ def _multisets(cards: Sequence[str], size: int) -> tuple[tuple[str, ...], ...]:
 
 
 #: Sub-multisets of goods by (count of each good, size): goods are few, so the table stays small.
-_GOOD_MULTISETS: dict[tuple[tuple[int, ...], int], tuple[tuple[Good, ...], ...]] = {}
+_GOOD_MULTISETS: Final[dict[tuple[tuple[int, ...], int], tuple[tuple[Good, ...], ...]]] = {}
 
 
 def _good_multisets(goods: dict[Good, int], size: int) -> tuple[tuple[Good, ...], ...]:
@@ -980,7 +980,7 @@ def _good_multisets(goods: dict[Good, int], size: int) -> tuple[tuple[Good, ...]
 
 #: Role choices by (seat, players, roles taken, library usable, gold-mine owners): the same few hundred
 #: positions recur, and the moves are frozen values, so each list is made once.
-_ROLE_CHOICES: dict[tuple[Any, ...], tuple[ChooseRole, ...]] = {}
+_ROLE_CHOICES: Final[dict[tuple[Any, ...], tuple[ChooseRole, ...]]] = {}
 
 
 def _role_choices(seat: int, n: int, taken: frozenset[Role], has_library: bool, owners: tuple[int, ...]) -> tuple[ChooseRole, ...]:
@@ -1131,9 +1131,9 @@ def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
     return out
 
 
-_NEW_LOT: tuple[None] = (None,)
-_NO_DECLINE: list[tuple[str, ...]] = [()]
-_NO_GOODS: tuple[tuple[Good, ...], ...] = ((),)
+_NEW_LOT: Final[tuple[None]] = (None,)
+_NO_DECLINE: Final[list[tuple[str, ...]]] = [()]
+_NO_GOODS: Final[tuple[tuple[Good, ...], ...]] = ((),)
 
 
 def _subsets(items: tuple[str, ...]) -> list[tuple[str, ...]]:

@@ -5,6 +5,7 @@ same rollout results, and byte-identical simulated logs."""
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 from pathlib import Path
@@ -164,6 +165,37 @@ def test_rollout_results_equal_the_snapshot_paths(path: Path) -> None:
         assert run_task(task) == _snapshot_task(task), f"step {state.step}"
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("path", [SAMPLES["san_juan"][2], SAMPLES["puerto_rico"][2]], ids=lambda p: p.stem)
+def test_rollouts_make_no_reference_cycles(path: Path) -> None:
+    """``run_task`` pauses the cyclic collector, which is only sound while a rollout leaves no cycle
+    behind (a compiled nested function called by a lambda once made one per bot move)."""
+    log = _log(path)
+    engine = engine_for(log.game)
+    tasks = [RolloutTask(log.game, state.step, engine.current_seat(state), state,
+                         tuple(list(engine.legal_moves(state))[:4]), 3, 0, 2) for state in _positions(log)[::2]]
+    run_task(tasks[0])  # the first run may create lazily built objects once
+    gc.collect()
+    assert gc.isenabled()
+    played = sum(sum(run_task(task).played) for task in tasks)
+    assert gc.isenabled(), "run_task must turn the collector back on"
+    assert played >= 40
+    assert gc.collect() == 0
+
+
+def test_run_task_leaves_a_paused_collector_paused() -> None:
+    log = _log(SAMPLES["san_juan"][0])
+    engine = engine_for(log.game)
+    state = _positions(log)[1]
+    task = RolloutTask(log.game, state.step, engine.current_seat(state), state,
+                       tuple(list(engine.legal_moves(state))[:2]), 3, 0, 1)
+    gc.disable()
+    try:
+        run_task(task)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize(
