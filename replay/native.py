@@ -9,6 +9,10 @@ the package, with a manifest holding a digest of every source file of ``replay``
 but only when the digest still matches: after any edit of ``replay`` the pure-Python modules are used
 until the next build, so a stale build never runs. ``GOVERNOR_PURE=1`` forces the pure-Python path
 (the tests run both and compare them); a machine without a C compiler simply has no build.
+
+In the compiled modules every module-level constant is declared ``Final``: compiled code then reads it
+as a C static (or inlines a literal) instead of looking it up in the module's dict at every use
+(``tests/test_native.py`` checks it).
 """
 
 from __future__ import annotations
