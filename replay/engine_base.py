@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from replay.errors import FieldError
 from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
@@ -209,18 +209,17 @@ class SnapshotWorking:
         return self.state
 
 
-class StateRows:
+class StateRows(Protocol):
     """What the importer reads of a game replayed in place (``RulesEngine.state_rows``), after each
     step: ``view()`` is what ``global_row``, ``step_info`` and ``describe_move`` read the current state
     from (the state itself, or the working table, which answers them the same), and ``changed()`` the
     ``(seat, row)`` of every seat whose ``player_rows`` row may differ from the one ``changed`` gave
-    last (every seat at the first call; an unchanged row may be given again)."""
+    last (every seat at the first call; an unchanged row may be given again). A protocol: the games'
+    own versions are compiled classes (``replay/*/rows.py``), which cannot subclass an interpreted one."""
 
-    def view(self) -> Any:
-        raise NotImplementedError
+    def view(self) -> Any: ...
 
-    def changed(self) -> list[tuple[int, dict[str, Any]]]:
-        raise NotImplementedError
+    def changed(self) -> list[tuple[int, dict[str, Any]]]: ...
 
 
 class SnapshotRows(StateRows):

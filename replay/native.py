@@ -1,5 +1,5 @@
-"""The optional compiled engines: the replay loop and the catalogue, move, state, rule, scoring and bot
-modules of both games compiled to C with mypyc, used automatically when they are built and match the
+"""The optional compiled engines: the replay loop and the catalogue, move, state, rule, scoring, bot
+and row modules of both games compiled to C with mypyc, used automatically when they are built and match the
 sources.
 
 The Python modules stay the one source of the rules; the compiled ones are the same modules, built
@@ -32,7 +32,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-#: The modules compiled: the hot path of replay, ``legal_moves`` and the bots' rollouts. Not the
+#: The modules compiled: the hot path of replay, ``legal_moves``, the bots' rollouts and the importer's
+#: rows (``rows``: the row layout lives there, not in the engine classes, to be compiled). Not the
 #: engines' classes (``engine.py``: interpreted subclasses of ``Engine``, which a compiled base would
 #: forbid), nor ``replay.san_juan.thawed`` (it subclasses ``list``, which compiled classes cannot).
 MODULES = (
@@ -43,6 +44,7 @@ MODULES = (
     "replay.san_juan.rules",
     "replay.san_juan.scoring",
     "replay.san_juan.bots",
+    "replay.san_juan.rows",
     "replay.puerto_rico.catalogue",
     "replay.puerto_rico.moves",
     "replay.puerto_rico.state",
@@ -50,6 +52,7 @@ MODULES = (
     "replay.puerto_rico.rules",
     "replay.puerto_rico.scoring",
     "replay.puerto_rico.bots",
+    "replay.puerto_rico.rows",
 )
 
 PACKAGE = Path(__file__).resolve().parent

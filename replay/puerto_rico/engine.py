@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa
 
 from replay.engine_base import RulesEngine, StateRows
 from replay.logfile import GameLog
-from replay.puerto_rico import change_words, events, hidden, rules, scoring
+from replay.puerto_rico import change_words, events, hidden, rows, rules, scoring
 from replay.puerto_rico.arrangements import colonists_to_place
 from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOOD_INDEX, GOODS, QUARRY, Power, role_of
 from replay.puerto_rico.moves import (
@@ -30,7 +29,7 @@ from replay.puerto_rico.moves import (
     Store,
     parse_move,
 )
-from replay.puerto_rico.state import PuertoRicoState, Stage, Table
+from replay.puerto_rico.state import PuertoRicoState, Stage
 
 _str_list = pa.list_(pa.string())
 
@@ -50,26 +49,6 @@ def _and(items: Sequence[str]) -> str:
 
 def _a(word: str) -> str:
     return ("an " if word[0] in "aeiouAEIOU" else "a ") + word
-
-
-@lru_cache(maxsize=1024)
-def _role_doubloons(cards: tuple[str, ...], doubloons: tuple[int, ...]) -> tuple[str, ...]:
-    return tuple(f"{c}:{d}" for c, d in zip(cards, doubloons))
-
-
-@lru_cache(maxsize=1024)
-def _ships(capacity: tuple[int, ...], good: tuple[Any, ...], load: tuple[int, ...]) -> tuple[str, ...]:
-    return tuple(f"{g.value if g else 'empty'} {n}/{c}" for c, g, n in zip(capacity, good, load))
-
-
-@lru_cache(maxsize=1024)
-def _goods_supply(supply: tuple[int, ...]) -> tuple[str, ...]:
-    return tuple(f"{g.value}:{supply[i]}" for i, g in enumerate(GOODS))
-
-
-@lru_cache(maxsize=1024)
-def _buildings_left(supply: tuple[int, ...]) -> tuple[str, ...]:
-    return tuple(f"{b.name}:{n}" for b, n in zip(CATALOGUE, supply))
 
 
 class PuertoRicoEngine(RulesEngine):
@@ -243,7 +222,7 @@ class PuertoRicoEngine(RulesEngine):
     # -- views ---------------------------------------------------------------------------------
 
     def _ships(self, state: PuertoRicoState) -> list[str]:
-        return list(_ships(tuple(state.ship_capacity), tuple(state.ship_good), tuple(state.ship_load)))
+        return list(rows.ships(tuple(state.ship_capacity), tuple(state.ship_good), tuple(state.ship_load)))
 
     def to_view(self, state: PuertoRicoState, names: Sequence[str]) -> dict[str, Any]:
         """The whole state as JSON, with each seat's score so far."""
@@ -349,61 +328,17 @@ class PuertoRicoEngine(RulesEngine):
         return "\n".join(lines)
 
     def global_row(self, state: PuertoRicoState) -> dict[str, Any]:
-        """Also reads a working ``state.Table`` (the importer's rows). The labelled lists are made once
-        per distinct supply (the importer asks for every state of every game, and supplies recur)."""
-        return {
-            "round": state.round,
-            "governor": state.governor,
-            "stage": state.stage.value,
-            "role": state.role.value if state.role else None,
-            "chooser": state.chooser,
-            "to_act": state.current_seat,
-            "roles_taken": [c for c, _ in state.roles_taken],
-            "role_seats": [seat for _, seat in state.roles_taken],
-            "role_doubloons": list(_role_doubloons(tuple(state.role_cards), tuple(state.role_doubloons))),
-            "ships": list(_ships(tuple(state.ship_capacity), tuple(state.ship_good), tuple(state.ship_load))),
-            "trading_house": [g.value for g in state.trading_house],
-            "colonist_ship": state.colonist_ship,
-            "colonist_supply": state.colonist_supply,
-            "vp_chips_left": max(0, state.vp_chips_left),
-            "face_up_plantations": list(state.face_up),
-            "plantation_stack": len(state.plantation_stack),
-            "plantation_discard": len(state.plantation_discard),
-            "quarries_left": state.quarries,
-            "goods_supply": list(_goods_supply(tuple(state.goods_supply))),
-            "buildings_left": list(_buildings_left(tuple(state.building_supply))),
-            "bank": state.bank,
-            "end_triggers": list(state.end),
-        }
+        """Also reads a working ``state.Table`` (the importer's rows)."""
+        return rows.global_row(state)
 
     def state_rows(self, work: Any) -> StateRows:
         """Rows read off the working table itself when ``work`` is this engine's ``rules.Working``."""
         if isinstance(work, rules.Working):
-            return _WorkingRows(self, work.t)
+            return rows.WorkingRows(work.t)
         return super().state_rows(work)
 
     def _player_row(self, p: Any) -> dict[str, Any]:
-        total, parts = scoring.score_parts(p)
-        return {
-            "vp": total,
-            "vp_chips": parts["chips"],
-            "vp_buildings": parts["buildings"],
-            "vp_bonus": total - parts["chips"] - parts["buildings"],
-            "doubloons": p.doubloons,
-            "colonists_san_juan": p.san_juan,
-            "colonists_placed": sum(p.island_workers) + sum(p.city_workers),
-            "island": [k + ("*" if w else "") for k, w in zip(p.island, p.island_workers)],
-            "city": list(p.city),
-            "city_occupancy": list(p.city_workers),
-            "city_spaces": p.city_spaces,
-            "goods_corn": p.goods[0],
-            "goods_indigo": p.goods[1],
-            "goods_sugar": p.goods[2],
-            "goods_tobacco": p.goods[3],
-            "goods_coffee": p.goods[4],
-            "goods_total": sum(p.goods),
-            "buildings": len(p.city),
-        }
+        return rows.player_row(p)
 
     # -- simulation ----------------------------------------------------------------------------
 
@@ -418,31 +353,6 @@ class PuertoRicoEngine(RulesEngine):
         from dataclasses import replace
 
         return replace(state, shuffle_seed=seed)
-
-
-class _WorkingRows(StateRows):
-    """``StateRows`` of Puerto Rico's working table (``rules.Working``): ``global_row``, ``step_info``
-    and ``describe_move`` read the table as they read a state; the seats the rules thawed for a
-    change since the last call (``Table.freeze_seats``) get their row made again."""
-
-    __slots__ = ("engine", "table", "started")
-
-    def __init__(self, engine: PuertoRicoEngine, table: Table) -> None:
-        self.engine = engine
-        self.table = table
-        self.started = False
-
-    def view(self) -> Table:
-        return self.table
-
-    def changed(self) -> list[tuple[int, dict[str, Any]]]:
-        t = self.table
-        seats = t.freeze_seats()
-        if not self.started:
-            self.started = True
-            seats = list(range(t.n))
-        players = t.frozen_players
-        return [(seat, self.engine._player_row(players[seat])) for seat in seats]
 
 
 ENGINE = PuertoRicoEngine()

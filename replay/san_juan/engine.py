@@ -11,7 +11,7 @@ import pyarrow as pa
 from replay.engine_base import RulesEngine, StateRows
 from replay.errors import FieldError
 from replay.logfile import GameLog
-from replay.san_juan import change_words, events, hidden, rules, scoring
+from replay.san_juan import change_words, events, hidden, rows, rules, scoring
 from replay.san_juan.cards import CARDS, TILES, Good, Role
 from replay.san_juan.moves import (
     Build,
@@ -27,7 +27,7 @@ from replay.san_juan.moves import (
     Sell,
     parse_move,
 )
-from replay.san_juan.state import SanJuanState, Stage, Table
+from replay.san_juan.state import SanJuanState, Stage
 
 _str_list = pa.list_(pa.string())
 
@@ -262,44 +262,16 @@ class SanJuanEngine(RulesEngine):
         return "\n".join(lines)
 
     def global_row(self, state: SanJuanState) -> dict[str, Any]:
-        # Stage and Role are StrEnums: they are the strings stored, without a ``.value`` lookup.
-        return {
-            "round": state.round,
-            "governor": state.governor,
-            "stage": state.stage,
-            "role": state.role,
-            "chooser": state.chooser,
-            "to_act": state.current_seat,
-            "roles_taken": [r for r, _ in state.roles_taken],
-            "draw_pile": len(state.draw_pile),
-            "discard_pile": len(state.discard),
-            "tile": state.tile,
-            "next_tile": state.tiles[state.tile_index],
-        }
+        return rows.global_row(state)
 
     def state_rows(self, work: Any) -> StateRows:
         """Rows read off the working table itself when ``work`` is this engine's ``rules.Working``."""
         if isinstance(work, rules.Working):
-            return _WorkingRows(self, work.table)
+            return rows.WorkingRows(work.table)
         return super().state_rows(work)
 
     def _player_row(self, player: Any) -> dict[str, Any]:
-        total, parts = scoring.score_parts(player)
-        goods = [CARDS[b].good for b, g in zip(player.buildings, player.goods) if g is not None]
-        return {
-            "vp": total,
-            "vp_buildings": parts["buildings"],
-            "vp_chapel": parts["chapel"],
-            "vp_bonus": total - parts["buildings"] - parts["chapel"],
-            "hand_size": len(player.hand),
-            "hand": list(player.hand),
-            "buildings": list(player.buildings),
-            "building_count": len(player.buildings),
-            "goods": goods,
-            "goods_count": len(goods),
-            "chapel_cards": len(player.chapel),
-            "covered": list(player.covered),
-        }
+        return rows.player_row(player)
 
     # -- simulation ----------------------------------------------------------------------------
 
@@ -308,39 +280,6 @@ class SanJuanEngine(RulesEngine):
         rng = random.Random(f"san_juan:{seed}")
         setup = rules.random_setup(len(players), rng, draft=bool(options.get("draft_start")))
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
-
-
-class _WorkingRows(StateRows):
-    """``StateRows`` of San Juan's working table (``rules.Working``): ``global_row``, ``step_info`` and
-    ``describe_move`` read the table as they read a state; a seat's row is made again (from the
-    snapshot ``freeze`` would make of it) only when one of its lists differs from the copies kept at
-    the last call."""
-
-    __slots__ = ("engine", "table", "seen")
-
-    def __init__(self, engine: SanJuanEngine, table: Table) -> None:
-        self.engine = engine
-        self.table = table
-        self.seen: list[tuple[list[Any], ...] | None] = [None] * table.n
-
-    def view(self) -> Table:
-        return self.table
-
-    def changed(self) -> list[tuple[int, dict[str, Any]]]:
-        t = self.table
-        seen = self.seen
-        out = []
-        for seat, (hand, buildings, goods, chapel, covered) in enumerate(
-            zip(t.hands, t.buildings, t.goods, t.chapel, t.covered)
-        ):
-            last = seen[seat]
-            if (
-                last is None or hand != last[0] or buildings != last[1] or goods != last[2]
-                or chapel != last[3] or covered != last[4]
-            ):
-                seen[seat] = (hand[:], buildings[:], goods[:], chapel[:], covered[:])
-                out.append((seat, self.engine._player_row(t.player(seat))))
-        return out
 
 
 ENGINE = SanJuanEngine()
