@@ -439,9 +439,13 @@ def test_each_declined_power_in_the_declines_log_leaves_its_cards_on_the_draw_pi
         if isinstance(move, (Build, Produce, Sell)) and move.decline:
             used = rules.apply(before, replace(move, decline=()))
             k = len(move.decline)
-            # One card per declined power: the used move draws exactly the cards the decline left on top.
-            assert _hand_gain(used, declined, who) == Counter(declined.draw_pile[:k]), step.number
-            assert used.draw_pile == declined.draw_pile[k:], step.number
+            # One card per declined power: the used move draws exactly the cards the decline left on
+            # top, and past the pile's end those of the reshuffle the decline did not need.
+            upcoming = declined.draw_pile
+            if len(used.reshuffles_used) > len(declined.reshuffles_used):
+                upcoming += used.reshuffles_used[len(declined.reshuffles_used)]
+            assert _hand_gain(used, declined, who) == Counter(upcoming[:k]), step.number
+            assert used.draw_pile == upcoming[k:], step.number
             kinds.update(move.decline)
         elif isinstance(move, ChooseRole) and not move.privilege:
             used = rules.apply(before, replace(move, privilege=True))
@@ -452,6 +456,13 @@ def test_each_declined_power_in_the_declines_log_leaves_its_cards_on_the_draw_pi
                 assert _hand_gain(used, declined, who) == Counter(before.draw_pile[:1]), step.number
                 assert declined.players[who].hand == player.hand, step.number
             kinds[f"privilege {move.role.value}"] += 1
+        elif isinstance(move, ChooseRole) and move.councillor_refrained:
+            used = rules.apply(before, replace(move, councillor_refrained=()))
+            # The refraining seats get no councillor turn (and draw nothing); with the draw they would.
+            assert not set(move.councillor_refrained) & set(declined.queue), step.number
+            assert set(move.councillor_refrained) <= set(used.queue), step.number
+            assert declined.draw_pile == before.draw_pile[len(declined.looking):], step.number
+            kinds["councillor draw"] += len(move.councillor_refrained)
         elif isinstance(move, ChooseRole) and move.gold_mine_declined:
             used = rules.apply(before, replace(move, gold_mine_declined=()))
             shown = declined.draw_pile[:4]  # the decliner was the only owner: nobody turned these up
@@ -466,19 +477,19 @@ def test_each_declined_power_in_the_declines_log_leaves_its_cards_on_the_draw_pi
                 kinds["Prefecture"] += 1
     assert set(kinds) == {
         "Carpenter", "Poor house", "Well", "Market stand", "Market hall", "Gold mine", "privilege councillor",
-        "privilege prospector", "Archive", "Prefecture",
+        "privilege prospector", "councillor draw", "Archive", "Prefecture",
     }, kinds
     assert game.log.result is not None and [s.total for s in ENGINE.scores(game.final)] == game.log.result["scores"]
 
 
 def test_an_illegal_decline_in_a_log_names_file_move_player_and_rule():
     obj = json.loads((DATA / "declines.json").read_text(encoding="utf-8"))
-    assert obj["moves"][25] == {"seat": 2, "kind": "produce", "goods": ["indigo"]}
-    obj["moves"][25]["decline"] = ["well"]
+    assert obj["moves"][8] == {"seat": 2, "kind": "produce", "goods": ["indigo"]}
+    obj["moves"][8]["decline"] = ["well"]
     with pytest.raises(IllegalMoveError) as err:
         replay(parse_game(obj, file="declines.json"))
     assert str(err.value) == (
-        "declines.json: move 26, seat 2 (Carla), 'produce indigo decline [Well]': "
+        "declines.json: move 9, seat 2 (Carla), 'produce indigo decline [Well]': "
         "seat 2 owns no well to decline [rule well.decline]"
     )
 
@@ -489,7 +500,8 @@ def test_declines_log_matches_the_schema():
     validator = jsonschema.Draft202012Validator(json.loads(schema_path.read_text(encoding="utf-8")))
     game = json.loads((DATA / "declines.json").read_text(encoding="utf-8"))
     assert not list(validator.iter_errors(game))
-    game["moves"][25]["decline"] = ["Carpenter"]  # a produce move can decline only the well
+    assert game["moves"][8]["kind"] == "produce"
+    game["moves"][8]["decline"] = ["Carpenter"]  # a produce move can decline only the well
     assert not validator.is_valid(game)
 
 

@@ -4,14 +4,15 @@ least once (issue 9), and ``declines.txt``, its golden replay text.
 Run ``python tests/san_juan/data/make_declines_log.py`` to regenerate both. Every seat plays like the
 heuristic bot, but prefers to build the buildings whose power can be declined and declines each kind
 of power the first times it applies (the carpenter's, poor house's, well's, market stand's and market
-hall's card, a gold mine, the councillor's and prospector's privileges, the prefecture's second card
-and the archive). ``tests/san_juan/test_sj_declines.py`` replays the log and checks each declined
+hall's card, a gold mine, the councillor's and prospector's privileges, another seat's councillor draw,
+the prefecture's second card and the archive). ``tests/san_juan/test_sj_declines.py`` replays the log and checks each declined
 power against the same move with the power used.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -20,6 +21,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
+# The decliner subclasses the heuristic bot, which a compiled class cannot be: pure-Python engines.
+os.environ["GOVERNOR_PURE"] = "1"
 
 from replay.golden import render_golden  # noqa: E402
 from replay.logfile import parse_game, write_games  # noqa: E402
@@ -35,7 +38,7 @@ NAMES = ("Ana", "Bruno", "Carla")
 TARGETS = ("Carpenter", "Poor house", "Well", "Market stand", "Market hall", "Gold mine", "Prefecture", "Archive")
 #: Every kind of decline the game must hold, and how often each may be declined (then powers are used).
 KINDS = ("Carpenter", "Poor house", "Well", "Market stand", "Market hall", "Gold mine", "privilege councillor",
-         "privilege prospector", "Prefecture", "Archive")
+         "privilege prospector", "councillor draw", "Prefecture", "Archive")
 TIMES = 2
 
 
@@ -73,6 +76,11 @@ class Decliner(HeuristicPlayer):
             owners = [s for s, p in enumerate(state.players) if "Gold mine" in p.buildings]
             if self._want("Gold mine") and owners and Role.PROSPECTOR in [m.role for m in legal]:
                 return self._note(ChooseRole(Role.PROSPECTOR, gold_mine_declined=(owners[0],)), "Gold mine")
+            if move.role is Role.COUNCILLOR and self._want("councillor draw"):
+                # The next seat refrains from the councillor's action: it draws nothing this phase.
+                variant = ChooseRole(Role.COUNCILLOR, councillor_refrained=((seat + 1) % len(state.players),))
+                if variant in legal:
+                    return self._note(variant, "councillor draw")
             for role in (Role.COUNCILLOR, Role.PROSPECTOR):
                 variant = ChooseRole(role, privilege=False)
                 if move.role is role and self._want(f"privilege {role.value}") and variant in legal:
