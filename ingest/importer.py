@@ -33,6 +33,7 @@ from ingest.progress import Progress
 from ingest.rows import Batch, process, rejection_id
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS
 from ingest.stored import StoredGame, id_keys, source_conflict, stored_games
+from replay.collector import collector_paused
 from replay.errors import InternalError
 from replay.logfile import LogRecord, RawGame, count_games, find_logs, read_raw
 
@@ -141,17 +142,12 @@ def _parse(item: RawGame | LogRecord) -> LogRecord:
 
 def _work(items: list[RawGame | LogRecord]) -> tuple[dict[str, pa.Table], list[str], int, int]:
     # The cycle collector is paused while a chunk is laid out: its rows (a few hundred thousand
-    # objects) make no cycles, yet each pass walked all of them (measured: 15 to 25% of a worker's
-    # time even with the thresholds above). What a rare cycle leaves is freed once it runs again.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    # objects) make no cycles, yet each pass walked all of them (15 to 25% of a worker's time even
+    # with the thresholds above; ``replay.collector``).
+    with collector_paused():
         records = [_parse(item) for item in items]
         batch = process(records, _KNOWN)
         return batch.to_arrow(), batch.game_ids, batch.skipped, len(records)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _in_order(pool: Any, chunks: Iterator[Any], depth: int) -> Iterator[Any]:
