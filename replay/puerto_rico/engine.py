@@ -276,14 +276,7 @@ class PuertoRicoEngine(RulesEngine):
                 {"capacity": c, "good": g.value if g else None, "load": n}
                 for c, g, n in zip(state.ship_capacity, state.ship_good, state.ship_load)
             ],
-            "trading_house": [g.value for g in state.trading_house],
-            "colonist_ship": state.colonist_ship,
-            "colonist_supply": state.colonist_supply,
-            "vp_chips_left": max(0, state.vp_chips_left),
-            "face_up_plantations": list(state.face_up),
-            "plantation_stack": len(state.plantation_stack),
-            "plantation_discard": len(state.plantation_discard),
-            "quarries_left": state.quarries,
+            **rows.supplies(state),
             "goods_supply": {g.value: state.goods_supply[i] for i, g in enumerate(GOODS)},
             "buildings_left": {b.name: n for b, n in zip(CATALOGUE, state.building_supply)},
             "bank": state.bank,

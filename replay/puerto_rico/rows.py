@@ -38,6 +38,21 @@ def buildings_left(supply: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(f"{b.name}:{n}" for b, n in zip(CATALOGUE, supply))
 
 
+def supplies(state: PuertoRicoState | Table) -> dict[str, Any]:
+    """The trading house, colonists, VP chips, plantations and quarries left: the same in the table's
+    row and in the engine's view (``to_view``)."""
+    return {
+        "trading_house": [g.value for g in state.trading_house],
+        "colonist_ship": state.colonist_ship,
+        "colonist_supply": state.colonist_supply,
+        "vp_chips_left": max(0, state.vp_chips_left),
+        "face_up_plantations": list(state.face_up),
+        "plantation_stack": len(state.plantation_stack),
+        "plantation_discard": len(state.plantation_discard),
+        "quarries_left": state.quarries,
+    }
+
+
 def global_row(state: PuertoRicoState | Table) -> dict[str, Any]:
     """The table's columns (``PuertoRicoEngine.global_schema``)."""
     role = state.role
@@ -52,14 +67,7 @@ def global_row(state: PuertoRicoState | Table) -> dict[str, Any]:
         "role_seats": [seat for _, seat in state.roles_taken],
         "role_doubloons": list(role_doubloons(tuple(state.role_cards), tuple(state.role_doubloons))),
         "ships": list(ships(tuple(state.ship_capacity), tuple(state.ship_good), tuple(state.ship_load))),
-        "trading_house": [g.value for g in state.trading_house],
-        "colonist_ship": state.colonist_ship,
-        "colonist_supply": state.colonist_supply,
-        "vp_chips_left": max(0, state.vp_chips_left),
-        "face_up_plantations": list(state.face_up),
-        "plantation_stack": len(state.plantation_stack),
-        "plantation_discard": len(state.plantation_discard),
-        "quarries_left": state.quarries,
+        **supplies(state),
         "goods_supply": list(goods_supply(tuple(state.goods_supply))),
         "buildings_left": list(buildings_left(tuple(state.building_supply))),
         "bank": state.bank,
