@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from governor import __version__, exits
+from governor import __version__
+from replay import exits
 
 DEFAULT_DB = "governor.duckdb"
 
@@ -190,13 +191,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from ingest.cli import run_query
+    from ingest.query import run_query
 
     return run_query(args.sql, _target(args), args.format, args.out)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ingest.cli import run_export
+    from ingest.export import run_export
 
     return run_export(_target(args), Path(args.parquet), games=args.games)
 
@@ -331,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``governor`` command; returns the exit status (see ``governor.exits``)."""
+    """Entry point of the ``governor`` command; returns the exit status (see ``replay.exits``)."""
     try:
         # Inside the try: Ctrl-C while the subcommands' modules load is an interruption too.
         args = build_parser().parse_args(argv)

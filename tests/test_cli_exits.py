@@ -19,9 +19,9 @@ import duckdb
 import pytest
 
 import replay.replayer
-from governor import exits
 from governor.cli import build_parser, main
-from ingest.cli import run_query
+from ingest.query import run_query
+from replay import exits
 from tests.hostile import ROOT, SJ, as_nobody, line, sample
 
 GOOD = SJ / "san_juan-2p-seed2026-0000.json"

@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ingest.cli import run_query
 from ingest.db import DatabaseError
 from ingest.importer import import_paths
+from ingest.query import run_query
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ = ROOT / "sample_logs" / "san_juan"

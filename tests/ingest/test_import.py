@@ -261,7 +261,7 @@ def test_query_formats(sample_db: Path, tmp_path: Path) -> None:
 
 def test_query_table_shows_a_bounded_part_of_a_large_result(sample_db: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from ingest import cli
+    from ingest import query as cli
 
     monkeypatch.setattr(cli, "TABLE_MAX_ROWS", 3)
     monkeypatch.setattr(cli, "QUERY_BATCH_ROWS", 2)
@@ -299,7 +299,7 @@ def test_export_parquet(sample_db: Path, tmp_path: Path) -> None:
 
 def test_query_results_are_written_batch_by_batch(sample_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from ingest import cli
+    from ingest import query as cli
 
     monkeypatch.setattr(cli, "QUERY_BATCH_ROWS", 4)  # 90 players: 23 batches
     sql = "SELECT game_id, seat, name, score, final_buildings FROM players ORDER BY game_id, seat"
@@ -330,11 +330,11 @@ def test_query_results_are_written_batch_by_batch(sample_db: Path, tmp_path: Pat
 
 def test_export_streams_every_table_in_batches_unchanged(sample_db: Path, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from ingest import cli
+    from ingest import export as cli_export
 
-    monkeypatch.setattr(cli, "EXPORT_BATCH_ROWS", 7)  # many batches per table, a last one cut short
-    monkeypatch.setattr(cli, "EXPORT_BATCH_LOGS", 4)
-    assert cli.run_export(str(sample_db), tmp_path / "out", games=True) == 0
+    monkeypatch.setattr(cli_export, "EXPORT_BATCH_ROWS", 7)  # many batches per table, a last one cut short
+    monkeypatch.setattr(cli_export, "EXPORT_BATCH_LOGS", 4)
+    assert cli_export.run_export(str(sample_db), tmp_path / "out", games=True) == 0
     with duckdb.connect(str(sample_db), read_only=True) as con:
         for table in ("games", "players", "moves", "san_juan_states", "san_juan_player_states", "rejections"):
             written = pq.read_table(tmp_path / "out" / f"{table}.parquet")

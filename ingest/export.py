@@ -1,0 +1,42 @@
+"""``governor export --parquet DIR``: every table as a Parquet file, streamed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ingest.db import DatabaseError, reader
+from ingest.query import write_parquet
+from ingest.schema import table_schemas
+from replay import exits
+from replay.errors import printable
+
+#: Rows of a table, and logs, held at once while exporting.
+EXPORT_BATCH_ROWS = 100_000
+EXPORT_BATCH_LOGS = 1_000
+
+
+def run_export(db: str, folder: Path, games: bool = False) -> int:
+    """``governor export --parquet DIR``: every table as DIR/<table>.parquet (and the logs as JSONL)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with reader(db) as con:
+            # A lake's tables are views over its files.
+            present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+            names = [n for n in table_schemas() if n in present]
+            # Streamed batch by batch: a table of hundreds of millions of rows never sits in memory.
+            for name in names:
+                batches = con.sql(f'SELECT * FROM "{name}"').to_arrow_reader(EXPORT_BATCH_ROWS)
+                rows = write_parquet(batches.schema, batches, folder / f"{name}.parquet")
+                print(f"{name}: {rows} rows -> {folder / (name + '.parquet')}", file=sys.stderr)
+            if games:
+                with open(folder / "games.jsonl", "w", encoding="utf-8") as fh:
+                    logs = con.execute("SELECT log FROM games ORDER BY file, file_index")
+                    while chunk := logs.fetchmany(EXPORT_BATCH_LOGS):
+                        for (text,) in chunk:
+                            fh.write(text.strip().replace("\n", " ") if "\n" in text.strip() else text.strip())
+                            fh.write("\n")
+    except DatabaseError as err:
+        print(f"governor export: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    return exits.OK
