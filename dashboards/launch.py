@@ -24,6 +24,8 @@ def streamlit_command(db: str, port: int, headless: bool) -> list[str]:
         "--server.showEmailPrompt", "false",
         "--server.maxUploadSize", str(MAX_UPLOAD_MB),
         "--server.fileWatcherType", "none",
+        # An error on a page shows one line of its own, never a traceback with the server's paths.
+        "--client.showErrorDetails", "none",
         "--browser.gatherUsageStats", "false",
         "--", "--db", db,
     ]

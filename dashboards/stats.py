@@ -16,6 +16,8 @@ import pandas as pd
 
 #: Below this many counted rows a rate is marked as resting on few games (and the default minimum n).
 FEW_GAMES = 30
+#: The largest minimum n the Statistics page takes (from its box or its URL): more than any selection holds.
+MAX_MIN_N = 10_000_000
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.959963984540054
 

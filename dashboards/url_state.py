@@ -4,6 +4,11 @@ A page seeds each filter widget's session state from ``st.query_params`` the fir
 (``seed``), makes its widgets without a default (the state is the default), and afterwards writes
 the chosen values back (``publish``). Values in the URL that do not parse, or are not among the
 allowed ones, are ignored: the widget gets its default.
+
+Anyone can type a URL, so every parameter is hostile until checked: a value longer than
+``MAX_PARAM_CHARS`` is ignored unread, numbers are clamped to their range (``int_in``), and a parser
+that fails in any ordinary way (``ValueError``, ``TypeError``, ``OverflowError``) gives the default,
+so no URL can raise on a page.
 """
 
 from __future__ import annotations
@@ -14,6 +19,19 @@ from typing import Any
 
 import streamlit as st
 
+#: The longest URL parameter a page reads (a filter value, a name, a path); longer ones are ignored.
+MAX_PARAM_CHARS = 1000
+#: What a failing parser may raise; the default is used instead.
+PARSE_ERRORS = (ValueError, TypeError, OverflowError, ArithmeticError)
+
+
+def raw_param(name: str, limit: int = MAX_PARAM_CHARS) -> str | None:
+    """The URL parameter ``name``, or None when it is absent or longer than ``limit`` characters."""
+    raw = st.query_params.get(name)
+    if raw is None or len(raw) > limit:
+        return None
+    return str(raw)
+
 
 def seed(key: str, param: str, parse: Callable[[str], Any], default: Any, many: bool = False) -> None:
     """Put a widget's first value in ``st.session_state[key]``: from the URL parameter ``param``
@@ -21,14 +39,35 @@ def seed(key: str, param: str, parse: Callable[[str], Any], default: Any, many: 
     parameter is a comma-separated list), else ``default``. Does nothing once the widget has a state."""
     if key in st.session_state:
         return
-    raw = st.query_params.get(param)
-    value = default
-    if raw is not None:
-        try:
-            value = [parse(part) for part in raw.split(",") if part != ""] if many else parse(raw)
-        except (ValueError, TypeError):
-            value = default
-    st.session_state[key] = value
+    st.session_state[key] = parsed(param, parse, default, many)
+
+
+def parsed(name: str, parse: Callable[[str], Any], default: Any, many: bool = False) -> Any:
+    """The URL parameter ``name`` read with ``parse`` (each comma-separated part when ``many``), or
+    ``default`` when it is absent, too long or does not parse. Never raises."""
+    raw = raw_param(name)
+    if raw is None:
+        return default
+    try:
+        return [parse(part) for part in raw.split(",") if part != ""] if many else parse(raw)
+    except PARSE_ERRORS:
+        return default
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """A parser of a whole number clamped to ``low..high`` (``ValueError`` for text that is no whole
+    number; 400 digits or ``-5`` are clamped, not refused)."""
+
+    def _parse(text: str) -> int:
+        stripped = text.strip()
+        digits = stripped.lstrip("+-")
+        if not digits.isdecimal() or not digits.isascii():
+            raise ValueError(f"not a whole number: {text[:40]!r}")
+        if len(digits) > 18:  # past any range a page uses; int() of thousands of digits is slow
+            return low if stripped.startswith("-") else high
+        return min(high, max(low, int(stripped)))
+
+    return _parse
 
 
 def one_of(allowed: Iterable[Any], parse: Callable[[str], Any] = str) -> Callable[[str], Any]:

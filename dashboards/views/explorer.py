@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards import data, ui
+from dashboards import data, ui, url_state
 from dashboards.explorer_queries import (
     Node,
     continuations,
@@ -42,12 +42,8 @@ def _on_filters() -> None:
 
 
 def _counts_from_url(available: list[int]) -> list[int]:
-    text = st.query_params.get("players")
-    if text is None:
-        return available
-    try:
-        wanted = {int(part) for part in text.split(",") if part.strip()}
-    except ValueError:
+    wanted = url_state.parsed("players", url_state.int_in(0, 99), None, many=True)
+    if wanted is None:
         return available
     return [c for c in available if c in wanted]
 
@@ -69,7 +65,7 @@ if not len(kinds):
     st.info("No game has opening decisions stored yet.")
     st.stop()
 types = list(kinds["game"])
-game = st.query_params.get("type") or ""
+game = url_state.raw_param("type") or ""
 if game not in types:
     game = str(types[0])
 available = [int(c) for c in kinds.loc[kinds["game"] == game, "counts"].iloc[0]]
@@ -88,7 +84,7 @@ st.caption(
     f"the baseline is chance, 1 / player count. Rates from fewer than {FEW_GAMES} games are marked few."
 )
 
-path = parse_path(st.query_params.get("path"))
+path = parse_path(url_state.raw_param("path"))
 node = Node(game, tuple(counts), path)
 summary = node_summary(node)
 if summary["games"] == 0 and path:

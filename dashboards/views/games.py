@@ -164,7 +164,7 @@ url_state.seed("games_owner", "owner", url_state.one_of(OWNERS), "anyone")
 url_state.seed("games_end", "end", url_state.one_of(ends), [], many=True)
 url_state.seed("games_compare_mode", "compare", lambda t: True, False)
 for key, param, full in (("games_rounds", "rounds", rounds_range), ("games_score", "score", score_range)):
-    url_state.seed(key, param, int, list(full), many=True)
+    url_state.seed(key, param, url_state.int_in(-1_000_000, 1_000_000), list(full), many=True)
     try:
         st.session_state[key] = _range(list(st.session_state[key]), *full)
     except ValueError:
@@ -248,7 +248,7 @@ if dates:
 
 compare_mode = st.toggle("Compare two games", key="games_compare_mode",
                          help="Select two rows to see them side by side; without this, selecting a row opens it in Replay.")
-compare_ids = [i for i in (st.query_params.get("ids") or "").split(",") if i][:2]
+compare_ids = [i for i in (url_state.raw_param("ids") or "").split(",") if i][:2]
 
 shown, matches = filtered_games(where, params)
 cut = f" (the newest {SHOWN:,} shown; narrow the filters to see the others)" if matches > SHOWN else ""

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboards import data, ui
+from dashboards import data, ui, url_state
 from dashboards.explorer_queries import interval_text
 from dashboards.player_queries import (
     MIN_GAMES,
@@ -99,7 +99,7 @@ if not {"player_ratings", "player_roles", "player_builds"} <= data.tables():
     st.stop()
 
 types = game_types()
-game = st.query_params.get("type") or ""
+game = url_state.raw_param("type") or ""
 if game not in types:
     game = str(types[0])
 st.session_state["players_type"] = game
@@ -117,7 +117,7 @@ st.caption(
 )
 # The table's key follows the chosen player, so that a row picked earlier never overrides a later choice.
 event = st.dataframe(
-    _percent(board, ["win_rate"]), key=f"players_board:{st.query_params.get('name', '')}", hide_index=True,
+    _percent(board, ["win_rate"]), key=f"players_board:{url_state.raw_param('name') or ''}", hide_index=True,
     width="stretch", height=min(420, 38 + 35 * max(1, len(board))), selection_mode="single-row", on_select="rerun",
     column_config={
         "place": st.column_config.NumberColumn("#", width="small"),
@@ -138,7 +138,7 @@ if picked:
 # -- one player -------------------------------------------------------------------------------------
 st.subheader("Player")
 names = player_names(game)
-wanted = st.query_params.get("name")
+wanted = url_state.raw_param("name")
 if wanted is not None and wanted not in names:
     st.warning("No player of that name in this game type.")
     wanted = None

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, data, ui, url_state
-from dashboards.stats import FEW_GAMES, plural, ranked, rate_label
+from dashboards.stats import FEW_GAMES, MAX_MIN_N, plural, ranked, rate_label
 from dashboards.stats_queries import (
     TIES,
     Filters,
@@ -119,7 +119,7 @@ url_state.seed("stats_counts", "counts", url_state.one_of(counts_all, int), coun
 st.session_state["stats_counts"] = [c for c in st.session_state["stats_counts"] if c in counts_all]
 url_state.seed("stats_player", "player", str, None)
 url_state.seed("stats_ties", "ties", url_state.one_of(TIES), "full")
-url_state.seed("stats_min_n", "min_n", int, FEW_GAMES)
+url_state.seed("stats_min_n", "min_n", url_state.int_in(0, MAX_MIN_N), FEW_GAMES)
 url_state.seed("stats_rank", "rank", url_state.one_of(RANK_LABELS), "lift_low")
 url_state.seed("stats_split", "split", url_state.parse_bool, False)
 url_state.seed("stats_tab", "tab", url_state.one_of(TABS), TABS[0])
@@ -160,7 +160,7 @@ ties = opts[0].radio("A full tie counts as", TIES, format_func=lambda t: TIE_LAB
                      help="Full ties (same score and tiebreak) give several winners. 'A win for each' is the "
                           "players.won column of SQL; then the seat rates of a player count add up to more than "
                           "100%. '1/k' makes every game's wins add up to exactly 1.")
-min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, step=10, key="stats_min_n", width=160,
+min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, max_value=MAX_MIN_N, step=10, key="stats_min_n", width=160,
                                  help="Rows counting fewer players are left out of the ranked charts."))
 rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank", width=230,
                         help="The lower end of the 95% interval puts a building owned by 3 players at 100% "
