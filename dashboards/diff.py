@@ -3,8 +3,8 @@ state rows alone (the dashboard never replays).
 
 Each engine says how to speak of its columns (``change_words``: the kind of change and the game's word
 for each column, see ``replay/<game>/change_words.py``); this module only applies those formats, so it
-holds no game rules. A column the engine does not list is never shown, so no column name reaches the
-page.
+holds no game rules and no secrets (what a viewer may see is the game's view). A column the engine
+does not list is never shown, so no column name reaches the page.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from replay.registry import engine_for
+from replay.protocol import Viewer
+from replay.registry import engine_for, view_for
 
 MINUS = "\u2212"
 ARROW = "\u2192"
@@ -161,26 +162,37 @@ def step_changes(
     names: Sequence[str],
     *,
     public: bool = False,
+    viewer: Viewer | None = None,
 ) -> list[tuple[str, list[str]]]:
     """What changed from one step to the next, for a viewer of any game, per step from stored rows.
 
-    ``game`` is the game type (``san_juan``, ``puerto_rico``); ``state_before``/``state_after`` are the
+    ``game`` is the game type (a key of ``replay.registry``); ``state_before``/``state_after`` are the
     ``<game>_states`` rows of the two steps (``state_before`` None at step 0), ``players_before`` and
     ``players_after`` their ``<game>_player_states`` rows (each with its ``seat``), ``names`` the
-    players by seat. With ``public``, columns a seat keeps secret (San Juan's hand cards, Puerto
-    Rico's VP) are left out. Returns ``[(who, phrases)]``: ``"Table"`` for the global row first, then
-    each player whose row changed, in seat order, e.g. ``("Ana", ["+Coffee roaster", "hand 3 → 1",
-    "−2 tobacco"])``. Raises ``KeyError`` for an unknown game."""
+    players by seat. The rows are first seen as ``viewer`` sees them (the game's view,
+    ``replay.registry.view_for``): what it may not see never reaches a phrase. ``public=True`` is
+    ``viewer=Viewer.public()``; the default viewer sees everything. Returns ``[(who, phrases)]``:
+    ``"Table"`` for the global row first, then each player whose row changed, in seat order, e.g.
+    ``("Ana", ["+Coffee roaster", "hand 3 → 1", "−2 tobacco"])``. Raises ``KeyError`` for an
+    unknown game."""
     words = engine_for(game).change_words
-    skip = frozenset(words.get("secret", ())) if public else frozenset()
+    if viewer is None:
+        viewer = Viewer.public() if public else Viewer.everything()
+    if not viewer.sees_everything:
+        seen = view_for(game)
+        over = state_after.get("stage") == "over"
+        state_before = None if state_before is None else seen.view_table_row(dict(state_before), viewer)
+        state_after = seen.view_table_row(dict(state_after), viewer)
+        players_before = [seen.view_seat_row(dict(r), int(r["seat"]), viewer, over) for r in players_before]
+        players_after = [seen.view_seat_row(dict(r), int(r["seat"]), viewer, over) for r in players_after]
     out: list[tuple[str, list[str]]] = []
-    table = row_changes(words["global"], state_before, state_after, names, skip)
+    table = row_changes(words["global"], state_before, state_after, names)
     if table:
         out.append((TABLE, table))
     before_by_seat = {int(r["seat"]): r for r in players_before}
     for row in sorted(players_after, key=lambda r: int(r["seat"])):
         seat = int(row["seat"])
-        phrases = row_changes(words["player"], before_by_seat.get(seat), row, names, skip)
+        phrases = row_changes(words["player"], before_by_seat.get(seat), row, names)
         if phrases:
             out.append((names[seat] if 0 <= seat < len(names) else f"Seat {seat}", phrases))
     return out

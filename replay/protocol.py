@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import pyarrow as pa
 
@@ -75,7 +75,7 @@ class Engine(Protocol):
     global_schema: pa.Schema
     player_schema: pa.Schema
     #: How "What changed" speaks of the stored columns: ``{"global": {column: (kind, label)},
-    #: "player": {...}, "secret": {columns left out of a public view}}`` (see ``dashboards.diff``).
+    #: "player": {...}}`` (see ``dashboards.diff``; what a viewer may see is the game's ``GameView``).
     change_words: dict[str, Any]
 
     def new_game(self, log: GameLog) -> Any:
@@ -208,4 +208,118 @@ class Engine(Protocol):
 
     def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
         """The complete log of a simulated game: chance outcomes drawn during play and the result."""
+        ...
+
+
+# -- what a seat may see ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is looking at a game: ``everything`` (the whole state, as a log holds it), ``public`` (what
+    every player at the table knows) or one seat (what that seat knows: the public view and its own
+    secrets). Written as ``all``, ``public`` and ``seat0``, ``seat1``... in URLs.
+
+    Build one with ``Viewer.everything()``, ``Viewer.public()``, ``Viewer.of_seat(k)`` or
+    ``Viewer.parse(text, player_count)``."""
+
+    kind: str
+    seat: int | None = None
+
+    EVERYTHING: ClassVar[str] = "all"
+    PUBLIC: ClassVar[str] = "public"
+    SEAT: ClassVar[str] = "seat"
+
+    @classmethod
+    def everything(cls) -> Viewer:
+        """The viewer who sees the whole state."""
+        return cls(cls.EVERYTHING)
+
+    @classmethod
+    def public(cls) -> Viewer:
+        """The viewer who sees what every seat sees."""
+        return cls(cls.PUBLIC)
+
+    @classmethod
+    def of_seat(cls, seat: int) -> Viewer:
+        """The viewer sitting at ``seat``. Raises ``ValueError`` for a negative seat."""
+        if seat < 0:
+            raise ValueError(f"no seat {seat}: seats count from 0")
+        return cls(cls.SEAT, seat)
+
+    @classmethod
+    def parse(cls, text: str, player_count: int) -> Viewer:
+        """The viewer named ``all``, ``public`` or ``seatN`` (any letter case, N a seat of a game of
+        ``player_count`` players). Raises ``ValueError`` naming the views there are for anything else."""
+        value = text.strip().lower()
+        if value == cls.EVERYTHING:
+            return cls.everything()
+        if value == cls.PUBLIC:
+            return cls.public()
+        digits = value[len(cls.SEAT):]
+        if value.startswith(cls.SEAT) and digits.isascii() and digits.isdigit() and int(digits) < player_count:
+            return cls.of_seat(int(digits))
+        seats = ", ".join(f"{cls.SEAT}{s}" for s in range(player_count))
+        raise ValueError(f"unknown view {text!r} (views: {cls.EVERYTHING}, {cls.PUBLIC}, {seats})")
+
+    @property
+    def name(self) -> str:
+        """How URLs write the viewer: ``all``, ``public`` or ``seatN``."""
+        return f"{self.SEAT}{self.seat}" if self.kind == self.SEAT else self.kind
+
+    @property
+    def sees_everything(self) -> bool:
+        """Whether this viewer sees the whole state."""
+        return self.kind == self.EVERYTHING
+
+    def sees_secrets_of(self, seat: int | None) -> bool:
+        """Whether this viewer sees what only ``seat`` knows (its hand...): everything does, and a
+        seat sees its own; None (the table) has no secrets of a seat's."""
+        return self.kind == self.EVERYTHING or (self.kind == self.SEAT and self.seat == seat)
+
+
+class GameView(Protocol):
+    """The one place a game decides what a viewer may see (a module ``replay/<game>/view.py``, found
+    with ``replay.registry.view_for``). The Replay page, its move list, "what changed", the VP chart,
+    the What-if panel, the analysis' determinisation and agent observations all go through it; nothing
+    else in the product decides what is hidden.
+
+    The state functions take the engine's states; the row functions take the importer's stored rows
+    (``Engine.global_row`` / ``player_rows``), so that the dashboard can serve a view from the database
+    without replaying."""
+
+    def view_state(self, state: Any, viewer: Viewer, names: Sequence[str] = ()) -> dict[str, Any]:
+        """``Engine.to_view`` of ``state`` as ``viewer`` sees it: what it may not see is replaced by
+        counts (other hands, face-down cards) or left out (face-down tiles, hidden VP). Plain JSON."""
+        ...
+
+    def view_table_row(self, row: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+        """A stored table row (``global_schema`` columns) as ``viewer`` sees it (a new dict)."""
+        ...
+
+    def view_seat_row(self, row: dict[str, Any], seat: int, viewer: Viewer, over: bool) -> dict[str, Any]:
+        """Seat ``seat``'s stored row (``player_schema`` columns) as ``viewer`` sees it (a new dict);
+        ``over`` says whether the game has ended (what is turned up at the end is seen then)."""
+        ...
+
+    def view_move_words(self, details: dict[str, Any], words: str, player: str, seat: int | None,
+                        viewer: Viewer) -> str:
+        """A move in words as ``viewer`` saw it: ``words`` (``Engine.describe_move``) when nothing of
+        it is hidden from ``viewer``, else the table's form of it, made from ``details`` (the move's
+        JSON form) and ``player`` (its player's name)."""
+        ...
+
+    def hides_move(self, details: dict[str, Any], seat: int | None, viewer: Viewer) -> bool:
+        """Whether ``viewer`` may not see all of the move (its raw text then must not be shown)."""
+        ...
+
+    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+        """``state`` with everything ``Viewer.of_seat(seat)`` cannot see dealt again from the
+        ``random.Random`` ``rng``: ``view_state`` of the result for that seat equals that of ``state``,
+        and the result depends only on that view and on ``rng``."""
+        ...
+
+    def board_catalogue(self) -> dict[str, Any]:
+        """The catalogue facts a board prints (cost, VP, colour class of every card or building...),
+        as plain JSON for the browser."""
         ...

@@ -6,7 +6,8 @@ player's name), ``items`` (a list compared as a multiset: ``+Small market``), ``
 barrels: ``−2 tobacco``), ``tagged`` (a list of ``name:number``: ``doubloons on settler 0 → 1``),
 ``ships`` (``the 4-ship: empty → 2 corn``), ``tiles`` (island tiles, ``*`` marking a worked one:
 ``+corn plantation``). A column missing here is derived from others (totals, VP parts) or internal
-and never shown.
+and never shown. What a viewer may not see is left out by the game's view (``replay.puerto_rico.view``)
+before any change is put in words.
 """
 
 from __future__ import annotations
@@ -48,7 +49,4 @@ PLAYER: dict[str, tuple[str, str | None]] = {
     "goods_coffee": ("count", "coffee"),
 }
 
-#: Nothing is secret in Puerto Rico but the VP chips, so a public view leaves out the VP total.
-SECRET = frozenset({"vp"})
-
-WORDS: dict[str, Any] = {"global": GLOBAL, "player": PLAYER, "secret": SECRET}
+WORDS: dict[str, Any] = {"global": GLOBAL, "player": PLAYER}

@@ -4,8 +4,8 @@
 Kinds (read by ``dashboards.diff``): ``value`` (``draw pile 40 → 38``), ``seat`` (a seat number shown as
 the player's name), ``items`` (a list compared as a multiset: ``+Smithy``, ``−Well``), ``goods`` (a list of
 good names counted: ``+1 indigo``), ``count`` (a number of things: ``+2 cards``). A column missing here
-is derived from others (counts, VP parts) or internal and never shown. ``secret`` columns are left out
-of a public view (what every player at the table knows).
+is derived from others (counts, VP parts) or internal and never shown. What a viewer may not see is
+left out by the game's view (``replay.san_juan.view``) before any change is put in words.
 """
 
 from __future__ import annotations
@@ -33,7 +33,4 @@ PLAYER: dict[str, tuple[str, str | None]] = {
     "covered": ("items", "under the crane"),
 }
 
-#: Columns a seat keeps to itself.
-SECRET = frozenset({"hand"})
-
-WORDS: dict[str, Any] = {"global": GLOBAL, "player": PLAYER, "secret": SECRET}
+WORDS: dict[str, Any] = {"global": GLOBAL, "player": PLAYER}

@@ -1,0 +1,129 @@
+"""What a Puerto Rico viewer may see: the one place that decides it (``replay.protocol.GameView``).
+
+Everything on a Puerto Rico table is open but two things. The victory-point chips a seat holds lie
+face down until the game ends: another seat sees its buildings' VP and bonuses, not its chips (nor
+the customs house's bonus, which counts them); at the end they are turned up. The order of the
+face-down plantation stack is seen by nobody but ``everything`` (every view holds only its size).
+Moves hide nothing: each shipment is made in the open.
+
+The Replay page, "what changed", the What-if panel, the analysis' determinisation (``determinise``)
+and agent observations all read this module; nothing else decides what is hidden.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from replay.protocol import Viewer
+from replay.puerto_rico.catalogue import BUILDINGS, CITY_SPACES, GOODS, ISLAND_SPACES, TILE_KINDS, TILE_ORDER, Power
+from replay.puerto_rico.state import PuertoRicoState
+
+#: The parts of a score that count face-down chips.
+CHIP_PARTS = ("chips", "customs_house")
+#: Stored seat columns another seat does not see before the end.
+SECRET_SEAT_COLUMNS = ("vp_chips",)
+CUSTOMS_HOUSES = frozenset(name for name, b in BUILDINGS.items() if b.power is Power.CUSTOMS_HOUSE)
+
+
+# -- states ----------------------------------------------------------------------------------------
+
+
+def view_state(state: PuertoRicoState, viewer: Viewer, names: Sequence[str] = ()) -> dict[str, Any]:
+    """``Engine.to_view`` of ``state`` as ``viewer`` sees it. Before the end, a seat whose secrets the
+    viewer does not see has no ``vp_chips``, and its ``vp``, ``vp_parts`` and entry of ``scores`` leave
+    out the chips and the customs house's bonus. (The plantation stack is a count in every view.)"""
+    from replay.registry import engine_for  # the engine imports this module
+
+    out = engine_for("puerto_rico").to_view(state, names)
+    if viewer.sees_everything or out["over"]:
+        return out
+    for player in out["players"]:
+        if viewer.sees_secrets_of(player["seat"]):
+            continue
+        player.pop("vp_chips", None)
+        hidden = sum(player["vp_parts"].get(part, 0) for part in CHIP_PARTS)
+        player["vp"] -= hidden
+        player["vp_parts"] = {k: v for k, v in player["vp_parts"].items() if k not in CHIP_PARTS}
+        out["scores"][player["seat"]] = player["vp"]
+    return out
+
+
+def determinise(state: PuertoRicoState, seat: int, rng: random.Random) -> PuertoRicoState:
+    """``state`` as ``seat`` might believe it to be: the plantation stack in a random order (its tiles
+    sorted first, so the result depends only on what the seat sees and on ``rng``), and future
+    reshuffles drawn from a fresh seed. Other seats' chips are kept: every shipment is made in the open,
+    so a seat that follows the game knows them (they are face down only against memory)."""
+    del seat  # every seat sees the same stack, the only thing dealt again
+    stack = sorted(state.plantation_stack, key=TILE_ORDER.__getitem__)
+    rng.shuffle(stack)
+    return replace(state, plantation_stack=tuple(stack), reshuffles=(), shuffle_seed=rng.randrange(2**62))
+
+
+# -- stored rows -----------------------------------------------------------------------------------
+
+
+def view_table_row(row: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """A stored ``puerto_rico_states`` row as ``viewer`` sees it: the same (the stack is a count)."""
+    del viewer
+    return dict(row)
+
+
+def chip_points(row: dict[str, Any]) -> int:
+    """The VP of a stored seat row that count face-down chips: the chips and an occupied customs
+    house's bonus (a point per 4 chips)."""
+    chips = int(row.get("vp_chips") or 0)
+    bonus = 0
+    for name, workers in zip(row.get("city") or [], row.get("city_occupancy") or []):
+        if name in CUSTOMS_HOUSES and workers:
+            bonus = chips // 4
+    return chips + bonus
+
+
+def view_seat_row(row: dict[str, Any], seat: int, viewer: Viewer, over: bool) -> dict[str, Any]:
+    """Seat ``seat``'s stored ``puerto_rico_player_states`` row as ``viewer`` sees it: before the end,
+    for a viewer who does not see the seat's secrets, without ``vp_chips`` and with ``vp`` and
+    ``vp_bonus`` less what the chips count."""
+    if over or viewer.sees_secrets_of(seat):
+        return dict(row)
+    out = {k: v for k, v in row.items() if k not in SECRET_SEAT_COLUMNS}
+    chips = int(row.get("vp_chips") or 0)
+    hidden = chip_points(row)
+    if row.get("vp") is not None:
+        out["vp"] = int(row["vp"]) - hidden
+    if row.get("vp_bonus") is not None:
+        out["vp_bonus"] = int(row["vp_bonus"]) - (hidden - chips)
+    return out
+
+
+# -- moves -----------------------------------------------------------------------------------------
+
+
+def hides_move(details: dict[str, Any], seat: int | None, viewer: Viewer) -> bool:
+    """Never: every Puerto Rico move is made in the open."""
+    del details, seat, viewer
+    return False
+
+
+def view_move_words(details: dict[str, Any], words: str, player: str, seat: int | None, viewer: Viewer) -> str:
+    """The move's ``words``: every viewer saw it whole."""
+    del details, player, seat, viewer
+    return words
+
+
+# -- what the board prints -------------------------------------------------------------------------
+
+
+def board_catalogue() -> dict[str, Any]:
+    """Cost, VP, colonist circles, colour class and size of every building; the island's and the
+    city's spaces; the goods and tile kinds in the game's order."""
+    cards = {}
+    for name, b in BUILDINGS.items():
+        cls = f"prod-{b.good.value}" if b.good is not None else "violet"
+        if b.large:
+            cls += " large monument"
+        cards[name] = {"cost": b.cost, "vp": b.vp, "circles": b.circles, "cls": cls, "large": bool(b.large)}
+    return {"cards": cards, "island_spaces": ISLAND_SPACES, "city_spaces": CITY_SPACES,
+            "goods": [g.value for g in GOODS], "tiles": list(TILE_KINDS)}
