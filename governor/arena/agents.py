@@ -1,0 +1,228 @@
+"""The agent protocol, the built-in agents and how an agent is named on the command line.
+
+An agent is any object with ``act(observation, legal_moves) -> move``: ``observation`` is the dict of
+``governor.arena.views.seat_view`` (exactly what its seat may see), ``legal_moves`` the engine's legal
+moves in their fixed order, and the move returned must be one of them. ``on_game_start`` and
+``on_game_end`` are optional. Subclassing ``Agent`` is the easy way.
+
+The built-in agents (``random``, ``heuristic``, ``expert``, ``search:R``) are engine agents: they read the
+engine's working table directly (each looks only at what its seat sees; the search agent first deals
+again what its seat cannot see), which is what lets an arena play a hundred games a second.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import random
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from replay.protocol import Working
+from replay.registry import engine_for
+
+
+class AgentError(Exception):
+    """An agent spec names nothing that can be built (unknown name, module, class or file)."""
+
+
+class Agent:
+    """Base class of agents: override ``act``; ``name`` and ``version`` go into the logs' ``meta``."""
+
+    name: str = "agent"
+    version: str = "1"
+
+    def on_game_start(self, game: str, seat: int, players: Sequence[str], seed: int) -> None:
+        """Called before the first move of each game with the agent's seat and every player's name."""
+
+    def act(self, observation: dict[str, Any], legal_moves: Sequence[Any]) -> Any:
+        """The move to make: one of ``legal_moves``. Anything else (or an exception, or an answer
+        later than the arena's time budget) is a fault: the arena plays a random legal move instead."""
+        raise NotImplementedError
+
+    def on_game_end(self, observation: dict[str, Any], result: dict[str, Any]) -> None:
+        """Called once the game is over: the final view (everything turned up) and the ``result``
+        (``scores`` and ``winners``) as the log records it."""
+
+
+class EngineAgent(Agent):
+    """A built-in agent that reads the engine's working game instead of an observation dict."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.engine = engine_for(game)
+        self.rng = random.Random(0)
+
+    def on_game_start(self, game: str, seat: int, players: Sequence[str], seed: int) -> None:
+        # Seeded by the game and the seat, so a game's moves do not depend on which worker plays it.
+        self.rng = random.Random(f"arena:{seed}:{seat}")
+        self.reset(self.rng.randrange(2**31))
+
+    def reset(self, seed: int) -> None:
+        """Start a new game with bots seeded from ``seed``."""
+
+    def choose_working(self, play: Working) -> Any:
+        """The move of the seat to act in the working game ``play`` (read, left as it is)."""
+        raise NotImplementedError
+
+    def act(self, observation: dict[str, Any], legal_moves: Sequence[Any]) -> Any:
+        # An engine agent can also be given only a view (e.g. by a user's harness): it then plays a
+        # legal move at random, never a hidden-information move.
+        return self.rng.choice(list(legal_moves))
+
+
+class RandomAgent(EngineAgent):
+    """Uniformly random among the legal moves."""
+
+    name = "random"
+
+    def reset(self, seed: int) -> None:
+        self.pick = random.Random(seed)
+
+    def choose_working(self, play: Working) -> Any:
+        return self.pick.choice(self.engine.legal_moves(play.snapshot()))
+
+
+class BotAgent(EngineAgent):
+    """One of the engines' hand-made bots (``replay/<game>/bots.py`` or ``expert.py``)."""
+
+    def __init__(self, game: str, kind: str) -> None:
+        super().__init__(game)
+        self.kind = kind
+        self.name = kind
+        self.bot: Any = None
+
+    def reset(self, seed: int) -> None:
+        self.bot = make_engine_bot(self.game, self.kind, seed)
+
+    def choose_working(self, play: Working) -> Any:
+        return self.bot.choose_working(play)
+
+
+def make_engine_bot(game: str, kind: str, seed: int) -> Any:
+    """A bot with ``choose_working``: ``heuristic`` (today's simulation bot) or ``expert``.
+
+    Raises ``AgentError`` for another kind."""
+    if kind == "heuristic":
+        from replay.simulate import make_bot
+
+        return make_bot(game, "heuristic", seed)
+    if kind == "expert":
+        module = importlib.import_module(f"replay.{game}.expert")
+        return module.ExpertPlayer(seed)
+    raise AgentError(f"unknown bot {kind!r}")
+
+
+class SearchAgent(EngineAgent):
+    """Flat Monte Carlo: at each decision with more than one legal move, up to ``candidates`` moves
+    (the heuristic bot's choice first, then others spread over the legal list) are each tried in
+    ``rollouts`` determinised worlds (analysis' rollouts: hidden cards dealt again, played to the end
+    by heuristic bots); the move with the most wins is played (the first of equals)."""
+
+    def __init__(self, game: str, rollouts: int, candidates: int = 8) -> None:
+        super().__init__(game)
+        self.rollouts = rollouts
+        self.candidates = candidates
+        self.name = f"search:{rollouts}"
+        self.seed = 0
+        self.decision = 0
+
+    def reset(self, seed: int) -> None:
+        self.seed = seed
+        self.decision = 0
+        self.prior = make_engine_bot(self.game, "heuristic", seed)
+
+    def choose_working(self, play: Working) -> Any:
+        from analysis.rollouts import RolloutTask, run_task
+
+        state = play.snapshot()
+        legal = self.engine.legal_moves(state)
+        if len(legal) == 1:
+            return legal[0]
+        first = self.engine.canonical_move(self.prior.choose_working(play))
+        others = [m for m in legal if m != first]
+        picked = [first]
+        want = self.candidates - 1
+        if len(others) <= want:
+            picked += others
+        else:
+            # Evenly over the list: the legal order groups similar moves, so this samples every kind.
+            picked += [others[i * len(others) // want] for i in range(want)]
+        self.decision += 1
+        seat = self.engine.current_seat(state)
+        task = RolloutTask(self.game, self.decision, seat, state, tuple(picked), self.seed, 0, self.rollouts)
+        result = run_task(task)
+        best = max(range(len(picked)), key=lambda i: (result.wins[i], -i))
+        return picked[best]
+
+
+#: The built-in agents' names, as the command line takes them.
+BUILT_IN = ("random", "heuristic", "expert", "search:R")
+_SEARCH = re.compile(r"search:(\d{1,5})")
+
+
+def load_agent(spec: str, game: str) -> Agent:
+    """The agent a spec names: a built-in (``random``, ``heuristic``, ``expert``, ``search:R``), a
+    ``module:Class`` importable from here, or ``path/to/file.py:Class`` (``path/to/file.py`` alone
+    takes the one ``Agent`` subclass the file defines). A class is called with no argument.
+
+    Raises ``AgentError`` with the reason when the spec names nothing usable."""
+    if spec == "random":
+        return RandomAgent(game)
+    if spec in ("heuristic", "expert"):
+        return BotAgent(game, spec)
+    found = _SEARCH.fullmatch(spec)
+    if found:
+        rollouts = int(found.group(1))
+        if rollouts < 1:
+            raise AgentError(f"{spec}: search needs at least 1 rollout per candidate")
+        return SearchAgent(game, rollouts)
+    cls = _load_class(spec)
+    try:
+        agent = cls()
+    except Exception as err:  # an agent's own constructor: any failure is the spec's problem
+        raise AgentError(f"{spec}: {type(err).__name__}: {err}") from None
+    if not callable(getattr(agent, "act", None)):
+        raise AgentError(f"{spec}: {cls.__name__} has no act(observation, legal_moves) method")
+    return agent  # type: ignore[no-any-return]
+
+
+def _load_class(spec: str) -> type:
+    path_part, _, class_name = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    if path_part.endswith(".py") or (not class_name and spec.endswith(".py")):
+        file = Path(path_part or spec)
+        if not file.is_file():
+            raise AgentError(f"{spec}: no such file {str(file)!r}")
+        module_name = f"governor_arena_agent_{abs(hash(str(file.resolve())))}"
+        module = sys.modules.get(module_name)
+        if module is None:
+            loader_spec = importlib.util.spec_from_file_location(module_name, file)
+            if loader_spec is None or loader_spec.loader is None:
+                raise AgentError(f"{spec}: cannot load {str(file)!r} as Python")
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[module_name] = module
+            try:
+                loader_spec.loader.exec_module(module)
+            except Exception as err:  # the file's own code: report it, never a traceback
+                del sys.modules[module_name]
+                raise AgentError(f"{spec}: {type(err).__name__} while loading: {err}") from None
+        if not class_name:
+            found = [v for v in vars(module).values()
+                     if isinstance(v, type) and issubclass(v, Agent) and v.__module__ == module_name]
+            if len(found) != 1:
+                raise AgentError(f"{spec}: the file defines {len(found)} Agent subclasses; name one as FILE.py:Class")
+            return found[0]
+    else:
+        if not class_name:
+            raise AgentError(f"unknown agent {spec!r} (built-in: {', '.join(BUILT_IN)}; or module:Class, or a .py file)")
+        try:
+            module = importlib.import_module(path_part)
+        except Exception as err:  # an import of the user's module: any failure is reported
+            raise AgentError(f"{spec}: cannot import {path_part!r}: {type(err).__name__}: {err}") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise AgentError(f"{spec}: {class_name!r} is not a class of {path_part!r}")
+    return cls

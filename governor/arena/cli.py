@@ -1,0 +1,154 @@
+"""``governor arena``: agents play each other on the engines, every game recorded, then ranked.
+
+``add_arguments(parser)`` fills the subcommand's parser and ``run(args)`` runs it (exit status as in
+``replay.exits``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from governor.arena.play import GameRecord
+from governor.arena.round_robin import ArenaError, run_arena, schedule
+from replay import exits
+from replay.errors import printable
+from replay.logfile import dumps_game
+from replay.registry import all_engines
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``governor arena``."""
+    parser.add_argument("--game", required=True, help="san_juan or puerto_rico")
+    parser.add_argument("--players", type=exits.bounded_int("--players", 2, 5), required=True,
+                        help="seats per game")
+    parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
+                        help="random, heuristic, expert, search:R (R rollouts per candidate move), "
+                             "module:Class or path/to/file.py[:Class]; a spec given twice sits twice")
+    parser.add_argument("--games", type=exits.bounded_int("--games", 1, 100_000_000), default=100,
+                        help="games to play (a whole number of schedule cycles seats everyone equally)")
+    parser.add_argument("--seed", type=exits.bounded_int("--seed", 0, 2**31), default=0)
+    parser.add_argument("--budget", type=float, default=1.0, metavar="SECONDS",
+                        help="time per decision of a non-built-in agent (0: none); an overrun is a fault")
+    parser.add_argument("--workers", type=exits.bounded_int("--workers", 1, 256), default=1)
+    parser.add_argument("--out", metavar="DIR", help="write the games to DIR/arena-GAME-Np-seedS.jsonl")
+    parser.add_argument("--db", metavar="FILE", help="import the games into this DuckDB file")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    shown.add_argument("--csv", action="store_true", help="print the leaderboard as CSV")
+    parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                        help="progress bar on stderr (auto: when stderr is a terminal)")
+
+
+def import_logs(paths: list[str], db: str, progress: str) -> int:
+    """Store arena logs in ``db`` through the product's one import (``ingest.cli.run_import``):
+    ratings, the Players page and every table see the agents as players. Its exit status."""
+    from ingest.cli import run_import
+
+    return run_import(paths, db, workers=1, progress=progress)
+
+
+class _Bar:
+    """games done, games/s and faults so far, on one line of ``stream``."""
+
+    def __init__(self, total: int, enabled: bool, stream: TextIO) -> None:
+        import time
+
+        self.total, self.enabled, self.stream = total, enabled, stream
+        self.clock = time.monotonic
+        self.start = self.last = self.clock()
+        self.faults = 0
+
+    def update(self, done: int, faults: int) -> None:
+        self.faults += faults
+        now = self.clock()
+        if self.enabled and (now - self.last > 0.1 or done == self.total):
+            self.last = now
+            width = 30
+            filled = int(width * done / self.total)
+            rate = done / max(now - self.start, 1e-9)
+            self.stream.write(f"\r[{'#' * filled}{'-' * (width - filled)}] {done}/{self.total} games  "
+                              f"{rate:,.1f} games/s  faults {self.faults} ")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``governor arena``: 0 when every game was played (and imported), 2 for a usage or
+    environment problem (unknown game, too few agents, an agent that cannot be built, an unwritable
+    folder), the import's own status otherwise (``replay.exits``)."""
+    engines = all_engines()
+    if args.game not in engines:
+        print(f"governor arena: unknown game {printable(repr(args.game))} (known: {', '.join(sorted(engines))})",
+              file=sys.stderr)
+        return exits.ENVIRONMENT
+    if args.budget < 0 or args.budget != args.budget:
+        print("governor arena: --budget must be 0 or more seconds", file=sys.stderr)
+        return exits.ENVIRONMENT
+    try:
+        cycle = len(schedule(len(args.agents), args.players))
+    except ArenaError as err:
+        print(f"governor arena: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    if args.games % cycle:
+        print(f"governor arena: note: {args.games} games is not a multiple of the schedule's {cycle} seatings: "
+              "seats are not exactly balanced", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="governor-arena-") as scratch:
+        folder = Path(args.out) if args.out else Path(scratch)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            print(f"governor arena: {printable(str(folder))}: {printable(err.strerror or str(err))}", file=sys.stderr)
+            return exits.ENVIRONMENT
+        final = folder / f"arena-{args.game}-{args.players}p-seed{args.seed}.jsonl"
+        partial = folder / f".{final.name}.partial"
+        write = args.out is not None or args.db is not None
+        show = sys.stderr.isatty() if args.progress == "auto" else args.progress == "always"
+        bar = _Bar(args.games, show, sys.stderr)
+        try:
+            # Written to a side file and renamed once complete: an interrupted arena leaves no
+            # half-written log file behind.
+            with open(partial, "w", encoding="utf-8") if write else open(os.devnull, "w") as out:
+                def on_game(index: int, record: GameRecord) -> None:
+                    if write:
+                        out.write(dumps_game(record.log) + "\n")
+                    bar.update(index + 1, len(record.faults))
+
+                entries, board = run_arena(args.game, args.players, args.agents, args.games, args.seed,
+                                           args.budget, args.workers, on_game)
+            bar.close()
+            if write:
+                partial.replace(final)
+        except ArenaError as err:
+            bar.close()
+            partial.unlink(missing_ok=True)
+            print(f"governor arena: {printable(str(err))}", file=sys.stderr)
+            return exits.ENVIRONMENT
+        except BaseException:
+            bar.close()
+            partial.unlink(missing_ok=True)
+            raise
+        status = exits.OK
+        if args.db:
+            status = import_logs([str(final)], args.db, args.progress)
+        if args.out:
+            print(f"governor arena: {args.games} games written to {printable(str(final))}", file=sys.stderr)
+    _print_board(board, args)
+    return status
+
+
+def _print_board(board: Any, args: argparse.Namespace) -> None:
+    if args.json:
+        print(board.dumps())
+    elif args.csv:
+        sys.stdout.write(board.to_csv())
+    else:
+        print(board.table())

@@ -1,0 +1,40 @@
+"""Agents written by a user, as the arena loads them from a file: one that plays well enough to be
+ranked, and one that breaks every rule of the protocol on its first three decisions of each game."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from governor.arena import Agent
+
+
+class LastMoveAgent(Agent):
+    """Plays the last legal move: a deterministic agent of ten lines."""
+
+    name = "last-move"
+    version = "0.1"
+
+    def act(self, observation: dict[str, Any], legal_moves: Sequence[Any]) -> Any:
+        assert observation["seat"] == observation["to_act"]
+        return legal_moves[-1]
+
+
+class FaultyAgent(Agent):
+    """Raises, then sleeps far past any budget, then returns garbage; then plays the first move."""
+
+    name = "faulty"
+
+    def on_game_start(self, game: str, seat: int, players: Sequence[str], seed: int) -> None:
+        self.decisions = 0
+
+    def act(self, observation: dict[str, Any], legal_moves: Sequence[Any]) -> Any:
+        self.decisions += 1
+        if self.decisions == 1:
+            raise RuntimeError("agent crashed\x1b[31m")
+        if self.decisions == 2:
+            time.sleep(30)
+        if self.decisions == 3:
+            return {"garbage": list(range(10_000))}
+        return legal_moves[0]
