@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from ingest.schema import SchemaError, ensure_schema
+from ingest.migrations import SchemaError, ensure_schema
 
 #: How long a writer or reader waits for the file lock before giving up.
 LOCK_TIMEOUT = 120.0

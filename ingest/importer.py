@@ -30,7 +30,7 @@ from ingest.derived import APART_FROM_GAMES, refresh_derived, refresh_derived_ap
 from ingest.locate import locate, row_counts
 from ingest.openings import fill_openings
 from ingest.progress import Progress
-from ingest.rows import Batch, process, rejection_id
+from ingest.rows import Batch, parse_item, process_arrow, rejection_id
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS
 from ingest.stored import StoredGame, id_keys, source_conflict, stored_games
 from replay.collector import collector_paused
@@ -131,23 +131,14 @@ def _init_worker(known: Mapping[str, StoredGame]) -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def _parse(item: RawGame | LogRecord) -> LogRecord:
-    if isinstance(item, LogRecord):
-        return item
-    try:
-        return item.parse()
-    except Exception as err:  # a bug in the reader: this game only is rejected
-        return LogRecord(item.file, item.index, "", None, InternalError(err, file=item.file, game_index=item.index))
-
-
 def _work(items: list[RawGame | LogRecord]) -> tuple[dict[str, pa.Table], list[str], int, int]:
     # The cycle collector is paused while a chunk is laid out: its rows (a few hundred thousand
     # objects) make no cycles, yet each pass walked all of them (15 to 25% of a worker's time even
     # with the thresholds above; ``replay.collector``).
     with collector_paused():
-        records = [_parse(item) for item in items]
-        batch = process(records, _KNOWN)
-        return batch.to_arrow(), batch.game_ids, batch.skipped, len(records)
+        records = [parse_item(item) for item in items]
+        tables, ids, skipped = process_arrow(records, _KNOWN)
+        return tables, ids, skipped, len(records)
 
 
 def _in_order(pool: Any, chunks: Iterator[Any], depth: int) -> Iterator[Any]:

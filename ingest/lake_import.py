@@ -26,9 +26,9 @@ from typing import Any
 from ingest.importer import ImportSummary, _count_games
 from ingest.lake import Lake, refresh_derived, rewrite_without, write_batch
 from ingest.progress import Progress
-from ingest.rows import process
+from ingest.rows import parse_item, process_arrow
 from ingest.stored import StoredGame
-from replay.logfile import RawGame, find_logs, read_raw
+from replay.logfile import find_logs, read_raw
 
 #: Games per task and batch (one set of files per table and game): large enough that files are not
 #: tiny, small enough that a worker's memory stays low.
@@ -53,11 +53,11 @@ def lake_task(root: str, batch_id: str, files: list[str], display: dict[str, str
     records = []
     for file in files:
         for item in read_raw(Path(file), display.get(file)):
-            records.append(item.parse() if isinstance(item, RawGame) else item)
-    batch = process(records, _KNOWN if known is None else known)
-    manifest = write_batch(Lake(root), batch_id, batch.to_arrow())
+            records.append(parse_item(item))
+    tables, _ids, skipped = process_arrow(records, _KNOWN if known is None else known)
+    manifest = write_batch(Lake(root), batch_id, tables)
     manifest["games_read"] = len(records)
-    manifest["skipped"] = batch.skipped
+    manifest["skipped"] = skipped
     return manifest
 
 

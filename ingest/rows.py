@@ -20,7 +20,7 @@ import pyarrow as pa
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schema, state_schemas
 from ingest.stored import StoredGame, copy_error
 from replay.errors import GovernorError, InternalError, LogFormatError, printable
-from replay.logfile import LogRecord
+from replay.logfile import LogRecord, RawGame
 from replay.replayer import replay_in_place
 
 
@@ -281,10 +281,12 @@ def _extend(table: dict[str, list[Any]], keys: list[str], rows: list[dict[str, A
         table[key].extend(values)
 
 
-def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | AbstractSet[str] | None = None) -> Batch:
+def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | AbstractSet[str] | None = None,
+            remember: dict[str, StoredGame | None] | None = None) -> Batch:
     """Replay records into one batch (the unit of work of a worker process). ``known`` maps stored
-    games' ids to what a copy is checked against (a set of ids alone: copies are skipped unchecked).
-    A bug met on one game rejects that game (kind ``internal``) and the others go on."""
+    games' ids to what a copy is checked against (a set of ids alone: copies are skipped unchecked);
+    each game laid out is added to ``remember`` (a fresh dict when not given), which is looked up
+    before ``known``. A bug met on one game rejects that game (kind ``internal``) and the others go on."""
     batch = Batch()
     now = datetime.now(UTC)
     # The games of this task are added in front of ``known``, which is never copied: with a million
@@ -292,7 +294,7 @@ def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | Abst
     # (ChainMap writes to its first map only: ``known`` is read, never changed.)
     stored = cast("MutableMapping[str, StoredGame | None]",
                   known if isinstance(known, Mapping) else dict.fromkeys(known or ()))
-    seen: ChainMap[str, StoredGame | None] = ChainMap({}, stored)
+    seen: ChainMap[str, StoredGame | None] = ChainMap({} if remember is None else remember, stored)
     for record in records:
         before = len(batch.game_ids)
         lengths = {name: len(next(iter(cols.values()), [])) for name, cols in batch.columns.items()}
@@ -314,3 +316,46 @@ def process(records: Iterable[LogRecord], known: Mapping[str, StoredGame] | Abst
                 record.log.source_id, record.file,
             )
     return batch
+
+
+def parse_item(item: RawGame | LogRecord) -> LogRecord:
+    """A game read from a file, parsed (a bug in the reader rejects this game only, kind ``internal``)."""
+    if isinstance(item, LogRecord):
+        return item
+    try:
+        return item.parse()
+    except Exception as err:  # noqa: BLE001 - a bug in the reader: this game only is rejected
+        return LogRecord(item.file, item.index, "", None, InternalError(err, file=item.file, game_index=item.index))
+
+
+def process_arrow(records: list[LogRecord],
+                  known: Mapping[str, StoredGame] | AbstractSet[str] | None = None) -> tuple[dict[str, pa.Table], list[str], int]:
+    """``process`` then ``Batch.to_arrow``: the tables of ``records``, the stored games' ids and the
+    number of copies skipped. When the rows of the whole set cannot be made into Arrow columns (a
+    value no column holds: a bug), the games are laid out again one by one, so that only the games
+    whose rows fail are rejected (kind ``internal``) and every other game of the set is kept."""
+    batch = process(records, known)
+    try:
+        return batch.to_arrow(), batch.game_ids, batch.skipped
+    except Exception:  # noqa: BLE001 - found game by game below, and reported as a bug of that game
+        pass
+    remember: dict[str, StoredGame | None] = {}
+    parts: dict[str, list[pa.Table]] = {}
+    ids: list[str] = []
+    skipped = 0
+    for record in records:
+        one = process([record], known, remember)
+        try:
+            tables = one.to_arrow()
+        except Exception as err:  # noqa: BLE001 - a bug met by this game only
+            for game_id in one.game_ids:
+                remember.pop(game_id, None)
+            bad = Batch()
+            _reject(bad, record, InternalError(err, file=record.file, game_index=record.index), datetime.now(UTC))
+            tables = bad.to_arrow()
+        else:
+            ids.extend(one.game_ids)
+            skipped += one.skipped
+        for name, table in tables.items():
+            parts.setdefault(name, []).append(table)
+    return {name: pa.concat_tables(tables) for name, tables in parts.items()}, ids, skipped

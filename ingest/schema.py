@@ -1,4 +1,5 @@
-"""The database schema: tables, views, the schema version and its migrations.
+"""The database schema: tables, views and the schema version (``ingest.migrations`` creates and
+migrates it in a database file).
 
 Game-specific state tables are made from each engine's Arrow schemas (``<game>_states`` and
 ``<game>_player_states``), so this module knows no game rules.
@@ -10,17 +11,13 @@ import functools
 import hashlib
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 
 from ingest.locate import GAME_ROWS_DDL
 from replay.registry import all_engines
 
-SCHEMA_VERSION = 6
-
-
-class SchemaError(Exception):
-    """The database cannot be used by this version (newer schema, or not a Governor database)."""
+#: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits (``ingest.migrations``).
+SCHEMA_VERSION = 7
 
 
 GAMES = pa.schema(
@@ -32,7 +29,7 @@ GAMES = pa.schema(
         ("played_at", pa.string()),
         ("player_count", pa.int8()),
         ("players", pa.list_(pa.string())),
-        ("rounds", pa.int16()),
+        ("rounds", pa.int32()),
         ("moves", pa.int32()),
         ("end_reason", pa.string()),
         ("winners", pa.list_(pa.int8())),
@@ -50,9 +47,9 @@ PLAYERS = pa.schema(
         ("game_id", pa.string()),
         ("seat", pa.int8()),
         ("name", pa.string()),
-        ("score", pa.int16()),
-        ("parts", pa.map_(pa.string(), pa.int16())),
-        ("tiebreak", pa.int16()),
+        ("score", pa.int32()),
+        ("parts", pa.map_(pa.string(), pa.int32())),
+        ("tiebreak", pa.int32()),
         ("rank", pa.int8()),
         ("won", pa.bool_()),
         ("final_buildings", pa.list_(pa.string())),
@@ -63,7 +60,7 @@ MOVES = pa.schema(
     [
         ("game_id", pa.string()),
         ("step", pa.int32()),
-        ("round", pa.int16()),
+        ("round", pa.int32()),
         ("governor", pa.int8()),
         ("role", pa.string()),
         ("seat", pa.int8()),
@@ -260,49 +257,6 @@ def vp_by_step_view() -> str:
     return " UNION ALL ".join(parts)
 
 
-def _create_table(con: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -> None:
-    empty = schema.empty_table()  # noqa: F841 - read by DuckDB through the replacement scan
-    con.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM empty WHERE false')
-
-
-def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
-    """Create the schema in a new database, migrate an older one, refuse a newer one.
-
-    Raises ``SchemaError`` when the database's schema is newer than this build or it is not ours."""
-    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    digest = schema_digest()
-    if "governor_meta" in tables:
-        meta = dict(con.execute(
-            "SELECT key, value FROM governor_meta WHERE key IN ('schema_version', 'schema_digest')"
-        ).fetchall())
-        version = int(meta.get("schema_version") or 0)
-        if version > SCHEMA_VERSION:
-            raise SchemaError(
-                f"{path}: the database has schema version {version}, newer than this governor's "
-                f"{SCHEMA_VERSION}; upgrade governor to use it"
-            )
-        if version == SCHEMA_VERSION and meta.get("schema_digest") == digest:
-            # Made by this very build: nothing to create (an importer opens the file once per batch,
-            # and making every table and view again took half a second each time).
-            return
-        _migrate(con, version)
-    elif tables:
-        raise SchemaError(f"{path}: not a Governor database (it has tables but no governor_meta)")
-    con.execute("BEGIN")
-    con.execute("CREATE TABLE IF NOT EXISTS governor_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
-    for name, schema in table_schemas().items():
-        _create_table(con, name, schema)
-    con.execute(GAME_ROWS_DDL)
-    for name, sql in VIEWS.items():
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
-    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {vp_by_step_view()}")
-    con.execute(
-        "INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
-    )
-    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_digest', ?)", [digest])
-    con.execute("COMMIT")
-
-
 @functools.cache
 def schema_digest() -> str:
     """A hash of everything ``ensure_schema`` creates (version, tables' columns, views' SQL): a file
@@ -311,70 +265,3 @@ def schema_digest() -> str:
     parts += [f"{name}:{schema}" for name, schema in table_schemas().items()]
     parts += [f"{name}:{sql}" for name, sql in sorted(VIEWS.items())] + [vp_by_step_view(), GAME_ROWS_DDL]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
-
-
-def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
-    """Bring an older schema up to ``SCHEMA_VERSION``, one version at a time.
-
-    Version 1 is the first; later versions add their steps here (tables for a newly registered game
-    are created by ``ensure_schema`` itself). Each step is one transaction."""
-    for step in range(version, SCHEMA_VERSION):
-        if step == 1:
-            _migrate_1_to_2(con)
-        elif step == 2:
-            _migrate_2_to_3(con)
-        elif step == 3:
-            _set_version(con, 4)  # version 4's summary tables are remade whole by the next step
-        elif step == 4:
-            _migrate_summaries(con, 5)
-        elif step == 5:
-            _migrate_5_to_6(con)
-
-
-def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
-    """Version 2 adds the derived tables ``openings``, ``player_ratings`` and
-    ``player_rating_history``, filled from the games already stored."""
-    from ingest.openings import fill_openings
-    from ingest.ratings import recompute_ratings
-
-    con.execute("BEGIN")
-    for name, schema in DERIVED_TABLES.items():
-        _create_table(con, name, schema)
-    fill_openings(con)
-    recompute_ratings(con)
-    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '2')")
-    con.execute("COMMIT")
-
-
-def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
-    """Version 3 adds ``moves.events`` (what the rules did by themselves after each move). The games
-    already stored keep NULL there: they are not replayed again."""
-    con.execute("BEGIN")
-    con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
-    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
-    con.execute("COMMIT")
-
-
-def _migrate_5_to_6(con: duckdb.DuckDBPyConnection) -> None:
-    """Version 6 adds ``game_rows``, where each stored game's rows sit (``ingest.locate``)."""
-    from ingest.locate import locate
-
-    con.execute("BEGIN")
-    locate(con)
-    _set_version(con, 6)
-    con.execute("COMMIT")
-
-
-def _set_version(con: duckdb.DuckDBPyConnection, version: int) -> None:
-    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(version)])
-
-
-def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
-    """Make the summary tables ``player_builds``, ``player_roles`` and ``player_owned``
-    (``ingest.summaries``) from the games already stored, replacing version 4's narrower ones."""
-    from ingest import summaries
-
-    con.execute("BEGIN")
-    summaries.rebuild(con, _create_table)
-    _set_version(con, to_version)
-    con.execute("COMMIT")

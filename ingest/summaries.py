@@ -24,8 +24,8 @@ _COMMON = [
     ("game_id", pa.string()), ("game", pa.string()), ("player_count", pa.int8()), ("seat", pa.int8()),
     ("name", pa.string()), ("won", pa.bool_()), ("winners", pa.int8()),
 ]
-PLAYER_BUILDS = pa.schema(_COMMON + [("building", pa.string()), ("round", pa.int16())])
-PLAYER_ROLES = pa.schema(_COMMON + [("round", pa.int16()), ("role", pa.string())])
+PLAYER_BUILDS = pa.schema(_COMMON + [("building", pa.string()), ("round", pa.int32())])
+PLAYER_ROLES = pa.schema(_COMMON + [("round", pa.int32()), ("role", pa.string())])
 PLAYER_OWNED = pa.schema(_COMMON + [("building", pa.string())])
 #: The summary tables by name, in creation order.
 SUMMARY_TABLES = {"player_builds": PLAYER_BUILDS, "player_roles": PLAYER_ROLES, "player_owned": PLAYER_OWNED}

@@ -71,32 +71,32 @@ class SanJuanEngine(RulesEngine):
     max_players = rules.MAX_PLAYERS
     global_schema = pa.schema(
         [
-            ("round", pa.int16()),
+            ("round", pa.int32()),
             ("governor", pa.int8()),
             ("stage", pa.string()),
             ("role", pa.string()),
             ("chooser", pa.int8()),
             ("to_act", pa.int8()),
             ("roles_taken", _str_list),
-            ("draw_pile", pa.int16()),
-            ("discard_pile", pa.int16()),
+            ("draw_pile", pa.int32()),
+            ("discard_pile", pa.int32()),
             ("tile", pa.int8()),
             ("next_tile", pa.int8()),
         ]
     )
     player_schema = pa.schema(
         [
-            ("vp", pa.int16()),
-            ("vp_buildings", pa.int16()),
-            ("vp_chapel", pa.int16()),
-            ("vp_bonus", pa.int16()),
-            ("hand_size", pa.int16()),
+            ("vp", pa.int32()),
+            ("vp_buildings", pa.int32()),
+            ("vp_chapel", pa.int32()),
+            ("vp_bonus", pa.int32()),
+            ("hand_size", pa.int32()),
             ("hand", _str_list),
             ("buildings", _str_list),
-            ("building_count", pa.int16()),
+            ("building_count", pa.int32()),
             ("goods", _str_list),
-            ("goods_count", pa.int16()),
-            ("chapel_cards", pa.int16()),
+            ("goods_count", pa.int32()),
+            ("chapel_cards", pa.int32()),
             ("covered", _str_list),
         ]
     )

@@ -1,0 +1,176 @@
+"""Creating the schema in a database file and bringing an older file up to ``SCHEMA_VERSION``.
+
+Each step is one transaction, run when a writer opens an older file (``ingest.db.writer``); a reader
+never migrates. Version 7 widened the columns that count (rounds, scores, state counts) from 16 to 32
+bits: a legal game may last more than 32,767 rounds (``docs/schema.md``, "Length limits").
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from ingest.locate import GAME_ROWS_DDL
+from ingest.schema import DERIVED_TABLES, SCHEMA_VERSION, VIEWS, schema_digest, table_schemas, vp_by_step_view
+
+
+class SchemaError(Exception):
+    """The database cannot be used by this version (newer schema, or not a Governor database)."""
+
+
+def create_table(con: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -> None:
+    """Create table ``name`` with the columns of ``schema`` unless it exists."""
+    empty = schema.empty_table()  # noqa: F841 - read by DuckDB through the replacement scan
+    con.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM empty WHERE false')
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Create the schema in a new database, migrate an older one, refuse a newer one.
+
+    Raises ``SchemaError`` when the database's schema is newer than this build or it is not ours."""
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    digest = schema_digest()
+    if "governor_meta" in tables:
+        meta = dict(con.execute(
+            "SELECT key, value FROM governor_meta WHERE key IN ('schema_version', 'schema_digest')"
+        ).fetchall())
+        try:
+            version = int(meta.get("schema_version") or 0)
+        except ValueError:
+            raise SchemaError(
+                f"{path}: governor_meta holds the schema version {meta.get('schema_version')!r}, not a number"
+            ) from None
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"{path}: the database has schema version {version}, newer than this governor's "
+                f"{SCHEMA_VERSION}; upgrade governor to use it"
+            )
+        if version == SCHEMA_VERSION and meta.get("schema_digest") == digest:
+            # Made by this very build: nothing to create (an importer opens the file once per batch,
+            # and making every table and view again took half a second each time).
+            return
+        migrate(con, version)
+    elif tables:
+        raise SchemaError(f"{path}: not a Governor database (it has tables but no governor_meta)")
+    con.execute("BEGIN")
+    con.execute("CREATE TABLE IF NOT EXISTS governor_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    for name, schema in table_schemas().items():
+        create_table(con, name, schema)
+    con.execute(GAME_ROWS_DDL)
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+    con.execute(f"CREATE OR REPLACE VIEW vp_by_step AS {vp_by_step_view()}")
+    con.execute(
+        "INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+    )
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_digest', ?)", [digest])
+    con.execute("COMMIT")
+
+
+def migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    """Bring an older schema up to ``SCHEMA_VERSION``, one version at a time (tables for a newly
+    registered game are created by ``ensure_schema`` itself). Each step is one transaction."""
+    for step in range(version, SCHEMA_VERSION):
+        if step == 1:
+            _migrate_1_to_2(con)
+        elif step == 2:
+            _migrate_2_to_3(con)
+        elif step == 3:
+            _set_version(con, 4)  # version 4's summary tables are remade whole by the next step
+        elif step == 4:
+            _migrate_summaries(con, 5)
+        elif step == 5:
+            _migrate_5_to_6(con)
+        elif step == 6:
+            _widen(con, 7)
+
+
+def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 2 adds the derived tables ``openings``, ``player_ratings`` and
+    ``player_rating_history``, filled from the games already stored."""
+    from ingest.openings import fill_openings
+    from ingest.ratings import recompute_ratings
+
+    con.execute("BEGIN")
+    for name, schema in DERIVED_TABLES.items():
+        create_table(con, name, schema)
+    fill_openings(con)
+    recompute_ratings(con)
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '2')")
+    con.execute("COMMIT")
+
+
+def _migrate_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 3 adds ``moves.events`` (what the rules did by themselves after each move). The games
+    already stored keep NULL there: they are not replayed again."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS moves ADD COLUMN IF NOT EXISTS events VARCHAR[]")
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '3')")
+    con.execute("COMMIT")
+
+
+def _migrate_5_to_6(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 6 adds ``game_rows``, where each stored game's rows sit (``ingest.locate``)."""
+    from ingest.locate import locate
+
+    con.execute("BEGIN")
+    locate(con)
+    _set_version(con, 6)
+    con.execute("COMMIT")
+
+
+#: The integer types a widening may replace, narrowest first (DuckDB's names).
+_NARROW = ("TINYINT", "SMALLINT")
+
+
+def declared_types(schema: pa.Schema) -> dict[str, str]:
+    """The DuckDB type of each column of ``schema``, as ``information_schema`` names it."""
+    con = duckdb.connect(":memory:")
+    try:
+        create_table(con, "t", schema)
+        return dict(con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 't'"
+        ).fetchall())
+    finally:
+        con.close()
+
+
+def _widen(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
+    """Version 7: every stored column whose type is a narrower integer (or a list or map of one)
+    than the schema's takes the schema's type; values are kept as they are."""
+    con.execute("BEGIN")
+    present: dict[str, dict[str, str]] = {}
+    for table, column, kind in con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main'"
+    ).fetchall():
+        present.setdefault(table, {})[column] = kind
+    for name, schema in table_schemas().items():
+        stored = present.get(name)
+        if not stored:
+            continue
+        for column, wanted in declared_types(schema).items():
+            current = stored.get(column)
+            if current is None or current == wanted:
+                continue
+            widened = current
+            for narrow in _NARROW:
+                widened = widened.replace(narrow, "INTEGER")
+            if widened == wanted:
+                con.execute(f'ALTER TABLE "{name}" ALTER COLUMN "{column}" TYPE {wanted}')
+    _set_version(con, to_version)
+    con.execute("COMMIT")
+
+
+def _set_version(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', ?)", [str(version)])
+
+
+def _migrate_summaries(con: duckdb.DuckDBPyConnection, to_version: int) -> None:
+    """Make the summary tables ``player_builds``, ``player_roles`` and ``player_owned``
+    (``ingest.summaries``) from the games already stored, replacing version 4's narrower ones."""
+    from ingest import summaries
+
+    con.execute("BEGIN")
+    summaries.rebuild(con, create_table)
+    _set_version(con, to_version)
+    con.execute("COMMIT")
