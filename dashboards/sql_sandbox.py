@@ -15,6 +15,12 @@ Layers, each enough on its own for some attacks and together for all we know of:
    once, so an import can start right after.
 4. The whole result comes back only up to ``download_bytes``; at most ``max_rows`` rows of it are
    meant for display.
+
+The text itself is hostile too: one longer than ``MAX_SQL_CHARS`` is refused unread, and even a
+short one is parsed only inside the query's process (a few kilobytes of nested parentheses make
+DuckDB's parser take megabytes). What a query spills to disk goes to a folder of its own
+(``spill_root``), at most ``spill_mb`` MiB, removed when the query ends or is killed; folders left by
+a dashboard process that died are removed by the next query.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ import multiprocessing as mp
 import os
 import re
 import resource
+import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +72,14 @@ DEFAULT_DOWNLOAD_BYTES = 50 * 2**20
 #: DuckDB memory limit and fixed (thread stacks, allocator arenas, the Arrow copy of the result).
 _ADDRESS_SPACE_FACTOR = 2
 _ADDRESS_SPACE_FIXED = 512 * 2**20
+#: The longest query text taken, in characters; a longer one is refused before it is parsed.
+MAX_SQL_CHARS = 100_000
+#: Disk a query may fill with what it spills (sorts, joins, aggregates larger than its memory), in MiB.
+DEFAULT_SPILL_MB = 2048
+#: The folder, next to the database, that holds each running query's spill folder.
+SPILL_SUFFIX = ".sql-spill"
+#: Address space the parse of a query's text may add (a text at the length limit needs about 400 MB).
+_PARSE_BYTES = 1536 * 2**20
 #: How often the caller's ``on_wait`` is called while a query runs, in seconds.
 _POLL = 0.1
 
@@ -109,11 +125,60 @@ def page_timeout() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
+def check_length(sql: str) -> None:
+    """Raises ``SandboxError`` when ``sql`` is longer than ``MAX_SQL_CHARS`` characters."""
+    if len(sql) > MAX_SQL_CHARS:
+        raise SandboxError(
+            f"The query is {len(sql):,} characters long; the limit is {MAX_SQL_CHARS:,}. Shorten it "
+            "(a long list of values belongs in a table)."
+        )
+
+
+def spill_root(db_path: str | Path) -> Path:
+    """The folder that holds the spill folders of the queries on ``db_path``: next to the database
+    (on its disk, like DuckDB's own ``<db>.tmp``), or in the system's temporary folder when the
+    database's folder cannot be written."""
+    db = Path(db_path)
+    root = db.with_name(db.name + SPILL_SUFFIX)
+    try:
+        root.mkdir(exist_ok=True)
+    except OSError:
+        root = Path(tempfile.gettempdir()) / f"governor{SPILL_SUFFIX}"
+        root.mkdir(exist_ok=True)
+    return root
+
+
+def remove_stale_spills(root: Path) -> list[Path]:
+    """Remove the spill folders under ``root`` whose dashboard process is gone (a folder is named
+    ``<pid>-<random>`` after the process that runs the query); returns those removed."""
+    removed = []
+    for folder in root.glob("*-*"):
+        owner = folder.name.split("-", 1)[0]
+        if not owner.isdecimal() or _alive(int(owner)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's process: alive
+        return True
+    return True
+
+
 def check_statement(sql: str) -> str:
     """The one read statement in ``sql``, or ``SandboxError`` saying why it is refused.
 
-    Raises ``SandboxError`` for empty input, a syntax error, several statements, or any statement
-    that is not a read (``EXPLAIN ANALYZE`` included: it runs its statement)."""
+    Raises ``SandboxError`` for input longer than ``MAX_SQL_CHARS``, empty input, a syntax error,
+    several statements, or any statement that is not a read (``EXPLAIN ANALYZE`` included: it runs
+    its statement). The parse may take much memory: ``run_sandboxed`` calls this in the query's
+    process."""
+    check_length(sql)
     if not sql or not sql.strip():
         raise SandboxError(f"Enter a query: one read statement ({_ALLOWED_TEXT}).")
     try:
@@ -192,25 +257,31 @@ def run_sandboxed(
     *,
     memory_mb: int = DEFAULT_MEMORY_MB,
     download_bytes: int = DEFAULT_DOWNLOAD_BYTES,
+    spill_mb: int = DEFAULT_SPILL_MB,
     on_wait: Callable[[float], bool | None] | None = None,
 ) -> SandboxResult:
     """Run one read query in a child process on a read-only, locked-down connection, within
     ``timeout`` seconds (default: ``page_timeout()``) and ``memory_mb`` MiB of DuckDB memory (the process's address space is capped
-    too), keeping the whole result when it fits in ``download_bytes``.
+    too), keeping the whole result when it fits in ``download_bytes``. The text is checked
+    (``check_statement``) in that process; what the query spills goes to a folder of its own under
+    ``spill_root(db_path)``, at most ``spill_mb`` MiB, removed on the way out.
 
     ``on_wait(seconds_so_far)`` is called about every 0.1 s while the query runs: returning False
     cancels the query, and an exception it raises (a Streamlit rerun, say) kills the query and
     propagates. The child process is always gone, with its lock on the file, when this returns.
 
-    Raises ``SandboxError`` when the query is refused, fails in DuckDB (including access to files or
-    extensions, which the configuration forbids), needs more memory than allowed, is cancelled, or is
-    still running at the time limit."""
-    query = check_statement(sql)
+    Raises ``SandboxError`` when the query is too long, refused, fails in DuckDB (including access
+    to files or extensions, which the configuration forbids), needs more memory or spill space than
+    allowed, is cancelled, or is still running at the time limit."""
+    check_length(sql)
     timeout = page_timeout() if timeout is None else timeout
+    root = spill_root(db_path)
+    remove_stale_spills(root)
+    spill = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=root))
     receiver, sender = _context().Pipe(duplex=False)
     process = _context().Process(
         target=_run_child,
-        args=(sender, str(db_path), query, memory_mb, download_bytes, max_rows, timeout),
+        args=(sender, str(db_path), sql, memory_mb, download_bytes, max_rows, timeout, str(spill), spill_mb),
         name="sql-sandbox",
         daemon=True,
     )
@@ -251,6 +322,8 @@ def run_sandboxed(
         if process.pid is not None:
             process.join()
             process.close()
+        # After the join: the process that wrote the spill files is gone.
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def _result(message: tuple[Any, ...], started: float, max_rows: int, memory_mb: int) -> SandboxResult:
@@ -301,23 +374,39 @@ def _context() -> Any:
     return _CONTEXT
 
 
+def _address_space() -> int:
+    """The address space this process holds now, in bytes."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:")), 0)
+
+
 def _cap_address_space(memory_mb: int) -> None:
     """Cap this process's address space at what it holds now plus room for ``memory_mb`` of DuckDB
     memory, so that no query can take the machine's memory, whatever DuckDB's own accounting says."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        size = next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:")), 0)
-    cap = size + _ADDRESS_SPACE_FACTOR * memory_mb * 2**20 + _ADDRESS_SPACE_FIXED
+    cap = _address_space() + _ADDRESS_SPACE_FACTOR * memory_mb * 2**20 + _ADDRESS_SPACE_FIXED
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def _run_child(
-    pipe: Connection, db_path: str, query: str, memory_mb: int, download_bytes: int, max_rows: int, timeout: float
+    pipe: Connection, db_path: str, sql: str, memory_mb: int, download_bytes: int, max_rows: int, timeout: float,
+    spill: str, spill_mb: int,
 ) -> None:
-    """The query process: open, run, send the result (or why it failed) back through ``pipe``."""
+    """The query process: check the text, open, run, send the result (or why it failed) back
+    through ``pipe``."""
     try:
+        threads = min(4, os.cpu_count() or 1)
+        # A backstop should the dashboard die without killing this process: it cannot run for ever.
+        cpu = int(timeout * threads) + 30
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+        # The parse has a cap of its own (the soft limit, raised again below): nested parentheses
+        # take about 3 KB each, and the parser's DuckDB instance reserves address space of its own.
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (_address_space() + _PARSE_BYTES, hard))
+        query = check_statement(sql)
         _cap_address_space(memory_mb)
         # Few threads: each reserves address space (stack, allocator arena) that counts against the cap.
-        config = {**READ_CONFIG, "memory_limit": f"{memory_mb}MB", "threads": min(4, os.cpu_count() or 1)}
+        config = {**READ_CONFIG, "memory_limit": f"{memory_mb}MB", "threads": threads,
+                  "temp_directory": spill, "max_temp_directory_size": f"{spill_mb}MB"}
         try:
             duckdb.connect(db_path, read_only=True, config=config).close()
         except duckdb.Error as err:
@@ -344,8 +433,15 @@ def _run_child(
             if not complete:
                 table = table.slice(0, max_rows)
             pipe.send(("done", table, complete, rows))
+    except SandboxError as err:
+        pipe.send(("error", str(err)))
     except (duckdb.OutOfMemoryException, MemoryError, pa.ArrowMemoryError) as err:
-        pipe.send(("memory", _first_line(err)))
+        text = _first_line(err)
+        if "offload" in text.lower() or "max_temp_directory_size" in text:  # the spill folder is full
+            pipe.send(("error", f"The query spilled more to disk than its limit of {spill_mb:,} MB and was stopped: "
+                                f"aggregate, filter or add a LIMIT. ({text})"))
+        else:
+            pipe.send(("memory", text))
     except duckdb.Error as err:
         pipe.send(("error", _explain(err)))
     except DatabaseError as err:

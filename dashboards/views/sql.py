@@ -18,6 +18,7 @@ from dashboards.sql_sandbox import (
     DEFAULT_DOWNLOAD_BYTES,
     DEFAULT_MAX_ROWS,
     DEFAULT_MEMORY_MB,
+    MAX_SQL_CHARS,
     SandboxError,
     SandboxResult,
     page_timeout,
@@ -176,7 +177,8 @@ with query_col:
     # Filled after the query runs, so that the history includes it.
     history_slot = history_col.empty()
     with st.form("sql_form", border=False):
-        sql = st.text_area("Query", key="sql_text", height=180, help="Ctrl+Enter (Cmd+Enter) runs the query.")
+        sql = st.text_area("Query", key="sql_text", height=180, max_chars=MAX_SQL_CHARS,
+                           help="Ctrl+Enter (Cmd+Enter) runs the query.")
         run = st.form_submit_button("Run", type="primary", key="sql_run")
     st.session_state["sql_saved"] = sql
     if run:

@@ -1,0 +1,89 @@
+"""The SQL page's fences around the query text and the disk: a text past its length limit is refused
+unread, any other text is parsed only in the query's process, and what a query spills to disk is
+bounded and gone when the query ends, whatever ended it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dashboards import sql_sandbox
+from dashboards.sql_sandbox import MAX_SQL_CHARS, SandboxError, run_sandboxed, spill_root
+
+#: A sort of 30 million 200-byte strings: more than 1 GB, so it spills within seconds.
+SPILLING = "SELECT x::VARCHAR || repeat('y', 200) AS s FROM range(30000000) t(x) ORDER BY s DESC"
+
+
+def nested(depth: int) -> str:
+    """A query of ``depth`` nested parentheses: its parse takes about 3 KB per parenthesis."""
+    return "SELECT " + "(" * depth + "1" + ")" * depth
+
+
+def spilled_bytes(root: Path) -> int:
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+
+
+def test_a_text_past_the_length_limit_is_refused_unread(dash_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_parse(_: str) -> None:
+        raise AssertionError("parsed in the dashboard's process")
+
+    monkeypatch.setattr(sql_sandbox.duckdb, "extract_statements", no_parse)
+    monkeypatch.setattr(sql_sandbox.duckdb, "tokenize", no_parse)
+    text = nested(2 * 2**20)  # 4 MB, the text that took the server from 253 to 5,103 MB
+    with pytest.raises(SandboxError) as info:
+        run_sandboxed(dash_db, text, timeout=30.0)
+    assert str(info.value) == (f"The query is {len(text):,} characters long; the limit is {MAX_SQL_CHARS:,}. "
+                               "Shorten it (a long list of values belongs in a table).")
+
+
+def test_a_text_within_the_limit_is_parsed_in_the_query_process(dash_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_parse(_: str) -> None:
+        raise AssertionError("parsed in the dashboard's process")
+
+    # The query's process is forked from the fork server, which never sees this patch.
+    monkeypatch.setattr(sql_sandbox.duckdb, "extract_statements", no_parse)
+    monkeypatch.setattr(sql_sandbox.duckdb, "tokenize", no_parse)
+    text = nested((MAX_SQL_CHARS - 10) // 2)
+    assert len(text) <= MAX_SQL_CHARS
+    with pytest.raises(SandboxError) as info:
+        run_sandboxed(dash_db, text, timeout=60.0)
+    assert str(info.value).startswith("The query does not parse: Parser Error: Max expression depth limit of 1000")
+    result = run_sandboxed(dash_db, "SELECT 41 + 1 AS answer;", timeout=60.0)
+    assert result.table.to_pylist() == [{"answer": 42}]
+
+
+def test_a_query_stopped_at_its_time_limit_leaves_no_spill_files(dash_db_copy: Path) -> None:
+    root = spill_root(dash_db_copy)
+    seen: list[int] = []
+    with pytest.raises(SandboxError) as info:
+        run_sandboxed(dash_db_copy, SPILLING, timeout=8.0, on_wait=lambda _: seen.append(spilled_bytes(root)))
+    assert str(info.value) == "The query was stopped after the time limit of 8 s."
+    assert max(seen) > 0  # it did spill, in its own folder under the spill root
+    assert list(root.iterdir()) == []
+    assert not Path(f"{dash_db_copy}.tmp").exists()  # DuckDB's default spill folder is not used
+
+
+def test_spill_space_is_bounded(dash_db_copy: Path) -> None:
+    with pytest.raises(SandboxError) as info:
+        run_sandboxed(dash_db_copy, SPILLING, timeout=120.0, spill_mb=50)
+    assert str(info.value).startswith("The query spilled more to disk than its limit of 50 MB and was stopped: "
+                                      "aggregate, filter or add a LIMIT. (Out of Memory Error: failed to offload")
+    assert list(spill_root(dash_db_copy).iterdir()) == []
+
+
+def test_spill_folders_of_dead_processes_are_removed(dash_db_copy: Path) -> None:
+    root = spill_root(dash_db_copy)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    stale = root / f"{int(dead.stdout)}-abc123"
+    stale.mkdir()
+    (stale / "duckdb_temp_storage-0.tmp").write_bytes(b"\0" * 4096)
+    mine = root / f"{os.getpid()}-def456"  # a live process's folder: a query of it may be running
+    mine.mkdir()
+    result = run_sandboxed(dash_db_copy, "SELECT count(*) AS n FROM games", timeout=60.0)
+    assert result.table.to_pylist() == [{"n": 30}]
+    assert sorted(p.name for p in root.iterdir()) == [mine.name]
