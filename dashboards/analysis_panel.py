@@ -20,6 +20,8 @@ import streamlit as st
 from analysis.decisions import THRESHOLDS, Decision, Options, analyse
 from dashboards import data, ui
 from replay.logfile import parse_game
+from replay.protocol import Viewer
+from replay.registry import view_for
 
 TAG_SYMBOLS = {"inaccuracy": "diamond", "mistake": "square", "blunder": "x"}
 #: One colour per seat, distinct in light and dark themes (plotly's D3 set).
@@ -93,9 +95,12 @@ def _run(job: Job, log_text: str, db: str) -> None:
         job.done = True
 
 
-def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame) -> None:
+def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, viewer: Viewer | None = None) -> None:
     """The winning-chance chart, the tagged moves and the analyse controls under the viewer; ``rows``
-    is the game's stored analysis (``data.OpenedGame.analysis``)."""
+    is the game's stored analysis (``data.OpenedGame.analysis``). The tagged moves name the moves
+    played and the best ones: ``viewer`` sees those of the seats whose decisions it may see only
+    (``GameView.sees_decisions``)."""
+    viewer = viewer or Viewer.everything()
     game_id = str(game_row["game_id"])
     names = [str(n) for n in game_row["players"]]
     st.subheader("Winning chances")
@@ -115,8 +120,17 @@ def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame) -> None:
             f"{len(rows)} decisions analysed, {int(first.rollouts_asked)} rollouts per candidate, seed {int(first.seed)}: "
             "the share of rollouts the acting seat wins after its move (docs/analysis.md)."
         )
+        seen = view_for(str(game_row["game"]))
+        hidden = {seat for seat in range(len(names)) if not seen.sees_decisions(seat, viewer)}
+        if hidden:
+            # The chart keeps every seat's chances; a move this view may not see is not named.
+            rows = rows.copy()
+            rows.loc[rows["seat"].isin(sorted(hidden)), ["candidate", "best"]] = "(hidden)"
         st.plotly_chart(chart(rows, names), use_container_width=True, key="analysis_chart")
-        _tagged(rows, game_id)
+        if hidden:
+            ui.caption("Moves of " + ", ".join(names[s] for s in sorted(hidden)) + " are left out of the table "
+                       "below: their candidates would name cards of a hand this view does not see.")
+        _tagged(rows[~rows["seat"].isin(sorted(hidden))] if hidden else rows, game_id)
     else:
         ui.caption("This game has not been analysed yet.")
     _controls(game_row, log_text)

@@ -1,27 +1,35 @@
-"""The Puerto Rico table as HTML, drawn from the stored rows of one step (``puerto_rico_states`` and
-``puerto_rico_player_states``): island and city with colonists, goods, doubloons, ships, trading
-house, colonist ship and supplies. The building catalogue only adds cost, VP and circles."""
+"""Puerto Rico's board. ``JS`` draws it in the Replay component
+(``replay_component/board_puerto_rico.js``, under the registry's name ``GAME``); ``board_html`` is the
+static HTML of a step that the Games page's comparison shows. Both take buildings, goods and the
+island's and city's spaces from the game's catalogue (``replay.puerto_rico.view.board_catalogue``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from dashboards.board_parts import as_int as _int
 from dashboards.board_parts import as_list as _as_list
 from dashboards.board_parts import panel_open
 from dashboards.plain import name_html
+from replay.puerto_rico.catalogue import BUILDINGS, CITY_SPACES, ISLAND_SPACES
+from replay.puerto_rico.catalogue import GOODS as GOOD_KINDS
+from replay.puerto_rico.view import board_catalogue
 
-GOODS = ("corn", "indigo", "sugar", "tobacco", "coffee")
+#: The registry's name of the game this board draws.
+GAME = "puerto_rico"
+#: The board's drawing in the Replay component (defines ``draw(game, step)``).
+JS = (Path(__file__).resolve().parent / "replay_component" / "board_puerto_rico.js").read_text(encoding="utf-8")
+GOODS = tuple(g.value for g in GOOD_KINDS)
 
 
 def _catalogue() -> dict[str, Any]:
-    try:
-        from replay.puerto_rico.catalogue import BUILDINGS
-    except ImportError:  # the catalogue is optional until the Puerto Rico engine lands
-        return {}
     return dict(BUILDINGS)
+
+
+_CLASSES = {name: str(card["cls"]) for name, card in board_catalogue()["cards"].items()}
 
 
 def _pairs(values: Any) -> list[tuple[str, str]]:
@@ -43,12 +51,7 @@ def city_card(name: str, workers: int, catalogue: dict[str, Any]) -> str:
     cost = building.cost if building else "?"
     vp = building.vp if building else "?"
     circles = building.circles if building else max(workers, 1)
-    if building is not None and building.good is not None:
-        cls = f"prod-{building.good.value}"
-    else:
-        cls = "violet"
-    if building is not None and building.large:
-        cls += " large monument"
+    cls = _CLASSES.get(name, "violet")
     title = f"{name}: cost {cost}, {vp} VP, {workers}/{circles} colonists"
     return (
         f'<div class="gv-card {cls}" title="{escape(title)}"><span class="cost">{cost}</span>'
@@ -126,9 +129,9 @@ def player_panel(row: dict[str, Any], name: str, *, governor: bool, acting: bool
         f" + bonus {_int(row.get('vp_bonus'))}"
     )
     tiles = "".join(island_tile(k) for k in island)
-    tiles += "".join('<div class="gv-tile empty">-</div>' for _ in range(max(0, 12 - len(island))))
+    tiles += "".join('<div class="gv-tile empty">-</div>' for _ in range(max(0, ISLAND_SPACES - len(island))))
     cards = "".join(city_card(b, w, catalogue) for b, w in zip(city, occupancy))
-    free = max(0, 12 - (_int(row.get("city_spaces")) or 0))
+    free = max(0, CITY_SPACES - (_int(row.get("city_spaces")) or 0))
     cards += "".join('<div class="gv-card empty">empty</div>' for _ in range(free))
     return (
         panel_open(name, _int(row.get("vp")), parts, governor=governor, acting=acting, winner=winner)

@@ -1,31 +1,26 @@
-"""The San Juan table as HTML, drawn from the stored rows of one step (``san_juan_states`` and
-``san_juan_player_states``). It shows what is stored; the card catalogue only adds cost, VP and
-colour to each card's name."""
+"""San Juan's board. ``JS`` draws it in the Replay component (``replay_component/board_san_juan.js``,
+under the registry's name ``GAME``); ``board_html`` is the static HTML of a step that the Games page's
+comparison shows. Both take colours, costs and VP from the game's catalogue (``replay.san_juan.view``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from dashboards.board_parts import as_int as _int
 from dashboards.board_parts import as_list as _as_list
 from dashboards.board_parts import panel_open
 from dashboards.plain import name_html
-from replay.san_juan.cards import CARDS, TILES, Card
+from replay.san_juan.cards import CARDS, CITY_SIZE_TO_END, TILES, Role
+from replay.san_juan.view import card_class
 
-ROLES = ("builder", "producer", "trader", "councillor", "prospector")
-
-
-def card_class(card: Card | None) -> str:
-    """The CSS class of a card: its good for production buildings, violet or monument otherwise."""
-    if card is None:
-        return "violet"
-    if card.good is not None:
-        return f"prod-{card.good.value}"
-    if card.cost >= 6 or card.name in ("Statue", "Victory column", "Hero"):
-        return "monument"
-    return "violet"
+#: The registry's name of the game this board draws.
+GAME = "san_juan"
+#: The board's drawing in the Replay component (defines ``draw(game, step)``).
+JS = (Path(__file__).resolve().parent / "replay_component" / "board_san_juan.js").read_text(encoding="utf-8")
+ROLES = tuple(r.value for r in Role)
 
 
 def goods_on_buildings(buildings: Sequence[str], goods: Sequence[str]) -> list[str | None]:
@@ -126,7 +121,7 @@ def player_panel(row: dict[str, Any], name: str, *, governor: bool, acting: bool
         panel_open(name, _int(row.get("vp")), parts, governor=governor, acting=acting, winner=winner)
         + f'<div class="gv-meta">Hand {_int(row.get("hand_size"))} &middot; Goods {len(goods)}'
         f'{" (" + escape(", ".join(goods)) + ")" if goods else ""} &middot; Chapel {_int(row.get("chapel_cards"))}'
-        f" &middot; {len(buildings)}/12 buildings &middot; {escape(parts)}</div>"
+        f" &middot; {len(buildings)}/{CITY_SIZE_TO_END} buildings &middot; {escape(parts)}</div>"
         f'<div class="gv-cards">{cards}</div>{covered_html}'
         f'<div class="gv-section">Hand ({len(hand)})</div><div class="gv-hand">{hand_html}</div>'
         "</div>"

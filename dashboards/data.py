@@ -17,8 +17,10 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
+from dashboards.replay_data import PreparedGame
 from dashboards.sql_sandbox import READ_CONFIG
 from ingest.db import reader
+from replay.protocol import Viewer
 
 DEFAULT_DB = "governor.duckdb"
 CACHE_TTL = 600
@@ -181,12 +183,18 @@ class OpenedGame:
 
     #: The game's row of ``games`` without its log.
     row: dict[str, Any]
-    #: Everything sent to the browser (``replay_data.game_payload``); None without state tables.
-    payload: dict[str, Any] | None
+    #: The stored game, checked and decoded (``replay_data.PreparedGame``: a payload per view); None
+    #: without state tables.
+    prepared: PreparedGame | None
     #: The stored analysis (``STORED_ANALYSIS_SQL``); empty when the game was not analysed.
     analysis: pd.DataFrame
     #: Where the game's row sits in ``games`` (its ``rowid``), for reading its log (``game_log``).
     row_id: int
+
+    @property
+    def payload(self) -> dict[str, Any] | None:
+        """The whole game as ``everything`` sees it (``PreparedGame.payload``); None without state tables."""
+        return None if self.prepared is None else self.prepared.payload(Viewer.everything())
 
 
 def read_opened(con: Any, game_id: str, with_states: tuple[str, ...], with_analysis: bool) -> OpenedGame | None:
@@ -195,8 +203,6 @@ def read_opened(con: Any, game_id: str, with_states: tuple[str, ...], with_analy
     there is no such game. Not its log: reading one log out of ``games`` decompresses a block of
     other games' logs (tens of milliseconds or more on 100,000 games), so the page reads it after
     the board is sent (``game_log``)."""
-    from dashboards.replay_data import game_payload
-
     found = con.sql(
         "SELECT rowid AS _row_id, * EXCLUDE (log) FROM games WHERE game_id = ?", params=[game_id]
     ).to_arrow_table().to_pylist()
@@ -205,12 +211,12 @@ def read_opened(con: Any, game_id: str, with_states: tuple[str, ...], with_analy
     row = found[0]
     row_id = int(row.pop("_row_id"))
     game = str(row["game"])
-    payload = None
+    prepared = None
     if game in with_states:
         whole = read_game(con, game, game_id, row)
-        payload = None if whole is None else game_payload(*whole)
+        prepared = None if whole is None else PreparedGame(*whole)
     analysis = con.execute(STORED_ANALYSIS_SQL, [game_id]).df() if with_analysis else pd.DataFrame()
-    return OpenedGame(row, payload, analysis, row_id)
+    return OpenedGame(row, prepared, analysis, row_id)
 
 
 def game_log(game_id: str, row_id: int | None = None) -> str:
@@ -226,7 +232,9 @@ def game_log(game_id: str, row_id: int | None = None) -> str:
     return str(found["log"].iloc[0])
 
 
-@st.cache_data(ttl=CACHE_TTL, show_spinner=False, max_entries=32)
+# A resource, not data: the prepared game is handed out as it is (not copied on every rerun, which
+# for a long game costs more than the page) and keeps the views made of it.
+@st.cache_resource(ttl=CACHE_TTL, show_spinner=False, max_entries=32)
 def _cached_game(
     path: str, stamp: tuple[int, ...], game_id: str, with_states: tuple[str, ...], with_analysis: bool
 ) -> OpenedGame | None:
@@ -235,8 +243,8 @@ def _cached_game(
 
 
 def replay_game(game_id: str) -> OpenedGame | None:
-    """One game as the Replay page shows it (``OpenedGame``: its ``games`` row, the payload sent to
-    the browser and its stored analysis), read through one connection (opening the file is a good
+    """One game as the Replay page shows it (``OpenedGame``: its ``games`` row, the prepared game
+    whose views go to the browser and its stored analysis), read through one connection (opening the file is a good
     part of the time of a read) and cached until the database changes; None when there is no such
     game.
 

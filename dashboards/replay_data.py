@@ -1,38 +1,37 @@
-"""Everything the Replay page sends to the browser for one game, read from the stored tables.
+"""What the Replay page sends to the browser for one game in one view, read from the stored tables.
 
-The whole game goes to the page once (``game_payload``): every step's stored state, every move in
-words, the VP of every seat, what changed at each step and the catalogue facts the board prints next
-to a name. The browser then steps without asking the server. State columns are sent as runs
-(``[[step, value], ...]``, one pair each time the value changes), so a hand that stays the same for
-forty steps is sent once.
-
-What a seat may not see is marked here, not in the browser: a San Juan hand (only its size is
-public), the cards San Juan moves put face down (payments, chapel, councillor, hand limit, draft) and
-Puerto Rico VP chips (face down until the game ends). The browser shows a view by picking the full or
-the public form of each piece.
+A game is prepared once (``PreparedGame``: its stored rows, checked) and seen in a view
+(``PreparedGame.payload``): the game's own view (``replay.registry.view_for``) takes out of every state
+row, move and change what the viewer may not see, here, on the server; the browser receives only
+what that view may see. The page sends a window of the steps around the one shown (``window``): the
+browser steps within it without asking the server, and asks for another window past its ends. State
+columns are sent as runs (``[[step, value], ...]``, one pair each time the value changes), so a hand
+that stays the same for forty steps is sent once.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Sequence
+import threading
+from bisect import bisect_right
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from dashboards.diff import step_changes
-from replay.registry import engine_for
-from replay.san_juan.cards import CARDS, TILES, Card
+from replay.protocol import Viewer
+from replay.registry import view_for
 
-#: Views of the table: everything, what every player knows, or what one seat knows (``seat0`` ...).
-VIEW_ALL, VIEW_PUBLIC = "all", "public"
-SEAT_VIEW = re.compile(r"seat(\d)")
-
-#: Columns of a seat's row that only that seat knows, by game.
-PRIVATE_COLUMNS = {"san_juan": ("hand",), "puerto_rico": ("vp_chips", "vp")}
+#: Views of the table as URLs write them: everything, what every player knows, or one seat (``seat0``).
+VIEW_ALL, VIEW_PUBLIC = Viewer.EVERYTHING, Viewer.PUBLIC
 #: Key columns, not sent per step.
 KEYS = ("game_id", "step", "seat")
+#: Steps the browser holds at once: a window this wide around the step shown (a whole game of up to
+#: this many moves goes at once, as nearly every game does).
+WINDOW = 3000
+#: Points of a seat's VP line on the chart at most (a longer line is thinned, keeping its last point).
+CHART_POINTS = 2000
 
 
 # -- views and steps -------------------------------------------------------------------------------
@@ -42,14 +41,11 @@ def parse_view(text: str | None, player_count: int) -> tuple[str, str | None]:
     """The view named in the URL and a message when it was not understood (then the view is ``all``).
 
     ``all``, ``public`` or ``seatN`` with N a seat of the game (0 = the first governor)."""
-    value = (text or VIEW_ALL).strip().lower()
-    if value in (VIEW_ALL, VIEW_PUBLIC):
-        return value, None
-    found = SEAT_VIEW.fullmatch(value)
-    if found and int(found.group(1)) < player_count:
-        return value, None
-    seats = ", ".join(f"seat{s}" for s in range(player_count))
-    return VIEW_ALL, f"Unknown view {text!r}: showing everything (views: all, public, {seats})."
+    try:
+        return Viewer.parse(text or VIEW_ALL, player_count).name, None
+    except ValueError:
+        seats = ", ".join(f"seat{s}" for s in range(player_count))
+        return VIEW_ALL, f"Unknown view {text!r}: showing everything (views: all, public, {seats})."
 
 
 def parse_step(text: str | None, total: int) -> tuple[int | None, str | None]:
@@ -71,103 +67,7 @@ def parse_step(text: str | None, total: int) -> tuple[int | None, str | None]:
     return step, None
 
 
-# -- public forms of moves -------------------------------------------------------------------------
-
-
-def _cards(n: int) -> str:
-    return f"{n} card" + ("" if n == 1 else "s")
-
-
-def _and(items: Sequence[str]) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def san_juan_public_words(details: dict[str, Any], player: str) -> str | None:
-    """A San Juan move as the other players saw it, or None when nothing of it was hidden.
-
-    Cards paid, tucked under a chapel, kept or discarded by the councillor, discarded to the hand
-    limit and kept in the draft go face down: the table sees how many, not which."""
-    kind = details.get("kind")
-    if kind == "build":
-        text = f"{player} builds {details.get('building')}"
-        if details.get("replace"):
-            text += f" over {details['replace']} (crane)"
-        paid = [_cards(len(details.get("pay") or []))] if details.get("pay") else []
-        paid += [f"1 {good} (black market)" for good in details.get("goods") or []]
-        return text + (f", paying {_and(paid)}" if paid else "")
-    if kind == "chapel":
-        return f"{player} tucks a card under the chapel"
-    if kind == "councillor":
-        if details.get("discard") is not None:
-            return f"{player} discards {_cards(len(details['discard']))} (archive)"
-        return f"{player} keeps {_cards(len(details.get('keep') or []))} (councillor)"
-    if kind == "hand_limit":
-        return f"{player} discards {_cards(len(details.get('discard') or []))} to the hand limit"
-    if kind == "draft":
-        return f"{player} keeps {_cards(len(details.get('keep') or []))} (draft)"
-    return None
-
-
-#: The public form of a move by game; a game without one hides nothing in its moves.
-PUBLIC_WORDS: dict[str, Callable[[dict[str, Any], str], str | None]] = {"san_juan": san_juan_public_words}
-
-
-def public_row(game: str, row: dict[str, Any], over: bool) -> dict[str, Any]:
-    """A seat's stored row without what only that seat knows (Puerto Rico chips count again once the
-    game is over, when they are turned up)."""
-    hidden = PRIVATE_COLUMNS.get(game, ())
-    if game == "puerto_rico" and over:
-        return row
-    out = {k: v for k, v in row.items() if k not in hidden}
-    if game == "puerto_rico" and "vp" in row:
-        out["vp_showing"] = (row.get("vp") or 0) - (row.get("vp_chips") or 0)
-    return out
-
-
-# -- catalogue -------------------------------------------------------------------------------------
-
-
-def san_juan_card_class(card: Card | None) -> str:
-    """The colour class of a San Juan card: its good for production buildings, violet or monument."""
-    if card is None:
-        return "violet"
-    if card.good is not None:
-        return f"prod-{card.good.value}"
-    if card.cost >= 6 or card.name in ("Statue", "Victory column", "Hero"):
-        return "monument"
-    return "violet"
-
-
-def san_juan_catalogue() -> dict[str, Any]:
-    """Cost, VP, colour class and good of every San Juan card, and the trading-house tiles' prices."""
-    cards = {
-        name: {"cost": c.cost, "vp": c.vp, "cls": san_juan_card_class(c), "good": c.good.value if c.good else None}
-        for name, c in CARDS.items()
-    }
-    tiles = {str(n): [[g.value, p] for g, p in prices.items()] for n, prices in TILES.items()}
-    return {"cards": cards, "tiles": tiles}
-
-
-def puerto_rico_catalogue() -> dict[str, Any]:
-    """Cost, VP, colonist circles, good and size of every Puerto Rico building."""
-    from replay.puerto_rico.catalogue import BUILDINGS
-
-    cards = {}
-    for name, b in BUILDINGS.items():
-        cls = f"prod-{b.good.value}" if b.good is not None else "violet"
-        if b.large:
-            cls += " large monument"
-        cards[name] = {"cost": b.cost, "vp": b.vp, "circles": b.circles, "cls": cls, "large": bool(b.large)}
-    return {"cards": cards}
-
-
-CATALOGUES: dict[str, Callable[[], dict[str, Any]]] = {
-    "san_juan": san_juan_catalogue, "puerto_rico": puerto_rico_catalogue,
-}
-
-
-# -- the payload -----------------------------------------------------------------------------------
+# -- rows ------------------------------------------------------------------------------------------
 
 
 def _plain(value: Any) -> Any:
@@ -192,7 +92,8 @@ def _records(frame: pd.DataFrame | Rows) -> list[dict[str, Any]]:
 
 
 def runs(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, list[list[Any]]]:
-    """Each column as ``[[step, value], ...]``: a pair at the first step and whenever the value changes."""
+    """Each column as ``[[step, value], ...]``: a pair at the first step and whenever the value changes.
+    A column a row lacks (the view left it out) has the value None there."""
     steps = [row["step"] for row in rows]
     out: dict[str, list[list[Any]]] = {}
     for column in columns:
@@ -211,16 +112,23 @@ def runs(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, li
 _UNSET = object()
 
 
+def _columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every column the rows hold but the keys, in the order first met (a view may leave some out)."""
+    seen: dict[str, None] = {}
+    for row in [*rows[:1], *rows[-1:]]:
+        seen.update((k, None) for k in row if k not in KEYS)
+    return list(seen)
+
+
 def step_change_list(
     game: str,
     table: Sequence[dict[str, Any]],
     seats: Sequence[Sequence[dict[str, Any]]],
     names: Sequence[str],
 ) -> list[list[list[Any]]]:
-    """What changed at every step, in the game's words (``dashboards.diff.step_changes``): per step a
-    list of ``[who, phrases, public_phrases]``, ``who`` being ``-1`` for the table or a seat;
-    ``public_phrases`` is None when the public view sees the same."""
-    secret = tuple(engine_for(game).change_words.get("secret", ()))
+    """What changed at every step, in the game's words (``dashboards.diff.step_changes``), from rows
+    already seen in a view: per step a list of ``[who, phrases]``, ``who`` being ``-1`` for the table
+    or a seat."""
     out: list[list[list[Any]]] = [[]]
 
     def changed(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -235,23 +143,129 @@ def step_change_list(
         if after:
             found = step_changes(game, before, after, [], [], names)
             if found:
-                items.append([-1, found[0][1], None])
+                items.append([-1, found[0][1]])
         for seat, rows in enumerate(seats):
             old, new = changed(rows[step - 1], rows[step])
             if not new:
                 continue
             old["seat"] = new["seat"] = seat
             # One seat at a time (an empty table row), so two players of the same name stay apart.
-            full = step_changes(game, {}, {}, [old], [new], names)
-            if not full:
-                continue
-            public = full[0][1]
-            if any(k in new for k in secret):
-                seen = step_changes(game, {}, {}, [old], [new], names, public=True)
-                public = seen[0][1] if seen else []
-            items.append([seat, full[0][1], None if public == full[0][1] else public])
+            found = step_changes(game, {}, {}, [old], [new], names)
+            if found:
+                items.append([seat, found[0][1]])
         out.append(items)
     return out
+
+
+def _thin(pairs: list[list[Any]], points: int) -> list[list[Any]]:
+    """At most about ``points`` pairs of a run, evenly picked, the first and the last kept."""
+    if len(pairs) <= points:
+        return pairs
+    stride = -(-len(pairs) // points)
+    return pairs[::stride] + ([pairs[-1]] if (len(pairs) - 1) % stride else [])
+
+
+# -- the game and its views ------------------------------------------------------------------------
+
+
+class PreparedGame:
+    """One stored game, checked and decoded once; ``payload(viewer)`` is what a viewer may see of it
+    (made once per viewer and kept: treat it as read-only)."""
+
+    def __init__(
+        self,
+        game_row: dict[str, Any],
+        moves: pd.DataFrame | Rows,
+        states: pd.DataFrame | Rows,
+        player_states: pd.DataFrame | Rows,
+    ) -> None:
+        """Raises ``ValueError`` when a step has no stored state (the tables do not belong together)
+        and ``KeyError`` for a game the registry does not know."""
+        self.row = game_row
+        self.game = str(game_row["game"])
+        self.view = view_for(self.game)
+        self.names = [str(n) for n in game_row["players"]]
+        self.moves = _records(moves)
+        self.total = max((int(m["step"]) for m in self.moves), default=0)
+        self.table = _records(states)
+        if [r["step"] for r in self.table] != list(range(self.total + 1)):
+            raise ValueError(f"game {game_row['game_id']}: stored states do not cover steps 0 to {self.total}")
+        self.seats: list[list[dict[str, Any]]] = [[] for _ in self.names]
+        for row in _records(player_states):
+            if 0 <= int(row["seat"]) < len(self.names):
+                self.seats[int(row["seat"])].append(row)
+        for seat, rows in enumerate(self.seats):
+            if len(rows) != self.total + 1:
+                raise ValueError(
+                    f"game {game_row['game_id']}: seat {seat} has {len(rows)} stored states, not {self.total + 1}")
+        self._payloads: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def payload(self, viewer: Viewer) -> dict[str, Any]:
+        """The whole game as ``viewer`` sees it, every step (``window`` cuts what the browser gets)."""
+        with self._lock:
+            found = self._payloads.get(viewer.name)
+            if found is None:
+                found = self._payloads[viewer.name] = self._make(viewer)
+            return found
+
+    def _make(self, viewer: Viewer) -> dict[str, Any]:
+        view, game, names = self.view, self.game, self.names
+        over = [r.get("stage") == "over" for r in self.table]
+        table = [view.view_table_row(r, viewer) for r in self.table]
+        seats = [[view.view_seat_row(r, seat, viewer, over[r["step"]]) for r in rows]
+                 for seat, rows in enumerate(self.seats)]
+        words: list[str] = []
+        texts: list[str | None] = []
+        for move in self.moves:
+            seat = move["seat"]
+            try:
+                details = json.loads(move["details"]) if move.get("details") else {}
+            except (ValueError, TypeError):
+                details = {}
+            said = str(move["words"])
+            hidden = view.hides_move(details, seat, viewer)
+            words.append(view.view_move_words(details, said, str(move["player"]), seat, viewer) if hidden else said)
+            # The raw text of a move (its log form) names every card: only when nothing is hidden.
+            texts.append(None if hidden else str(move["text"]))
+        round_first: dict[str, int] = {}
+        for move in self.moves:
+            round_first.setdefault(str(move["round"]), int(move["step"]))
+        stored_winners = self.row.get("winners")
+        winners = [int(w) for w in (stored_winners if stored_winners is not None else [])]
+        facts = [f"{len(names)} players", f"{int(self.row['rounds'])} rounds", f"{self.total} moves"]
+        if isinstance(self.row.get("played_at"), str) and self.row["played_at"]:
+            facts.insert(0, f"played {self.row['played_at']}")
+        return {
+            "game": game,
+            "title": view.TITLE,
+            "game_id": str(self.row["game_id"]),
+            "view": viewer.name,
+            "names": names,
+            "winners": winners,
+            "facts": facts,
+            "source": str(self.row.get("source_id") or self.row.get("file") or ""),
+            "total": self.total,
+            "lo": 0,
+            "hi": self.total,
+            "moves": {
+                "step": [int(m["step"]) for m in self.moves],
+                "round": [int(m["round"]) for m in self.moves],
+                "seat": [m["seat"] for m in self.moves],
+                "words": words,
+                "text": texts,
+                # What the rules did by themselves after each move (None for games imported before
+                # the database stored it); every view sees it.
+                "events": [list(m["events"]) if m.get("events") is not None else None for m in self.moves],
+            },
+            "round_first": round_first,
+            "table": runs(table, _columns(table)),
+            "seats": [runs(rows, _columns(rows)) for rows in seats],
+            # The VP chart covers the whole game whatever the window.
+            "chart": [_thin(runs(rows, ["vp"])["vp"], CHART_POINTS) for rows in seats],
+            "changes": step_change_list(game, table, seats, names),
+            "catalogue": view.board_catalogue(),
+        }
 
 
 def game_payload(
@@ -259,78 +273,52 @@ def game_payload(
     moves: pd.DataFrame | Rows,
     states: pd.DataFrame | Rows,
     player_states: pd.DataFrame | Rows,
+    viewer: Viewer | None = None,
 ) -> dict[str, Any]:
-    """The whole game for the browser, from its ``games`` row, its moves and its stored states (each a
-    DataFrame or a list of row dicts, ordered by step and seat).
+    """The whole game as ``viewer`` sees it (default: everything), from its ``games`` row, its moves
+    and its stored states (each a DataFrame or a list of row dicts, ordered by step and seat).
 
     Raises ``ValueError`` when a step has no stored state (the tables do not belong together)."""
-    game = str(game_row["game"])
-    names = [str(n) for n in game_row["players"]]
-    move_records = _records(moves)
-    total = max((int(m["step"]) for m in move_records), default=0)
-    table = _records(states)
-    if [r["step"] for r in table] != list(range(total + 1)):
-        raise ValueError(f"game {game_row['game_id']}: stored states do not cover steps 0 to {total}")
-    seat_rows: list[list[dict[str, Any]]] = [[] for _ in names]
-    for row in _records(player_states):
-        if 0 <= int(row["seat"]) < len(names):
-            seat_rows[int(row["seat"])].append(row)
-    for seat, rows in enumerate(seat_rows):
-        if len(rows) != total + 1:
-            raise ValueError(f"game {game_row['game_id']}: seat {seat} has {len(rows)} stored states, not {total + 1}")
-    table_columns = [c for c in table[0] if c not in KEYS]
-    seat_columns = [c for c in seat_rows[0][0] if c not in KEYS] if seat_rows else []
-    public_words = PUBLIC_WORDS.get(game)
-    words_public: list[str | None] = []
-    for move in move_records:
-        text = None
-        if public_words is not None and move.get("details"):
-            try:
-                text = public_words(json.loads(move["details"]), str(move["player"]))
-            except (ValueError, TypeError):
-                text = None
-        words_public.append(text if text != move["words"] else None)
-    # Each round's first move, so "round k" can jump to the position before it.
-    round_first: dict[str, int] = {}
-    for move in move_records:
-        round_first.setdefault(str(move["round"]), int(move["step"]))
-    vp_public = None
-    if game == "puerto_rico":
-        # Chips lie face down until the end: the table sees the VP of the buildings until then.
-        vp_public = [
-            runs([{"step": r["step"], "vp": public_row(game, r, table[r["step"]].get("stage") == "over").get(
-                "vp_showing", r.get("vp"))} for r in rows], ["vp"])["vp"]
-            for rows in seat_rows
-        ]
-    stored_winners = game_row.get("winners")
-    winners = [int(w) for w in (stored_winners if stored_winners is not None else [])]
-    facts = [f"{len(names)} players", f"{int(game_row['rounds'])} rounds", f"{total} moves"]
-    if isinstance(game_row.get("played_at"), str) and game_row["played_at"]:
-        facts.insert(0, f"played {game_row['played_at']}")
+    return PreparedGame(game_row, moves, states, player_states).payload(viewer or Viewer.everything())
+
+
+# -- the window the browser holds ------------------------------------------------------------------
+
+
+def window_bounds(total: int, step: int, size: int = WINDOW) -> tuple[int, int]:
+    """The first and last step of the window of ``size`` steps the browser gets around ``step``
+    (the whole game when it is no longer)."""
+    if total <= size:
+        return 0, total
+    lo = max(0, min(step - size // 2, total - size))
+    return lo, lo + size
+
+
+def _cut(pairs: list[list[Any]], lo: int, hi: int) -> list[list[Any]]:
+    """The pairs of a run for steps ``lo`` to ``hi``, starting with the value at ``lo``."""
+    at = bisect_right(pairs, lo, key=lambda p: p[0])
+    first = [[lo, pairs[at - 1][1]]] if at else []
+    end = bisect_right(pairs, hi, key=lambda p: p[0])
+    return first + pairs[at:end]
+
+
+def window(payload: dict[str, Any], step: int, size: int = WINDOW) -> dict[str, Any]:
+    """What the browser gets of a view's ``payload`` when it shows ``step``: its states, moves and
+    changes from ``lo`` to ``hi`` (``window_bounds``), the rest of the game (chart, rounds, catalogue)
+    whole. The payload itself when the game fits in one window."""
+    total = int(payload["total"])
+    lo, hi = window_bounds(total, step, size)
+    if (lo, hi) == (0, total):
+        return payload
+    moves = payload["moves"]
+    first = bisect_right(moves["step"], lo)
+    last = bisect_right(moves["step"], hi)
     return {
-        "game": game,
-        "game_id": str(game_row["game_id"]),
-        "names": names,
-        "winners": winners,
-        "facts": facts,
-        "source": str(game_row.get("source_id") or game_row.get("file") or ""),
-        "total": total,
-        "moves": {
-            "step": [int(m["step"]) for m in move_records],
-            "round": [int(m["round"]) for m in move_records],
-            "seat": [m["seat"] for m in move_records],
-            "words": [str(m["words"]) for m in move_records],
-            "public": words_public,
-            "text": [str(m["text"]) for m in move_records],
-            # What the rules did by themselves after each move (None for games imported before
-            # the database stored it).
-            "events": [list(m["events"]) if m.get("events") is not None else None for m in move_records],
-        },
-        "round_first": round_first,
-        "table": runs(table, table_columns),
-        "seats": [runs(rows, seat_columns) for rows in seat_rows],
-        "vp_public": vp_public,
-        "private": list(PRIVATE_COLUMNS.get(game, ())),
-        "changes": step_change_list(game, table, seat_rows, names),
-        "catalogue": CATALOGUES[game]() if game in CATALOGUES else {},
+        **payload,
+        "lo": lo,
+        "hi": hi,
+        "moves": {key: values[first:last] if isinstance(values, list) else values for key, values in moves.items()},
+        "table": {column: _cut(pairs, lo, hi) for column, pairs in payload["table"].items()},
+        "seats": [{column: _cut(pairs, lo, hi) for column, pairs in seat.items()} for seat in payload["seats"]],
+        "changes": payload["changes"][lo:hi + 1],
     }

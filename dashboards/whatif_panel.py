@@ -20,6 +20,8 @@ from dashboards import ui
 from ingest.lake import expand_player_changes
 from ingest.rows import Batch, add_record
 from replay.logfile import LogRecord, parse_game
+from replay.protocol import Viewer
+from replay.registry import view_for
 
 KEY = "whatif"
 
@@ -30,9 +32,10 @@ def _log_of(game_row: dict[str, Any], log_text: str) -> Any:
     return parse_game(json.loads(log_text), file=str(game_row.get("file") or "game"))
 
 
-def payload(variation: V.Variation, base: dict[str, Any]) -> dict[str, Any]:
-    """The viewer's payload (``replay_data.game_payload``) of a variation, from the rows an import
-    would store for it."""
+def payload(variation: V.Variation, base: dict[str, Any], viewer: Viewer | None = None) -> dict[str, Any]:
+    """The viewer's payload (``replay_data.game_payload``) of a variation as ``viewer`` sees it
+    (default: everything), from the rows an import would store for it. Raises ``ValueError`` when the
+    variation cannot be laid out as rows."""
     from dashboards.replay_data import game_payload
 
     log = V.as_game_log(variation)
@@ -47,7 +50,7 @@ def payload(variation: V.Variation, base: dict[str, Any]) -> dict[str, Any]:
     moves = tables["moves"].to_pandas().drop(columns=["game_id"])
     states = tables[f"{game}_states"].to_pandas()
     seat_rows = seats.to_pandas().sort_values(["step", "seat"])
-    data = game_payload(row, moves, states, seat_rows)
+    data = game_payload(row, moves, states, seat_rows, viewer)
     digest = hashlib.sha1(f"{variation.branch}:{[m.text() for m in variation.moves]}".encode()).hexdigest()[:8]
     data["game_id"] = f"{base['game_id']}~{digest}"
     data["facts"] = [f"variation after move {variation.branch}", f"{len(variation.moves)} moves of its own",
@@ -68,8 +71,11 @@ def branch_at(step: int) -> None:
     st.session_state["whatif_from_viewer"] = True
 
 
-def show(game_row: dict[str, Any], log_text: str, step: int | None) -> None:
-    """The what-if controls under the viewer."""
+def show(game_row: dict[str, Any], log_text: str, step: int | None, viewer: Viewer | None = None) -> None:
+    """The what-if controls under the viewer. In a view that may not see the seat to act's decisions
+    (another seat's hand in San Juan: ``GameView.sees_decisions``), no decision of that seat is listed
+    and a line says why."""
+    viewer = viewer or Viewer.everything()
     game_id = str(game_row["game_id"])
     names = [str(n) for n in game_row["players"]]
     total = int(game_row["moves"])
@@ -93,7 +99,7 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None) -> None:
         if start.over:
             st.caption("The game is over at that position: nothing to try.")
             return
-        _choose(start, names, "Play this instead")
+        _choose(start, names, "Play this instead", viewer)
         return
     ui.caption(
         f"Variation after move {variation.branch}: {len(variation.moves)} move(s) of its own. Cards come off the "
@@ -102,7 +108,7 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None) -> None:
     for note in variation.notes:
         ui.caption(note)
     if not variation.over:
-        _choose(variation, names, "Play")
+        _choose(variation, names, "Play", viewer)
     else:
         ui.caption("The variation is over: " + ", ".join(
             f"{names[i]} {s.total}" for i, s in enumerate(variation.engine.scores(variation.state))))
@@ -121,10 +127,20 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None) -> None:
         st.rerun()
 
 
-def _choose(variation: V.Variation, names: list[str], label: str) -> None:
-    choices = V.choices(variation)
+def _choose(variation: V.Variation, names: list[str], label: str, viewer: Viewer) -> None:
     seat = variation.seat
     who = names[seat] if seat is not None else ""
+    if seat is not None and not view_for(variation.log.game).sees_decisions(seat, viewer):
+        # Which moves are legal names the cards of a hidden hand: never listed outside its seat's view.
+        if viewer.seat is not None:
+            mine = names[viewer.seat]
+            ui.caption(f"In {mine}'s seat view, What if? offers {mine}'s own decisions only: at this "
+                       f"position {who} is to act, and {who}'s moves would show {who}'s hidden hand.")
+        else:
+            ui.caption(f"In the public view, What if? lists no decision of a hidden hand: {who} is to act "
+                       f"here. Choose everything or {who}'s seat to try a move.")
+        return
+    choices = V.choices(variation)
     frame = pd.DataFrame({"group": [c.group for c in choices], "move": [c.words for c in choices]})
     groups = list(dict.fromkeys(frame["group"]))
     ui.caption(f"{who} has {len(choices)} legal move(s).")

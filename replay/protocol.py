@@ -98,6 +98,24 @@ class Engine(Protocol):
         one form only): what tells whether a logged move is among the listed ones."""
         ...
 
+    def deciders(self, state: Any, move: Any) -> tuple[int, ...]:
+        """The seats other than the one to act in ``state`` that decide a part of ``move``, in seat
+        order (San Juan: every other seat may refrain from the councillor's draw, every other gold
+        mine owner may decline its card in the prospector phase); () for most moves, and always for
+        a game whose moves carry only their own seat's choices (Puerto Rico)."""
+        ...
+
+    def with_others_from(self, state: Any, move: Any, seat: int, source: Any | None) -> Any:
+        """The move of the seat to act in ``state`` made of what ``seat`` decides in ``move`` (a legal
+        move in ``state``) and of what every other seat decides in ``source``: a part ``source`` does
+        not hold (``source`` None, another role) is the rules' default (nobody refrains or declines).
+        With ``seat`` the seat to act, its own variant of ``move`` with the others following
+        ``source``; with ``seat`` a seat of ``deciders``, ``source`` with that seat's part taken from
+        ``move``. The identity (``move``, for the seat to act) in a game whose moves carry only their
+        own seat's choices. Raises ``ValueError`` when the game is over, or when ``seat`` is not the
+        seat to act and ``source`` is None."""
+        ...
+
     def apply(self, state: Any, move: Any) -> Any:
         """The state after ``move``; checks it and raises ``RuleViolation`` when it is illegal."""
         ...
@@ -288,6 +306,9 @@ class GameView(Protocol):
     (``Engine.global_row`` / ``player_rows``), so that the dashboard can serve a view from the database
     without replaying."""
 
+    #: The game's name as players write it ("San Juan").
+    TITLE: str
+
     def view_state(self, state: Any, viewer: Viewer, names: Sequence[str] = ()) -> dict[str, Any]:
         """``Engine.to_view`` of ``state`` as ``viewer`` sees it: what it may not see is replaced by
         counts (other hands, face-down cards) or left out (face-down tiles, hidden VP). Plain JSON."""
@@ -311,6 +332,11 @@ class GameView(Protocol):
 
     def hides_move(self, details: dict[str, Any], seat: int | None, viewer: Viewer) -> bool:
         """Whether ``viewer`` may not see all of the move (its raw text then must not be shown)."""
+        ...
+
+    def sees_decisions(self, seat: int, viewer: Viewer) -> bool:
+        """Whether ``viewer`` may see the list of ``seat``'s legal decisions (and the analysis of them):
+        in a game with hidden hands, which moves are legal tells what the hand holds."""
         ...
 
     def determinise(self, state: Any, seat: int, rng: Any) -> Any:

@@ -1,31 +1,69 @@
 """The Replay page's board, move list, chart and controls: one ``st.components.v2`` component.
 
 Its JavaScript and CSS ship in this folder (``replay.js``, ``replay.css``) and are handed to Streamlit
-as text: no build step, nothing fetched from elsewhere. The component receives a whole game
-(``dashboards.replay_data.game_payload``) and steps through it in the browser."""
+as text: no build step, nothing fetched from elsewhere. Each game's board is drawn by the JavaScript
+its board module declares (``dashboards/board_<game>.py``: ``JS``, defining ``draw(game, step)``),
+found for every game of the registry and put in the component's ``BOARD_TABLE`` under the game's
+name. The component receives one view of a game, a window of its steps
+(``dashboards.replay_data.window``), and steps through it in the browser; a step past the window or
+another view is asked of the server (``Reply.want``)."""
 
 from __future__ import annotations
 
+import importlib
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from replay.registry import all_engines
+
 HERE = Path(__file__).resolve().parent
-JS = (HERE / "replay.js").read_text(encoding="utf-8")
 CSS = (HERE / "replay.css").read_text(encoding="utf-8")
+
+
+def _boards() -> str:
+    """``BOARD_TABLE``: each game's board drawing (its module's ``JS``) under the game's name."""
+    parts = ["const BOARD_TABLE = {};"]
+    for game in sorted(all_engines()):
+        try:
+            module: Any = importlib.import_module(f"dashboards.board_{game}")
+        except ImportError:  # a game without a board shows its moves and changes only
+            continue
+        parts.append(f"BOARD_TABLE[{json.dumps(game)}] = (function () {{\n{module.JS}\nreturn draw;\n}})();")
+    return "\n".join(parts) + "\n"
+
+
+JS = _boards() + (HERE / "replay.js").read_text(encoding="utf-8")
 
 _mount = st.components.v2.component("governor_replay", js=JS, css=CSS, isolate_styles=True)
 
 
+@dataclass(frozen=True)
+class Reply:
+    """What the browser asked on this rerun (each None when it did not ask)."""
+
+    #: The step "Try a move here" was pressed at.
+    branch: int | None = None
+    #: A step and a view to be sent (``{"step": int, "view": str}``): past the window or another view.
+    want: dict[str, Any] | None = None
+
+
 def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, request: str, key: str = "replay_viewer",
-                  branch: bool = False) -> int | None:
-    """Show ``game`` in the browser at ``step`` in ``view`` (None: where this browser tab left the
-    game, else the start, seen whole). ``request`` changes when the page asks for a new position; a
-    rerun with the same ``request`` leaves the viewer where the user has stepped it. With ``branch``,
-    the controls offer "Try a move here"; the step it was pressed at is returned on that rerun only
-    (else None)."""
+                  branch: bool = False) -> Reply:
+    """Show ``game`` (one view's window, ``replay_data.window``) in the browser at ``step`` (None: where
+    this browser tab left the game, else the start). ``view`` is the view the URL named (None: the
+    browser may ask for the one it last showed). ``request`` changes when the page asks for a new
+    position; a rerun with the same ``request`` leaves the viewer where the user has stepped it. With
+    ``branch``, the controls offer "Try a move here"."""
     result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch},
-                    on_branch_change=lambda: None)
+                    on_branch_change=lambda: None, on_want_change=lambda: None)
     value = getattr(result, "branch", None)
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    at = int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    wanted = getattr(result, "want", None)
+    want = None
+    if isinstance(wanted, dict) and isinstance(wanted.get("step"), int | float) and isinstance(wanted.get("view"), str):
+        want = {"step": int(wanted["step"]), "view": str(wanted["view"])[:16]}
+    return Reply(at, want)

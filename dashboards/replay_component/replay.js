@@ -1,9 +1,10 @@
 // The Replay page in the browser: board, move list, VP chart and controls of one game, stepped
-// without asking the server. The server sends the whole game once (dashboards/replay_data.py);
-// every text from the database goes through esc() before it reaches the page.
+// without asking the server within the window of steps it holds. The server sends one view of the
+// game (dashboards/replay_data.py): what that view may not see never reaches the browser, so a new
+// view or a step past the window is a round trip ("want"). Every text from the database goes through
+// esc() before it reaches the page.
 
 const PALETTE = ["#2f7ed8", "#d9412b", "#2e9a48", "#e08a00", "#8e5cc7", "#1a9c9c"];
-const GOODS_PR = ["corn", "indigo", "sugar", "tobacco", "coffee"];
 const STATE_KEY = "governor-replay:";
 
 function esc(value) {
@@ -12,26 +13,31 @@ function esc(value) {
     .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
-function expand(runs, total) {
-  const out = new Array(total + 1);
+// A run ([[step, value], ...]) as one value per step from lo to hi (index 0 is step lo).
+function expand(runs, lo, hi) {
+  const out = new Array(hi - lo + 1);
   let i = 0;
   let value = null;
-  for (let step = 0; step <= total; step++) {
+  for (let step = lo; step <= hi; step++) {
     while (i < runs.length && runs[i][0] <= step) { value = runs[i][1]; i++; }
-    out[step] = value;
+    out[step - lo] = value;
   }
   return out;
 }
 
-function columns(runsByColumn, total) {
+function columns(runsByColumn, lo, hi) {
   const out = {};
-  for (const [name, runs] of Object.entries(runsByColumn)) { out[name] = expand(runs, total); }
+  for (const [name, runs] of Object.entries(runsByColumn)) { out[name] = expand(runs, lo, hi); }
   return out;
 }
 
-function rowAt(cols, step) {
+// A column the view left out is absent, not null: a board tells "hidden" from "none".
+function rowAt(game, cols, step) {
   const row = {};
-  for (const name in cols) { row[name] = cols[name][step]; }
+  for (const name in cols) {
+    const value = cols[name][step - game.lo];
+    if (value !== undefined) { row[name] = value; }
+  }
   return row;
 }
 
@@ -49,13 +55,17 @@ function pairs(values) {
 
 function decode(data) {
   const total = data.total;
+  const lo = data.lo || 0;
+  const hi = data.hi === undefined || data.hi === null ? total : data.hi;
   const game = {
     data,
     total,
+    lo,
+    hi,
     names: data.names,
-    table: columns(data.table, total),
-    seats: data.seats.map((s) => columns(s, total)),
-    vpPublic: data.vp_public ? data.vp_public.map((r) => expand(r, total)) : null,
+    table: columns(data.table, lo, hi),
+    seats: data.seats.map((s) => columns(s, lo, hi)),
+    vp: data.chart.map((r) => expand(r, 0, total)),
     moveIndex: new Map(),
     roundFirst: {},
     rounds: [],
@@ -70,8 +80,14 @@ function decode(data) {
 }
 
 function roundAt(game, step) {
-  const r = game.table.round ? game.table.round[step] : null;
-  return r === null || r === undefined ? 1 : Number(r);
+  if (step >= game.lo && step <= game.hi && game.table.round) {
+    const r = game.table.round[step - game.lo];
+    if (r !== null && r !== undefined) { return Number(r); }
+  }
+  // Outside the window: the last round whose first move is at or before the step.
+  let found = 1;
+  for (const r of game.rounds) { if (game.roundFirst[r] <= step) { found = r; } else { break; } }
+  return found;
 }
 
 // The position before round r's first move (round 1 starts at the start of the game).
@@ -87,22 +103,7 @@ function viewSeat(view) {
   return found ? Number(found[1]) : null;
 }
 
-// Whether this view sees everything of a seat.
-function seesSeat(view, seat) {
-  return view === "all" || viewSeat(view) === seat;
-}
-
-function seatVp(game, view, seat, step) {
-  if (game.vpPublic && !seesSeat(view, seat)) { return game.vpPublic[seat][step]; }
-  return game.seats[seat].vp[step];
-}
-
-function moveWords(game, view, i) {
-  const m = game.data.moves;
-  const pub = m.public[i];
-  if (pub === null || pub === undefined || seesSeat(view, m.seat[i])) { return m.words[i]; }
-  return pub;
-}
+function inWindow(game, step) { return step >= game.lo && step <= game.hi; }
 
 // -- boards --------------------------------------------------------------------------------------
 
@@ -130,171 +131,8 @@ function seatName(game, seat) {
   return seat !== null && seat !== undefined && seat >= 0 && seat < game.names.length ? game.names[seat] : "?";
 }
 
-const SJ_ROLES = ["builder", "producer", "trader", "councillor", "prospector"];
-const SJ_STAGES = {
-  over: "game over", role: "choosing a role", chapel: "chapel (start of turn)",
-  hand_limit: "discarding to the hand limit", draft: "drafting the starting hand",
-};
-
-function sjGoodsOnBuildings(buildings, goods, cards) {
-  const pending = goods.slice();
-  return buildings.map((name) => {
-    const card = cards[name];
-    const good = card ? card.good : null;
-    if (pending.length && good && good === pending[0]) { return pending.shift(); }
-    return null;
-  });
-}
-
-function sjCard(name, good, cards) {
-  const card = cards[name];
-  const cost = card ? card.cost : "?";
-  const vpText = card && card.cost === 6 ? "bonus" : `${card ? card.vp : "?"} VP`;
-  const title = `${name}: cost ${cost}, ${card ? card.vp : "?"} VP` + (good ? `, holds ${good}` : "");
-  const goodHtml = good ? `<span class="good good-${esc(good)}" title="${esc(good)}"></span>` : "";
-  return `<div class="card ${esc(card ? card.cls : "violet")}" title="${esc(title)}"><span class="cost">${esc(cost)}</span>`
-    + `<span class="vp">${esc(vpText)}</span><span class="cname">${esc(name)}</span>${goodHtml}</div>`;
-}
-
-function sjBoard(game, step, view) {
-  const t = rowAt(game.table, step);
-  const cards = game.data.catalogue.cards || {};
-  const tiles = game.data.catalogue.tiles || {};
-  const taken = list(t.roles_taken);
-  const roleChips = SJ_ROLES.map((r) => chip(r, t.role === r && taken.includes(r) ? "now" : taken.includes(r) ? "done" : "")).join("");
-  let tile;
-  if (t.tile) {
-    const prices = (tiles[String(t.tile)] || []).map(([g, p]) => `${g} ${p}`).join(", ");
-    tile = `<b>Trading house</b> tile ${esc(t.tile)} <span title="cards paid per good">(${esc(prices)})</span>`;
-  } else {
-    tile = `<b>Trading house</b> next tile ${t.next_tile ? esc(t.next_tile) : "?"} (face down)`;
-  }
-  const stage = t.stage === "phase" ? `${t.role} phase` : (SJ_STAGES[t.stage] || String(t.stage || "").replace(/_/g, " "));
-  const acting = t.to_act;
-  const waiting = acting !== null && acting !== undefined ? ` · <b>to act</b> <span class="who" title="${esc(seatName(game, acting))}">${esc(seatName(game, acting))}</span>` : "";
-  const bar = '<div class="bar">'
-    + `<span><b>Round</b> <span class="round-now">${esc(num(t.round))}</span></span>`
-    + `<span><b>Governor</b> <span class="who" title="${esc(seatName(game, t.governor))}">${esc(seatName(game, t.governor))}</span></span>`
-    + `<span><b>Now</b> ${esc(stage)}${waiting}</span>`
-    + `<span><b>Roles</b> ${roleChips}</span>`
-    + `<span><b>Draw pile</b> ${esc(num(t.draw_pile))}</span>`
-    + `<span><b>Discard pile</b> ${esc(num(t.discard_pile))}</span>`
-    + `<span>${tile}</span></div>`;
-  const over = t.stage === "over";
-  const panels = game.seats.map((cols, seat) => {
-    const p = rowAt(cols, step);
-    const flags = { governor: seat === t.governor, acting: seat === acting, winner: over && game.data.winners.includes(seat) };
-    const buildings = list(p.buildings);
-    const goods = list(p.goods);
-    const placed = sjGoodsOnBuildings(buildings, goods, cards);
-    const parts = `buildings ${num(p.vp_buildings)} + chapel ${num(p.vp_chapel)} + bonus ${num(p.vp_bonus)}`;
-    const built = buildings.map((b, i) => sjCard(b, placed[i], cards)).join("");
-    let hand;
-    if (seesSeat(view, seat)) {
-      hand = list(p.hand).map((c) => {
-        const card = cards[c];
-        const tip = card ? `${c}: cost ${card.cost}, ${card.vp} VP` : c;
-        return `<span class="mini ${esc(card ? card.cls : "violet")}" title="${esc(tip)}">${esc(c)}</span>`;
-      }).join("") || '<span class="meta">(empty)</span>';
-    } else {
-      const n = Number(p.hand_size || 0);
-      hand = n ? `<span class="backs" title="${n} cards, face down">${'<span class="back"></span>'.repeat(Math.min(n, 14))}</span>`
-        : '<span class="meta">(empty)</span>';
-    }
-    const covered = list(p.covered);
-    return `<div class="${panelClass(flags)}" data-seat="${seat}">`
-      + panelHead(game.names[seat], p.vp, parts, flags)
-      + `<div class="meta">Hand ${esc(num(p.hand_size))} · Goods ${goods.length} · Chapel ${esc(num(p.chapel_cards))}`
-      + ` · ${buildings.length}/12 buildings</div>`
-      + `<div class="cards">${built}</div>`
-      + (covered.length ? `<div class="meta">Under cranes: ${esc(covered.join(", "))}</div>` : "")
-      + `<div class="section">Hand (${esc(num(p.hand_size))})</div><div class="hand">${hand}</div></div>`;
-  });
-  return { bar, panels, cls: "players" };
-}
-
-function prColonists(filled, circles) {
-  let out = "";
-  for (let i = 0; i < circles; i++) { out += `<span class="col${i < filled ? " on" : ""}"></span>`; }
-  return out;
-}
-
-function prTile(kind) {
-  const worked = kind.endsWith("*");
-  const name = kind.replace(/\*+$/, "");
-  return `<span class="tile t-${esc(name)}" title="${esc(name)}${worked ? " (worked)" : ""}">${esc(name.slice(0, 3))}`
-    + `${prColonists(worked ? 1 : 0, 1)}</span>`;
-}
-
-function prBuilding(name, workers, cards) {
-  const b = cards[name];
-  const circles = b ? b.circles : Math.max(workers, 1);
-  const title = `${name}: cost ${b ? b.cost : "?"}, ${b ? b.vp : "?"} VP, ${workers}/${circles} colonists`;
-  return `<div class="bld ${esc(b ? b.cls : "violet")}" title="${esc(title)}"><span class="bname">${esc(name)}</span>`
-    + `<span class="bfoot"><span class="vp">${esc(b ? b.vp : "?")}</span><span class="circles">${prColonists(workers, circles)}</span></span></div>`;
-}
-
-function prBoard(game, step, view) {
-  const t = rowAt(game.table, step);
-  const cards = game.data.catalogue.cards || {};
-  const taken = list(t.roles_taken);
-  const roleChips = pairs(t.role_doubloons).map(([card, coins]) => {
-    const extra = coins && coins !== "0" ? ` +${coins}$` : "";
-    return chip(card + extra, card === t.role ? "now" : taken.includes(card) ? "done" : "");
-  }).join("");
-  const ships = list(t.ships).map((s) => `<span class="ship">${esc(s)}</span>`).join("");
-  const house = list(t.trading_house).join(", ") || "empty";
-  const supply = pairs(t.goods_supply).map(([g, n]) => `${g} ${n}`).join(", ");
-  const faceUp = list(t.face_up_plantations).map((k) => prTile(String(k))).join("");
-  const acting = t.to_act;
-  const stage = t.role ? `${t.role} phase` : String(t.stage || "").replace(/_/g, " ");
-  const waiting = acting !== null && acting !== undefined ? ` · <b>to act</b> <span class="who" title="${esc(seatName(game, acting))}">${esc(seatName(game, acting))}</span>` : "";
-  const triggers = list(t.end_triggers).join(", ");
-  const bar = '<div class="bar">'
-    + `<span><b>Round</b> <span class="round-now">${esc(num(t.round))}</span></span>`
-    + `<span><b>Governor</b> <span class="who" title="${esc(seatName(game, t.governor))}">${esc(seatName(game, t.governor))}</span></span>`
-    + `<span><b>Now</b> ${esc(stage)}${waiting}</span>`
-    + `<span><b>Roles</b> ${roleChips}</span></div>`
-    + '<div class="bar">'
-    + `<span><b>Ships</b> <span class="ships">${ships}</span></span>`
-    + `<span><b>Trading house</b> ${esc(house)}</span>`
-    + `<span><b>Colonist ship</b> ${esc(num(t.colonist_ship))} · supply ${esc(num(t.colonist_supply))}</span>`
-    + `<span><b>VP chips left</b> ${esc(num(t.vp_chips_left))}</span>`
-    + `<span><b>Bank</b> ${esc(num(t.bank))} doubloons</span></div>`
-    + '<div class="bar">'
-    + `<span><b>Plantations</b> <span class="island">${faceUp}</span></span>`
-    + `<span>stack ${esc(num(t.plantation_stack))} · discarded ${esc(num(t.plantation_discard))} · quarries ${esc(num(t.quarries_left))}</span>`
-    + `<span><b>Goods supply</b> ${esc(supply)}</span>`
-    + (triggers ? `<span><b>Game end triggered</b> ${esc(triggers)}</span>` : "")
-    + "</div>";
-  const over = t.stage === "over";
-  const panels = game.seats.map((cols, seat) => {
-    const p = rowAt(cols, step);
-    const flags = { governor: seat === t.governor, acting: seat === acting, winner: over && game.data.winners.includes(seat) };
-    const sees = seesSeat(view, seat) || over;
-    const vp = sees ? p.vp : seatVp(game, view, seat, step);
-    const parts = sees
-      ? `chips ${num(p.vp_chips)} + buildings ${num(p.vp_buildings)} + bonus ${num(p.vp_bonus)}`
-      : `buildings ${num(p.vp_buildings)} + bonus ${num(p.vp_bonus)}; VP chips lie face down`;
-    const goods = GOODS_PR.map((g) => `<span class="gq"><span class="sq good-${g}"></span>${g} ${esc(num(p["goods_" + g] || 0))}</span>`).join("");
-    const island = list(p.island).map((k) => prTile(String(k))).join("")
-      + '<span class="tile t-empty"></span>'.repeat(Math.max(0, 12 - list(p.island).length));
-    const city = list(p.city);
-    const occupancy = list(p.city_occupancy);
-    const built = city.map((b, i) => prBuilding(String(b), Number(occupancy[i] || 0), cards)).join("");
-    const free = Math.max(0, 12 - Number(p.city_spaces || 0));
-    return `<div class="${panelClass(flags)}" data-seat="${seat}">`
-      + panelHead(game.names[seat], vp, parts, flags)
-      + `<div class="meta"><b>${esc(num(p.doubloons))}</b> doubloons · colonists ${esc(num(p.colonists_placed))} placed,`
-      + ` ${esc(num(p.colonists_san_juan))} in San Juan${sees ? ` · chips ${esc(num(p.vp_chips))}` : " · chips hidden"}</div>`
-      + `<div class="goods">${goods}</div>`
-      + `<div class="island">${island}</div>`
-      + `<div class="city">${built}${'<div class="bld empty"></div>'.repeat(free)}</div></div>`;
-  });
-  return { bar, panels, cls: "players pr" };
-}
-
-const BOARDS = { san_juan: sjBoard, puerto_rico: prBoard };
+// The board of each game, by the registry's name of the game (dashboards/board_*.py declare it).
+const BOARDS = BOARD_TABLE;
 
 // -- the move list, the chart and what changed ---------------------------------------------------
 
@@ -304,11 +142,17 @@ function tagHtml(tag) {
   return tag && TAG_LABELS[tag] ? `<span class="tag tag-${tag}" title="${esc(tag)}">${TAG_LABELS[tag]} ${esc(tag)}</span>` : "";
 }
 
-function moveListHtml(game, view) {
+// The moves of the window; a row before and after it asks the server for the moves beyond.
+function moveListHtml(game) {
   const m = game.data.moves;
   const events = m.events || null;
   const tags = m.tag || null;
-  const rows = ['<div class="mv" data-step="0"><span class="n">0</span><span class="body"><span class="w">The start of the game</span></span></div>'];
+  const first = game.lo === 0 ? "The start of the game" : `The position after move ${game.lo}`;
+  const rows = [];
+  if (game.lo > 0) {
+    rows.push(`<div class="more" data-want="${game.lo - 1}">Moves 1 to ${game.lo}: show earlier moves</div>`);
+  }
+  rows.push(`<div class="mv" data-step="${game.lo}"><span class="n">${game.lo}</span><span class="body"><span class="w">${first}</span></span></div>`);
   let lastRound = null;
   m.step.forEach((step, i) => {
     if (m.round[i] !== lastRound) {
@@ -317,18 +161,22 @@ function moveListHtml(game, view) {
     }
     const ev = events && events[i] && events[i].length
       ? events[i].map((e) => `<span class="ev">${esc(e)}</span>`).join("") : "";
-    rows.push(`<div class="mv" data-step="${step}" title="${esc(m.text[i])}"><span class="n">${step}</span>`
-      + `<span class="body"><span class="w">${esc(moveWords(game, view, i))}</span>${tagHtml(tags && tags[i])}${ev}</span></div>`);
+    // The raw form of a move is sent only when the view sees all of it.
+    const title = m.text[i] === null || m.text[i] === undefined ? "" : ` title="${esc(m.text[i])}"`;
+    rows.push(`<div class="mv" data-step="${step}"${title}><span class="n">${step}</span>`
+      + `<span class="body"><span class="w">${esc(m.words[i])}</span>${tagHtml(tags && tags[i])}${ev}</span></div>`);
   });
+  if (game.hi < game.total) {
+    rows.push(`<div class="more" data-want="${game.hi + 1}">Moves ${game.hi + 1} to ${game.total}: show later moves</div>`);
+  }
   return rows.join("");
 }
 
-function changesHtml(game, view, step) {
+function changesHtml(game, step) {
   if (step === 0) { return '<p class="meta">The start of the game: nothing before it.</p>'; }
-  const items = game.data.changes[step] || [];
+  const items = game.data.changes[step - game.lo] || [];
   if (!items.length) { return '<p class="meta">Nothing stored changed.</p>'; }
-  const out = items.map(([who, full, pub]) => {
-    const lines = who >= 0 && pub && !seesSeat(view, who) ? pub : full;
+  const out = items.map(([who, lines]) => {
     if (!lines.length) { return ""; }
     const name = who < 0 ? "Table" : game.names[who];
     const text = lines.map((line) => {
@@ -340,7 +188,7 @@ function changesHtml(game, view, step) {
   return `<ul class="diff">${out}</ul>`;
 }
 
-function chartSvg(game, view, width) {
+function chartSvg(game, width) {
   const height = 170;
   const pad = { l: 30, r: 8, t: 8, b: 20 };
   const total = Math.max(1, game.total);
@@ -348,7 +196,7 @@ function chartSvg(game, view, width) {
   const series = game.seats.map((_, seat) => {
     const values = [];
     for (let s = 0; s <= game.total; s++) {
-      const v = Number(seatVp(game, view, seat, s) || 0);
+      const v = Number(game.vp[seat][s] || 0);
       values.push(v);
       if (v > max) { max = v; }
     }
@@ -370,9 +218,11 @@ function chartSvg(game, view, width) {
     ticks.push(`<line x1="${pad.l}" x2="${width - pad.r}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`
       + `<text x="${pad.l - 4}" y="${y(v) + 3}" class="tick" text-anchor="end">${v}</text>`);
   }
+  // Every round of a short game, every other of a usual one, about 15 of a long one.
+  const every = game.rounds.length < 12 ? 1 : Math.max(2, Math.ceil(game.rounds.length / 15));
   for (const round of game.rounds) {
     const s = roundStart(game, round);
-    if (round % 2 === 1 || game.rounds.length < 12) {
+    if (round % every === 1 % every) {
       ticks.push(`<text x="${x(s)}" y="${height - 6}" class="tick" text-anchor="middle">${round}</text>`);
     }
   }
@@ -487,9 +337,20 @@ function go(s, step) {
   if (!s.game) { return; }
   const target = Math.max(0, Math.min(s.game.total, step));
   if (target === s.step) { return; }
+  if (!inWindow(s.game, target)) { want(s, target, s.view); return; }
   s.step = target;
   schedule(s);
   saveLater(s);
+}
+
+// A step past the window or another view: the server sends it (a view's secrets are kept there).
+// Asks made in a quick row (a held key, a dragged slider) go as one, the last.
+function want(s, step, view) {
+  s.wanted = { step, view };
+  s.ui.root.setAttribute("data-loading", "1");
+  s.ui.pos.textContent = `${step} / ${s.game.total} …`;
+  clearTimeout(s.wantTimer);
+  s.wantTimer = setTimeout(() => { if (s.trigger && s.wanted) { s.trigger("want", s.wanted); } }, 150);
 }
 
 function schedule(s) {
@@ -501,8 +362,7 @@ function setGame(s, data) {
   const game = decode(data);
   s.game = game;
   const { ui } = s;
-  const title = { san_juan: "San Juan", puerto_rico: "Puerto Rico" }[data.game] || data.game;
-  ui.title.textContent = `${title}: ${data.names.join(", ")}`;
+  ui.title.textContent = `${data.title}: ${data.names.join(", ")}`;
   ui.title.title = ui.title.textContent;
   const winners = data.winners.map((w) => data.names[w]).join(", ");
   ui.facts.textContent = [...data.facts, winners ? `winner ${winners}` : "no winner", `source ${data.source}`, `game id ${data.game_id}`].join(" \u00b7 ");
@@ -518,47 +378,47 @@ function setGame(s, data) {
 
 function drawStatic(s) {
   // What depends on the game and the view, not on the step: the move list and the chart's lines.
-  const { ui, game, view } = s;
-  ui.moves.innerHTML = moveListHtml(game, view);
+  const { ui, game } = s;
+  ui.moves.innerHTML = moveListHtml(game);
   s.rowEls = Array.from(ui.moves.querySelectorAll(".mv"));
   s.rowEls.forEach((row) => { row.classList.add("future"); });
   if (s.rowEls.length) { s.rowEls[0].classList.remove("future"); }
   const width = Math.max(240, Math.floor(ui.chart.clientWidth || 600));
-  s.chart = chartSvg(game, view, width);
+  s.chart = chartSvg(game, width);
   ui.chart.innerHTML = s.chart.html;
   s.chart.width = width;
-  s.drawnStep = 0;
-  s.drawn = view;
+  s.drawnStep = game.lo;
+  s.drawn = game;
 }
 
 function render(s) {
   const { ui, game } = s;
   if (!game) { return; }
   const started = performance.now();
-  if (s.drawn !== s.view || (s.chart && Math.abs((ui.chart.clientWidth || s.chart.width) - s.chart.width) > 40)) { drawStatic(s); }
+  if (s.drawn !== game || (s.chart && Math.abs((ui.chart.clientWidth || s.chart.width) - s.chart.width) > 40)) { drawStatic(s); }
   const step = s.step;
-  if (BOARDS[game.data.game]) { paintBoard(s, BOARDS[game.data.game](game, step, s.view)); }
+  if (BOARDS[game.data.game]) { paintBoard(s, BOARDS[game.data.game](game, step)); }
   ui.slider.value = String(step);
   ui.pos.textContent = `${step} / ${game.total}`;
   const round = roundAt(game, step);
   ui.round.value = String(round);
   ui.view.value = s.view;
   const i = game.moveIndex.get(step);
-  const words = step === 0 ? "the start of the game" : moveWords(game, s.view, i);
+  const words = step === 0 ? "the start of the game" : game.data.moves.words[i];
   ui.now.innerHTML = `<b>Move ${step} of ${game.total}</b> \u00b7 round ${esc(round)} \u00b7 <span class="words">${esc(words)}</span>`;
   ui.buttons.first.disabled = ui.buttons.prev.disabled = step === 0;
   ui.buttons.next.disabled = ui.buttons.last.disabled = step >= game.total;
   // Move list: only the rows between the old and the new position change class.
   const rows = s.rowEls;
-  const indexOf = (st) => (st === 0 ? 0 : (game.moveIndex.get(st) ?? -1) + 1);
-  const old = indexOf(s.drawnStep || 0);
+  const indexOf = (st) => (st === game.lo ? 0 : (game.moveIndex.get(st) ?? -1) + 1);
+  const old = indexOf(s.drawnStep ?? game.lo);
   const now = indexOf(step);
   if (rows[old]) { rows[old].classList.remove("current"); }
   for (let k = Math.min(old, now) + 1; k <= Math.max(old, now); k++) { rows[k].classList.toggle("future", k > now); }
   if (rows[now]) { rows[now].classList.add("current"); rows[now].classList.remove("future"); keepInView(ui.moves, rows[now]); }
   s.drawnStep = step;
   ui.chgStep.textContent = step ? `(move ${step})` : "";
-  ui.changes.innerHTML = changesHtml(game, s.view, step);
+  ui.changes.innerHTML = changesHtml(game, step);
   // The chart's cursor and dots.
   const c = s.chart;
   const cursor = ui.chart.querySelector(".cursor");
@@ -575,6 +435,7 @@ function render(s) {
   // What drawing this step cost in script and DOM work (the benchmark reads it beside its own clock).
   ui.root.setAttribute("data-render-ms", (performance.now() - started).toFixed(2));
   ui.root.setAttribute("data-view", s.view);
+  if (!s.wanted) { ui.root.removeAttribute("data-loading"); } else { ui.pos.textContent = `${s.wanted.step} / ${game.total} \u2026`; }
   ui.root.setAttribute("data-step", String(step));
 }
 
@@ -653,8 +514,10 @@ function wire(s) {
     if (start !== null) { go(s, start); }
     ui.round.blur();
   });
-  on(ui.view, "change", () => { s.view = ui.view.value; ui.view.blur(); render(s); saveLater(s); });
+  on(ui.view, "change", () => { ui.view.blur(); if (s.game && ui.view.value !== s.view) { want(s, s.step, ui.view.value); } });
   on(ui.moves, "click", (event) => {
+    const more = event.target.closest ? event.target.closest(".more") : null;
+    if (more) { go(s, Number(more.getAttribute("data-want"))); return; }
     const row = event.target.closest ? event.target.closest(".mv") : null;
     if (row) { go(s, Number(row.getAttribute("data-step"))); }
   });
@@ -687,26 +550,32 @@ export default function (component) {
   if (!data || !data.game) { return undefined; }
   // A variation has no "here" to branch from: it is played on in the What-if panel.
   s.ui.branch.hidden = !data.branch;
-  // What makes two sends of a game differ for the viewer: another game, its length, the analysis tags.
-  const signature = (g) => `${g.game_id}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`;
+  // What makes two sends of a game differ for the viewer: another game, view, window or length, the
+  // analysis tags.
+  const signature = (g) => `${g.game_id}|${g.view}|${g.lo}|${g.hi}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`;
   const fresh = !s.game || s.game.data.game_id !== data.game.game_id || s.request !== data.request;
   if (!fresh && signature(s.game.data) !== signature(data.game)) {
     // The same game sent again with more in it (e.g. tags of an analysis just stored): keep the position.
     setGame(s, data.game);
-    s.step = Math.min(s.step, s.game.total);
+    s.view = data.game.view;
+    s.step = Math.max(s.game.lo, Math.min(s.step, s.game.hi));
   }
   if (fresh) {
     if (!s.game || signature(s.game.data) !== signature(data.game)) { setGame(s, data.game); }
     s.request = data.request;
+    s.wanted = null;
     const memory = remembered(data.game.game_id);
-    const step = data.step !== null && data.step !== undefined ? data.step : memory ? memory.step : 0;
-    s.step = Math.max(0, Math.min(s.game.total, Number(step) || 0));
-    s.view = data.view || (memory && memory.view) || "all";
-    if (s.view !== "all" && s.view !== "public" && (viewSeat(s.view) === null || viewSeat(s.view) >= data.game.names.length)) { s.view = "all"; }
+    const asked = data.step !== null && data.step !== undefined ? data.step : memory ? memory.step : 0;
+    const target = Math.max(0, Math.min(s.game.total, Number(asked) || 0));
+    s.view = data.game.view;
+    s.step = Math.max(s.game.lo, Math.min(target, s.game.hi));
+    // Without a view in the URL, the view this tab last showed of the game; it comes from the server.
+    const other = !data.view && memory && memory.view && memory.view !== s.view ? String(memory.view) : null;
+    if (other || s.step !== target) { want(s, target, other || s.view); }
     s.drawn = null;
   }
   render(s);
   saveNow(s);
   const unwire = wire(s);
-  return () => { unwire(); clearTimeout(s.urlTimer); if (s.frame) { cancelAnimationFrame(s.frame); s.frame = 0; } };
+  return () => { unwire(); clearTimeout(s.urlTimer); clearTimeout(s.wantTimer); if (s.frame) { cancelAnimationFrame(s.frame); s.frame = 0; } };
 }

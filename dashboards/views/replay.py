@@ -1,10 +1,14 @@
 """Replay: one game step by step, as the players saw the table, from the stored state rows.
 
-The whole game goes to the browser once and the component in ``dashboards/replay_component`` steps
-through it there (buttons, slider, keys, move list, chart) without asking the server. The URL holds
-``game``, ``step`` and ``view`` (the browser keeps ``step`` and ``view`` up to date); the page reads
-stored states and never replays to show a step. Under the viewer: "What if?" (a variation from any
-position, ``dashboards.whatif_panel``) and "Winning chances" (``dashboards.analysis_panel``)."""
+The game goes to the browser in one view (everything, public, or one seat's), made here on the
+server by the game's own view (``replay.registry.view_for``): the browser never receives what that
+view may not see. It gets a window of steps around the one shown (the whole game unless it is very
+long) and the component in ``dashboards/replay_component`` steps through it there (buttons, slider,
+keys, move list, chart) without asking the server; another view or a step past the window is a round
+trip. The URL holds ``game``, ``step`` and ``view`` (the browser keeps ``step`` and ``view`` up to
+date); the page reads stored states and never replays to show a step. Under the viewer: "What if?"
+(a variation from any position, ``dashboards.whatif_panel``) and "Winning chances"
+(``dashboards.analysis_panel``), both in the same view."""
 
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ import streamlit as st
 
 from dashboards import analysis_panel, data, ui, whatif_panel
 from dashboards.replay_component import replay_viewer
-from dashboards.replay_data import parse_step, parse_view
+from dashboards.replay_data import parse_step, parse_view, window
+from replay.protocol import Viewer
 
 ui.inject_css()
 # The viewer has its own title: less of Streamlit's top margin, so more of the board fits the screen.
@@ -39,7 +44,7 @@ if found is None:
         newest = data.games_list()
         found = data.replay_game(str(newest.iloc[0]["game_id"]))
 assert found is not None
-game, stored_payload = found.row, found.payload
+game, prepared = found.row, found.prepared
 game_id = str(game["game_id"])
 st.session_state["replay_game"] = game_id
 if st.query_params.get("game") != game_id:
@@ -53,7 +58,9 @@ for note in (step_note, view_note):
     if note:
         ui.alert("info", note)
 
-if stored_payload is None:
+viewer = Viewer.parse(view, int(game["player_count"]))
+
+if prepared is None:
     st.warning(f"The database has no state tables for {ui.game_title(game_type)}; only the moves can be shown.")
     st.dataframe(data.game_moves(game_id)[["step", "round", "player", "words"]], hide_index=True)
     st.stop()
@@ -61,22 +68,30 @@ if stored_payload is None:
 variation = whatif_panel.active(game_id)
 if variation is not None:
     # A what-if variation (this session only): shown at its newest move, the URL keeping the game.
-    payload = whatif_panel.payload(variation, game)
+    payload = whatif_panel.payload(variation, game, viewer)
     payload["url_game"] = game_id
-    replay_viewer(payload, payload["total"], None, f"variation|{payload['game_id']}")
+    reply = replay_viewer(window(payload, payload["total"]), payload["total"], viewer.name,
+                          f"variation|{payload['game_id']}|{viewer.name}")
 else:
-    payload = stored_payload
+    payload = prepared.payload(viewer)
     tags = analysis_panel.tags_by_step(found.analysis)
-    if tags:  # the stored analysis's tags in the move list (a copy: the payload is cached)
+    if tags:  # the stored analysis's tags in the move list (a copy: the payload is kept for other reruns)
         payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
     # stepped it; a new game, step or view in the URL moves it.
     request = f"{game_id}|{step_param}|{view_param}"
-    branch_at = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True)
-    if branch_at is not None:
-        whatif_panel.branch_at(branch_at)
+    reply = replay_viewer(window(payload, step or 0), step, view if view_param is not None else None, request,
+                          branch=True)
+    if reply.branch is not None:
+        whatif_panel.branch_at(reply.branch)
+if reply.want is not None:
+    # Another view, or a step past the window the browser holds: the URL names it, and the rerun sends it.
+    wanted_view, _ = parse_view(reply.want["view"], int(game["player_count"]))
+    st.query_params["step"] = str(min(max(0, reply.want["step"]), total))
+    st.query_params["view"] = wanted_view
+    st.rerun()
 
 # The log (for the panels under the board) is read once the board is on its way.
 log_text = data.game_log(game_id, found.row_id)
-whatif_panel.show(game, log_text, step)
-analysis_panel.show(game, log_text, found.analysis)
+whatif_panel.show(game, log_text, step, viewer)
+analysis_panel.show(game, log_text, found.analysis, viewer)

@@ -27,6 +27,8 @@ CHIP_PARTS = ("chips", "customs_house")
 SECRET_SEAT_COLUMNS = ("vp_chips",)
 CUSTOMS_HOUSES = frozenset(name for name, b in BUILDINGS.items() if b.power is Power.CUSTOMS_HOUSE)
 
+#: The game's name as players write it.
+TITLE = "Puerto Rico"
 
 # -- states ----------------------------------------------------------------------------------------
 
@@ -105,6 +107,12 @@ def hides_move(details: dict[str, Any], seat: int | None, viewer: Viewer) -> boo
     """Never: every Puerto Rico move is made in the open."""
     del details, seat, viewer
     return False
+
+
+def sees_decisions(seat: int, viewer: Viewer) -> bool:
+    """Always: a seat's legal decisions follow from the open table (chips never change them)."""
+    del seat, viewer
+    return True
 
 
 def view_move_words(details: dict[str, Any], words: str, player: str, seat: int | None, viewer: Viewer) -> str:

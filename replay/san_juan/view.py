@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from replay.protocol import Viewer
-from replay.san_juan.cards import CARDS, ORDER, TILES, Card, Power, sort_cards
+from replay.san_juan.cards import CARDS, CITY_SIZE_TO_END, ORDER, TILES, Card, Power, Role, sort_cards
 from replay.san_juan.state import SanJuanState, Stage
 
 #: Stored seat columns only the seat (and ``everything``) sees.
@@ -29,6 +29,8 @@ SECRET_TABLE_COLUMNS = ("next_tile",)
 #: Move kinds whose cards go face down: the table sees how many, not which.
 HIDDEN_KINDS = frozenset({"build", "chapel", "councillor", "hand_limit", "draft"})
 
+#: The game's name as players write it.
+TITLE = "San Juan"
 
 # -- states ----------------------------------------------------------------------------------------
 
@@ -149,6 +151,12 @@ def hides_move(details: dict[str, Any], seat: int | None, viewer: Viewer) -> boo
     return kind in HIDDEN_KINDS
 
 
+def sees_decisions(seat: int, viewer: Viewer) -> bool:
+    """Whether ``viewer`` may see ``seat``'s legal decisions: only when it sees the seat's hand (the
+    buildings a seat can build name cards of its hand)."""
+    return viewer.sees_secrets_of(seat)
+
+
 def _cards(n: int) -> str:
     return f"{n} card" + ("" if n == 1 else "s")
 
@@ -204,10 +212,11 @@ def card_class(card: Card | None) -> str:
 
 
 def board_catalogue() -> dict[str, Any]:
-    """Cost, VP, colour class and good of every card, and the trading-house tiles' prices."""
+    """Cost, VP, colour class and good of every card, the trading-house tiles' prices, the roles
+    and the number of buildings that ends the game."""
     cards = {
         name: {"cost": c.cost, "vp": c.vp, "cls": card_class(c), "good": c.good.value if c.good else None}
         for name, c in CARDS.items()
     }
     tiles = {str(n): [[g.value, p] for g, p in prices.items()] for n, prices in TILES.items()}
-    return {"cards": cards, "tiles": tiles}
+    return {"cards": cards, "tiles": tiles, "roles": [r.value for r in Role], "city_size": CITY_SIZE_TO_END}

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboards.replay_data import parse_step, parse_view, san_juan_public_words
+from dashboards.replay_data import parse_step, parse_view
+from replay.san_juan.view import public_words as san_juan_public_words
 
 from .conftest import alerts
 
@@ -62,22 +63,40 @@ def test_the_whole_game_goes_to_the_browser(dash_db: Path, game: dict, open_page
     assert payload["round_first"] == firsts
     # A step's changes name what moved; step 0 has none.
     assert payload["changes"][0] == [] and len(payload["changes"]) == total + 1
-    assert payload["private"] == ["hand"]
+    # Everything is seen: the whole game in one window, every move's raw text.
+    assert (payload["view"], payload["lo"], payload["hi"]) == ("all", 0, total)
+    assert payload["moves"]["text"] == [r[0] for r in sql(dash_db, "SELECT text FROM moves WHERE game_id = ? ORDER BY step",
+                                                           [game["id"]])]
     assert payload["catalogue"]["cards"]["Library"] == {"cost": 5, "vp": 3, "cls": "violet", "good": None}
 
 
-def test_hidden_moves_have_a_public_form(dash_db: Path, game: dict, open_page, sql) -> None:
-    payload = viewer(open_page(dash_db, "views/replay.py", game=game["id"]))["game"]
-    moves = payload["moves"]
-    builds = sql(dash_db, "SELECT step, player, details FROM moves WHERE game_id = ? AND kind = 'build' ORDER BY step LIMIT 3",
-                 [game["id"]])
-    for step, player, details in builds:
+def test_a_view_gets_the_public_form_of_hidden_moves_and_no_raw_text(dash_db: Path, game: dict, open_page, sql) -> None:
+    public = viewer(open_page(dash_db, "views/replay.py", game=game["id"], view="public"))["game"]
+    seat1 = viewer(open_page(dash_db, "views/replay.py", game=game["id"], view="seat1"))["game"]
+    assert (public["view"], seat1["view"]) == ("public", "seat1")
+    builds = sql(dash_db, "SELECT step, seat, player, words, text, details FROM moves WHERE game_id = ? AND kind = 'build' "
+                 "AND details LIKE '%\"pay\": [\"%' ORDER BY step", [game["id"]])
+    assert {seat for _, seat, *_ in builds} >= {0, 1}
+    for step, seat, player, words, text, details in builds:
         move = json.loads(details)
         paid = len(move["pay"])
-        assert moves["public"][step - 1].startswith(f"{player} builds {move['building']}, paying {paid} card")
-        assert moves["words"][step - 1] != moves["public"][step - 1]
-    roles = sql(dash_db, "SELECT step FROM moves WHERE game_id = ? AND kind = 'role'", [game["id"]])
-    assert all(moves["public"][step - 1] is None for (step,) in roles)  # a role choice hides nothing
+        assert public["moves"]["words"][step - 1].startswith(f"{player} builds {move['building']}, paying {paid} card")
+        assert public["moves"]["words"][step - 1] != words and public["moves"]["text"][step - 1] is None
+        # A seat sees its own payments whole, and another seat's as the table does.
+        mine = seat == 1
+        assert seat1["moves"]["words"][step - 1] == (words if mine else public["moves"]["words"][step - 1])
+        assert seat1["moves"]["text"][step - 1] == (text if mine else None)
+    roles = sql(dash_db, "SELECT step, words, text FROM moves WHERE game_id = ? AND kind = 'role'", [game["id"]])
+    for step, words, text in roles:  # a role choice hides nothing
+        assert (public["moves"]["words"][step - 1], public["moves"]["text"][step - 1]) == (words, text)
+    # The hands: a seat's own only, none in the public view; the next tile in neither.
+    assert ["hand" in seat for seat in seat1["seats"]] == [False, True, False]
+    assert ["hand" in seat for seat in public["seats"]] == [False, False, False]
+    assert "next_tile" not in public["table"] and "next_tile" not in seat1["table"]
+    hands = sql(dash_db, "SELECT hand FROM san_juan_player_states WHERE game_id = ? AND seat = 1 ORDER BY step", [game["id"]])
+    assert expand(seat1["seats"][1]["hand"], game["moves"]) == [list(h) for (h,) in hands]
+    assert expand(public["seats"][0]["hand_size"], game["moves"]) == [r[0] for r in sql(
+        dash_db, "SELECT hand_size FROM san_juan_player_states WHERE game_id = ? AND seat = 0 ORDER BY step", [game["id"]])]
 
 
 def test_public_words_of_san_juan_moves() -> None:
@@ -180,13 +199,22 @@ def test_back_through_the_sidebar_returns_to_the_same_game(dash_db: Path, game: 
 
 def test_a_puerto_rico_game_hides_vp_chips_until_the_end(mixed_db: Path, open_page, sql) -> None:
     game_id, moves = sql(mixed_db, "SELECT game_id, moves FROM games WHERE game = 'puerto_rico' ORDER BY game_id LIMIT 1")[0]
-    payload = viewer(open_page(mixed_db, "views/replay.py", game=game_id, step="25"))["game"]
-    assert payload["private"] == ["vp_chips", "vp"]
-    rows = sql(mixed_db, "SELECT p.step, p.vp, p.vp_chips, s.stage FROM puerto_rico_player_states p JOIN puerto_rico_states s "
-               "USING (game_id, step) WHERE game_id = ? AND seat = 1 ORDER BY step", [game_id])
-    public = expand(payload["vp_public"][1], moves)
-    assert public == [vp if stage == "over" else vp - chips for _, vp, chips, stage in rows]
-    assert rows[-1][3] == "over" and any(chips for _, _, chips, _ in rows)
+    payload = viewer(open_page(mixed_db, "views/replay.py", game=game_id, step="25", view="public"))["game"]
+    rows = sql(mixed_db, "SELECT p.step, p.vp, p.vp_chips, s.stage, p.city, p.city_occupancy FROM puerto_rico_player_states p "
+               "JOIN puerto_rico_states s USING (game_id, step) WHERE game_id = ? AND seat = 1 ORDER BY step", [game_id])
+
+    def face_down(chips: int, city: list, workers: list) -> int:  # the chips and an occupied customs house's bonus
+        return chips + (chips // 4 if any(b == "Customs house" and w for b, w in zip(city, workers)) else 0)
+
+    public = expand(payload["seats"][1]["vp"], moves)
+    assert public == [vp if stage == "over" else vp - face_down(chips, city, workers)
+                      for _, vp, chips, stage, city, workers in rows]
+    # The chips themselves are sent once they are turned up, at the end, and never before.
+    assert expand(payload["seats"][1]["vp_chips"], moves) == [chips if stage == "over" else None
+                                                             for _, _, chips, stage, _, _ in rows]
+    assert payload["chart"][1] == [[s, v] for s, v in zip(range(moves + 1), public)
+                                   if s == 0 or public[s - 1] != v]
+    assert rows[-1][3] == "over" and any(chips for _, _, chips, *_ in rows)
     assert expand(payload["seats"][1]["doubloons"], moves)[25] == sql(
         mixed_db, "SELECT doubloons FROM puerto_rico_player_states WHERE game_id = ? AND step = 25 AND seat = 1", [game_id])[0][0]
     assert payload["catalogue"]["cards"]["Coffee roaster"]["circles"] == 2
@@ -205,4 +233,7 @@ def test_events_and_changes_in_words(dash_db: Path, game: dict, open_page, sql) 
     )
     (item,) = [i for i in payload["changes"][step] if i[0] == seat]
     assert f"+{building}" in item[1] and not any("hand_size" in p or "buildings" in p for p in item[1])
-    assert item[2] is not None and f"+{building}" in item[2] and not any(p.startswith("hand cards") for p in item[2])
+    assert any(p.startswith("hand cards") for p in item[1])
+    public = viewer(open_page(dash_db, "views/replay.py", game=game["id"], view="public"))["game"]
+    (item,) = [i for i in public["changes"][step] if i[0] == seat]
+    assert f"+{building}" in item[1] and not any(p.startswith("hand cards") for p in item[1])
