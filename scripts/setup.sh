@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install --quiet -e '.[test,cluster,native]'
+  .venv/bin/python -m pip install --quiet -e '.[test,cluster,native,env]'
   if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ]; then
       apt-get update -qq

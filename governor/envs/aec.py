@@ -1,0 +1,184 @@
+"""The PettingZoo AEC environment both games share: a Governor engine played seat after seat, the
+observation ``{"observation", "action_mask"}`` as PettingZoo's classic games give it, a seeded
+``reset``, and every episode available as a Governor log (``to_log``) that ``governor validate``
+accepts and ``governor import`` stores.
+
+Rewards come at the end only: a sole winner gets +1 and every other seat -1/(n-1); a k-way full tie
+shares +1 among its winners and -1 among the others (a tie of every seat gives 0 to all). A game
+that has not ended after the simulation's move limit is truncated for every agent.
+"""
+
+from __future__ import annotations
+
+import random
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from governor.arena.views import seat_view
+from replay.registry import engine_for
+from replay.simulate import MAX_MOVES
+
+#: The key order of a log (as ``governor simulate`` writes it).
+_LOG_ORDER = ("format", "version", "game", "source_id", "meta", "players", "options", "setup", "moves", "result")
+#: Upper bound of every observation value (counts: piles, colonists, doubloons, VP).
+OBSERVATION_HIGH = 1000.0
+
+
+class GovernorEnv(AECEnv):  # type: ignore[misc]
+    """A Governor game as an AEC environment; ``spaces_module`` is the game's encoder and action space
+    (``governor.envs.san_juan_spaces`` or ``puerto_rico_spaces``)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "governor", "is_parallelizable": False}
+
+    def __init__(self, spaces_module: ModuleType, players: int, render_mode: str | None = None,
+                 options: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.codec = spaces_module
+        self.game = spaces_module.GAME
+        self.engine = engine_for(self.game)
+        if not self.engine.min_players <= players <= self.engine.max_players:
+            raise ValueError(f"{self.game} is played by {self.engine.min_players} to "
+                             f"{self.engine.max_players} players, not {players}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        self.players = players
+        self.render_mode = render_mode
+        self.options = dict(options or {})
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self.agents = self.possible_agents[:]
+        self.names = list(self.possible_agents)
+        size, actions = spaces_module.SIZE, len(spaces_module.ACTIONS)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=0.0, high=OBSERVATION_HIGH, shape=(size,), dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(actions,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(actions) for a in self.possible_agents}
+        self._seeds = random.Random()
+        self.seed_used: int | None = None
+        self._state: Any = None
+
+    # -- the PettingZoo API ------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game: the deal and every later chance outcome come from ``seed`` (else from the
+        environment's own generator, itself seeded by the last seed given). ``options`` is accepted as
+        PettingZoo's API wants and not read: game variants are given to the constructor."""
+        del options
+        if seed is not None:
+            self._seeds = random.Random(seed)
+        game_seed = self._seeds.randrange(2**31)
+        self.seed_used = game_seed
+        self.log = self.engine.new_random_game(self.names, game_seed, self.options)
+        self._state = self.engine.simulation_state(self.log, game_seed)
+        self._moves: list[dict[str, Any]] = []
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._refresh()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        if seat not in self._observed:
+            view = seat_view(self.game, self._state, seat, self.names)
+            self._observed[seat] = self.codec.encode(view)
+        mask = self._mask if seat == self._seat else np.zeros(len(self.codec.ACTIONS), dtype=np.int8)
+        return {"observation": self._observed[seat], "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        move = self._legal.get(int(action))
+        if move is None:
+            raise ValueError(f"action {action} ({self.action_name(int(action))}) is not legal for {agent}; "
+                             "see the action_mask")
+        self._cumulative_rewards[agent] = 0.0
+        default = self.engine.default_move(self._state)
+        self._state = self.engine.apply(self._state, move)
+        if default is None or move != default:
+            self._moves.append({"seat": self._seat, **move.to_json()})
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.engine.is_over(self._state):
+            winners = list(self.engine.winners(self._state))
+            losers = self.players - len(winners)
+            for seat, a in enumerate(self.agents):
+                if losers == 0:
+                    self.rewards[a] = 0.0
+                elif seat in winners:
+                    self.rewards[a] = 1.0 / len(winners)
+                else:
+                    self.rewards[a] = -1.0 / losers
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif len(self._moves) > MAX_MOVES:
+            self.truncations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+        self._refresh()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = str(self.engine.render(self._state, self.names))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- Governor's own ------------------------------------------------------------------------
+
+    def action_name(self, action: int) -> str:
+        """What an action stands for, in words (``ACTIONS`` of the game)."""
+        actions = self.codec.ACTIONS
+        return str(actions[action]) if 0 <= action < len(actions) else "out of range"
+
+    def legal_moves(self) -> dict[int, Any]:
+        """Each legal action of the agent to act and the engine move it stands for."""
+        return dict(self._legal)
+
+    def to_log(self, source_id: str | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The episode so far as a Governor log object (complete, with its ``result``, once the game is
+        over); write it with ``replay.logfile.write_games``. Player names are the agent names."""
+        obj = self.engine.finish_log(self.log, self._state, list(self._moves))
+        obj["source_id"] = source_id or f"env-{self.game}-{self.players}p-{self.seed_used}"
+        obj["meta"] = {"generator": f"governor.envs {self.game}_v0", "seed": self.seed_used, **(meta or {}),
+                       **obj.get("meta", {})}
+        return {k: obj[k] for k in _LOG_ORDER if k in obj}
+
+    def _refresh(self) -> None:
+        """After a reset or a step: who acts, the legal actions, no cached observation."""
+        self._observed: dict[int, np.ndarray] = {}
+        over = self.engine.is_over(self._state) or any(self.truncations.values())
+        seat = None if over else self.engine.current_seat(self._state)
+        if seat is None:
+            self._seat = -1
+            self._legal: dict[int, Any] = {}
+            self._mask = np.zeros(len(self.codec.ACTIONS), dtype=np.int8)
+            # PettingZoo removes the agents one by one through ``_was_dead_step``, in seat order.
+            self.agent_selection = self.agents[0] if self.agents else self.possible_agents[0]
+            return
+        self._seat = seat
+        self._legal = self.codec.representatives(self.engine, self._state)
+        self._mask = np.zeros(len(self.codec.ACTIONS), dtype=np.int8)
+        self._mask[list(self._legal)] = 1
+        self.agent_selection = self.possible_agents[seat]
