@@ -27,7 +27,9 @@ from replay.puerto_rico.moves import (
     Sell,
     Settle,
     Store,
+    other_deciders,
     parse_move,
+    with_parts_from,
 )
 from replay.puerto_rico.state import PuertoRicoState, Stage
 
@@ -130,6 +132,25 @@ class PuertoRicoEngine(RulesEngine):
             "governor": state.governor,
             "role": state.role.value if state.role else None,
         }
+
+    # -- parts of a move that other seats decide -------------------------------------------------
+
+    def deciders(self, state: PuertoRicoState, move: PuertoRicoMove) -> tuple[int, ...]:
+        """The seats other than the one to act that decide a part of ``move``: always () in Puerto
+        Rico, where every choice a move records is its own seat's (``moves.other_deciders``)."""
+        mover = state.current_seat
+        return () if mover is None else other_deciders(move, mover)
+
+    def with_others_from(self, state: PuertoRicoState, move: PuertoRicoMove, seat: int,
+                         source: PuertoRicoMove | None) -> PuertoRicoMove:
+        """The identity for the seat to act: ``move`` itself, since no Puerto Rico move carries
+        another seat's choice (``moves.with_parts_from``; for another ``seat``, ``source``). Raises
+        ``ValueError`` when the game is over, or when ``seat`` is not the seat to act and ``source``
+        is None."""
+        mover = state.current_seat
+        if mover is None:
+            raise ValueError("the game is over: nobody makes a move")
+        return with_parts_from(move, seat, source, mover)
 
     # -- words ---------------------------------------------------------------------------------
 

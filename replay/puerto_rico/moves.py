@@ -365,3 +365,29 @@ def parse_move(obj: Any, path: str) -> PuertoRicoMove:
             keep = _good(obj, "keep", path)
         return Store(tuple(sorted(kinds, key=GOOD_INDEX.__getitem__)), keep)
     return _HACIENDA
+
+
+# -- parts of a move that other seats decide ---------------------------------------------------
+#
+# None: every choice a Puerto Rico move records is its own seat's (the mayor's privilege, the hospice's
+# and the university's colonist, the craftsman's goods taken or declined); what another seat decides
+# in a phase is a move of its own. The hooks say so, for the analysis that asks every game
+# (``analysis.decisions``).
+
+
+def other_deciders(move: PuertoRicoMove, mover: int) -> tuple[int, ...]:
+    """The seats other than ``mover`` that decide a part of ``move``: always () in Puerto Rico."""
+    return ()
+
+
+def with_parts_from(move: PuertoRicoMove, seat: int, source: PuertoRicoMove | None, mover: int) -> PuertoRicoMove:
+    """The move made of what ``seat`` decides in ``move`` and of what the other seats decide in
+    ``source``: since every part of a Puerto Rico move is its mover's, ``move`` itself when ``seat``
+    is the mover (the identity), else ``source``.
+
+    Raises ``ValueError`` when ``seat`` is not the mover and ``source`` is None."""
+    if seat == mover:
+        return move
+    if source is None:
+        raise ValueError(f"seat {seat} does not make this move, so its other parts need a source move")
+    return source

@@ -25,7 +25,9 @@ from replay.san_juan.moves import (
     Produce,
     SanJuanMove,
     Sell,
+    other_deciders,
     parse_move,
+    with_parts_from,
 )
 from replay.san_juan.state import SanJuanState, Stage
 
@@ -52,6 +54,10 @@ def _and_declines(buildings: Sequence[str]) -> str:
 
 def _good_name(good: Good | None) -> str | None:
     return good.value if good is not None else None
+
+
+def _gold_mine_owners(state: SanJuanState) -> tuple[int, ...]:
+    return tuple(s for s, player in enumerate(state.players) if "Gold mine" in player.buildings)
 
 
 class SanJuanEngine(RulesEngine):
@@ -115,6 +121,29 @@ class SanJuanEngine(RulesEngine):
             "governor": state.governor,
             "role": state.role.value if state.role else None,
         }
+
+    # -- parts of a move that other seats decide -------------------------------------------------
+
+    def deciders(self, state: SanJuanState, move: SanJuanMove) -> tuple[int, ...]:
+        """The seats other than the one to act in ``state`` that decide a part of ``move``, in seat
+        order: every other seat on a councillor move (it may refrain from the draw), every other gold
+        mine owner on a prospector move (its mine may turn up no card); () for any other move."""
+        mover = state.current_seat
+        if mover is None:
+            return ()
+        return other_deciders(move, mover, len(state.players), _gold_mine_owners(state))
+
+    def with_others_from(self, state: SanJuanState, move: SanJuanMove, seat: int,
+                         source: SanJuanMove | None) -> SanJuanMove:
+        """The move of the seat to act in ``state`` made of what ``seat`` decides in ``move`` and of
+        what every other seat decides in ``source`` (``moves.with_parts_from``): a seat's refraining
+        from the councillor's draw or its declined gold mine follows ``source`` where it applies (the
+        same role), else the rules' default (it draws, its mine turns up cards). Raises ``ValueError``
+        when the game is over, or when ``seat`` is not the seat to act and ``source`` is None."""
+        mover = state.current_seat
+        if mover is None:
+            raise ValueError("the game is over: nobody makes a move")
+        return with_parts_from(move, seat, source, mover, len(state.players), _gold_mine_owners(state))
 
     # -- words ---------------------------------------------------------------------------------
 

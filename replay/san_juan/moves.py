@@ -385,3 +385,66 @@ def parse_seat(obj: Any, path: str, players: int) -> int | None:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
         raise FieldError(f"{path}.seat", f"expected a seat number from 0 to {players - 1}, got {seat!r}")
     return seat
+
+
+# -- parts of a move that other seats decide ---------------------------------------------------
+#
+# A role move records two kinds of choice that are not its chooser's: the seats refraining from the
+# councillor's draw and the seats whose gold mine turns up no card in the prospector phase. Each of
+# those seats decides its own entry; the chooser decides the role, the library, the privilege and its
+# own entries. The analysis varies only what the seat it studies decides (``analysis.decisions``).
+
+
+def other_deciders(move: SanJuanMove, mover: int, players: int, gold_mine_owners: tuple[int, ...]) -> tuple[int, ...]:
+    """The seats other than ``mover`` (the seat making ``move``) that decide a part of it, in seat
+    order: every other seat of a ``players``-player game on a councillor move (each may refrain from
+    the draw), every other seat of ``gold_mine_owners`` on a prospector move (its gold mine may turn
+    up no card); () for any other move."""
+    if not isinstance(move, ChooseRole):
+        return ()
+    if move.role is Role.COUNCILLOR:
+        return tuple(s for s in range(players) if s != mover)
+    if move.role is Role.PROSPECTOR:
+        return tuple(s for s in sorted(gold_mine_owners) if s != mover)
+    return ()
+
+
+def _entry(donor: SanJuanMove | None, role: Role, who: int) -> bool:
+    """Whether ``donor``, a role move of ``role``, lists ``who`` as refraining (councillor) or
+    declining its gold mine (prospector); False (the rules' default) when it is no such move."""
+    if not isinstance(donor, ChooseRole) or donor.role is not role:
+        return False
+    return who in (donor.councillor_refrained if role is Role.COUNCILLOR else donor.gold_mine_declined)
+
+
+def with_parts_from(move: SanJuanMove, seat: int, source: SanJuanMove | None, mover: int, players: int,
+                    gold_mine_owners: tuple[int, ...]) -> SanJuanMove:
+    """The move made of what ``seat`` decides in ``move`` and of what every other seat decides in
+    ``source``, ``mover`` being the seat making both (``players`` seats, the seats of
+    ``gold_mine_owners`` owning a gold mine). The chooser's part (role, library, privilege and its own
+    entries) comes from ``move`` when ``seat`` is the mover, else from ``source``; another seat's
+    entry (refraining from the councillor's draw, declining its gold mine) that ``source`` does not
+    hold for the same role (``source`` None, another role, another kind of move) is the rules'
+    default: it draws, its gold mine turns up cards. Returns the donor of the chooser's part itself
+    when nothing else changes, so a logged move keeps its written form.
+
+    Raises ``ValueError`` when ``seat`` is not the mover and ``source`` is None (the chooser's part
+    would be missing)."""
+    if seat == mover:
+        base = move
+    elif source is None:
+        raise ValueError(f"seat {seat} does not make this move, so its other parts need a source move")
+    else:
+        base = source
+    if not isinstance(base, ChooseRole) or base.role not in (Role.COUNCILLOR, Role.PROSPECTOR):
+        return base
+    role = base.role
+    eligible = range(players) if role is Role.COUNCILLOR else sorted(s for s in gold_mine_owners if 0 <= s < players)
+    chosen = tuple(s for s in eligible if _entry(move if s == seat else source, role, s))
+    if role is Role.COUNCILLOR:
+        if chosen == base.councillor_refrained:
+            return base
+        return ChooseRole(role, base.library, base.privilege, base.gold_mine_declined, chosen)
+    if chosen == base.gold_mine_declined:
+        return base
+    return ChooseRole(role, base.library, base.privilege, chosen, base.councillor_refrained)
