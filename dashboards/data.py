@@ -172,7 +172,7 @@ def schema_columns() -> pd.DataFrame:
 #: with the best candidate's move; by step.
 STORED_ANALYSIS_SQL = (
     "SELECT step, seat, player, candidate, estimate, ci_low, ci_high, loss, tag, rollouts_asked, seed, "
-    "(SELECT candidate FROM analysis b WHERE b.game_id = a.game_id AND b.step = a.step AND b.rank = 1) AS best "
+    "(SELECT candidate FROM analysis b WHERE b.game_id = a.game_id AND b.step = a.step AND b.seat = a.seat AND b.rank = 1) AS best "
     "FROM analysis a WHERE game_id = ? AND played ORDER BY step"
 )
 
