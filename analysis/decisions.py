@@ -1,13 +1,17 @@
 """Each decision of a game with every candidate's estimated winning chance, the loss of the move
 played and its tag (inaccuracy, mistake, blunder), computed by rollouts (``analysis.rollouts``).
 
-The candidates of a decision are the acting seat's legal moves; when there are more than ``top``,
-the move played, the heuristic bot's move and the best of a cheap pre-ranking (a few rollouts each,
-over at most ``PRERANK_CAP`` moves) make up the ``top``.
+The candidates of a decision vary only what its seat decides: the acting seat's legal moves, each
+with the parts other seats decide in it (a San Juan seat refraining from the councillor's draw)
+following the move played where they apply, else the rules' default. When there are more than
+``top``, the move played, the heuristic bot's move and the best of a cheap pre-ranking (a few
+rollouts each, over at most ``PRERANK_CAP`` moves) make up the ``top``. A part of a move that another
+seat decides is that seat's decision, analysed for it at the same step (``Engine.deciders``).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
 import random
@@ -97,14 +101,25 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Decision:
-    """A decision of the game (a state where the acting seat had more than one legal move): the
-    candidates best first, the move played, the loss and its tag."""
+    """A decision of the game (a state where a seat had more than one choice): the candidates best
+    first, the move played, the loss and its tag. Usually the decision of the seat to act; a part of
+    that seat's move that another seat decides (in San Juan, refraining from the councillor's draw or
+    declining a gold mine's card) is that other seat's decision at the same step, whose candidates
+    are the move played with only that part varied: then ``mover`` and ``mover_player`` name the seat
+    making the move. ``legal`` counts the seat's distinct choices."""
 
     step: int
     seat: int
     player: str
     legal: int
     candidates: tuple[Candidate, ...]
+    mover: int | None = None
+    mover_player: str | None = None
+
+    @property
+    def mover_seat(self) -> int:
+        """The seat making the move: ``seat`` unless the decision is a part of another seat's move."""
+        return self.seat if self.mover is None else self.mover
 
     @property
     def best(self) -> Candidate:
@@ -124,7 +139,9 @@ class Decision:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "step": self.step, "seat": self.seat, "player": self.player, "legal_moves": self.legal,
+            "step": self.step, "seat": self.seat, "player": self.player,
+            "mover": self.mover_seat, "mover_player": self.player if self.mover_player is None else self.mover_player,
+            "legal_moves": self.legal,
             "played": self.played.to_json(), "best": self.best.to_json(), "loss": round(self.loss, 6),
             "tag": self.tag, "candidates": [c.to_json() for c in self.candidates],
         }
@@ -146,24 +163,39 @@ class Options:
 
 @dataclass(frozen=True)
 class _Point:
+    """A decision to analyse: its step, the seat deciding, the state before the move, the move
+    played, and the seat making the move (``seat``, unless the decision is a part of its move)."""
+
     step: int
     seat: int
     state: Any
     played: Any
+    mover: int
 
 
 def decision_points(log: GameLog, steps: tuple[int, int] | None = None) -> Iterator[tuple[_Point, int]]:
-    """Every decision of a replayed game: the state before the move, the seat, the move played, and
-    the number of legal moves. Raises as ``iter_replay`` when the log is bad."""
+    """Every decision of a replayed game, in game order: the state before the move, the seat, the
+    move played, and the number of the seat's distinct choices (``own_choices``). At each step the
+    decision of the seat to act comes first (when it had more than one choice), then, by seat, each
+    other seat that decides a part of the move (``Engine.deciders``) and had more than one choice for
+    it. Raises as ``iter_replay`` when the log is bad."""
     engine = engine_for(log.game)
     before = None
     for state, step in iter_replay(log, describe=False):
         if step is not None and step.seat is not None:
             if before is not None and (steps is None or steps[0] <= step.number <= steps[1]):
                 legal = engine.legal_moves(before)
-                if len(legal) > 1:
-                    yield _Point(step.number, step.seat, before, step.move), len(legal)
+                for seat in (step.seat, *engine.deciders(before, step.move)):
+                    count = len(own_choices(engine, before, seat, step.move, legal)) - _unlisted(engine, legal, step.move)
+                    if count > 1:
+                        yield _Point(step.number, seat, before, step.move, step.seat), count
         before = state
+
+
+def _key(engine: Any, move: Any) -> str:
+    """What tells two moves apart: the JSON of the form ``legal_moves`` lists (one decision written
+    two ways has one key)."""
+    return json.dumps(engine.canonical_move(move).to_json(), sort_keys=True)
 
 
 def _same(engine: Any, a: Any, b: Any) -> bool:
@@ -174,21 +206,47 @@ def _same(engine: Any, a: Any, b: Any) -> bool:
     return bool(a == b) or a.to_json() == b.to_json()
 
 
+def _unlisted(engine: Any, legal: Sequence[Any], played: Any) -> int:
+    """1 when the move played is not among the listed ones (``own_choices`` then adds it), else 0."""
+    key = _key(engine, played)
+    return 0 if any(_key(engine, m) == key for m in legal) else 1
+
+
+def own_choices(engine: Any, state: Any, seat: int, played: Any, legal: Sequence[Any] | None = None) -> list[Any]:
+    """The choices of ``seat`` at the move ``played`` from ``state``: each legal move with what the
+    other seats decide in it following ``played`` (``Engine.with_others_from``: where it applies, else
+    the rules' default), each once, in the order of the legal moves. For the seat to act, its own
+    moves; for a seat that decides a part of the move, ``played`` with only that part varied. The move
+    played stands as the log wrote it, in place of the listed form of the same choice (never beside
+    it; added when the list lacks it). ``legal`` is ``engine.legal_moves(state)`` when already made.
+    Raises ``ValueError`` when the game is over in ``state``."""
+    moves = engine.legal_moves(state) if legal is None else legal
+    played_key = _key(engine, played)
+    choices: list[Any] = []
+    seen: set[str] = set()
+    for move in moves:
+        variant = engine.with_others_from(state, move, seat, played)
+        key = _key(engine, variant)
+        if key not in seen:
+            seen.add(key)
+            choices.append(played if key == played_key else variant)
+    if played_key not in seen:
+        choices.append(played)
+    return choices
+
+
 def choose_candidates(engine: Any, point: _Point, options: Options,
                       run: Callable[[RolloutTask], RolloutResult]) -> list[Any]:
-    """The moves to estimate at a decision: all legal moves when they are at most ``top``, else the
-    move played, the heuristic bot's move and the best of the pre-ranking. The move played stands as
-    the log wrote it, in place of the listed form of the same decision (never beside it)."""
-    legal = list(engine.legal_moves(point.state))
-    at = next((i for i, m in enumerate(legal) if _same(engine, m, point.played)), None)
-    if at is None:
-        legal.append(point.played)
-    else:
-        legal[at] = point.played
+    """The moves to estimate at a decision: the seat's choices (``own_choices``) when they are at most
+    ``top``, else the move played, the heuristic bot's choice and the best of the pre-ranking, each
+    varying only what the seat decides. The move played stands as the log wrote it, in place of the
+    listed form of the same decision (never beside it)."""
+    legal = own_choices(engine, point.state, point.seat, point.played)
     if len(legal) <= options.top:
         return legal
     must = [point.played]
-    bot_move = make_bot(engine.game, "heuristic", options.seed).choose(point.state)
+    bot_move = engine.with_others_from(point.state, make_bot(engine.game, "heuristic", options.seed).choose(point.state),
+                                       point.seat, point.played)
     if not _same(engine, bot_move, point.played):
         must.append(bot_move)
     rest = [m for m in legal if not any(_same(engine, m, x) for x in must)]
@@ -219,18 +277,29 @@ def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, cand
         made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
                               _same(engine, move, point.played), wins, n))
     made.sort(key=lambda c: (-c.estimate, not c.played, c.text))
-    return Decision(point.step, point.seat, names[point.seat], legal, tuple(made))
+    if point.mover == point.seat:
+        return Decision(point.step, point.seat, names[point.seat], legal, tuple(made))
+    return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), point.mover, names[point.mover])
 
 
 def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, options: Options | None = None,
-                  step: int = 0) -> Decision:
-    """Analyse one position (inline, no worker processes): the candidates of the seat to act, one of
-    which is ``played``; ``step`` numbers the decision (and seeds its rollouts)."""
+                  step: int = 0, seat: int | None = None) -> Decision:
+    """Analyse one position (inline, no worker processes): the decision of ``seat`` (default: the seat
+    to act; else a seat that decides a part of ``played``, ``Engine.deciders``) at the move
+    ``played``, its candidates varying only what that seat decides; ``step`` numbers the decision
+    (and seeds its rollouts). Raises ``ValueError`` when the game is over or ``seat`` decides no part
+    of ``played``."""
     options = options or Options()
     engine = engine_for(game)
-    seat = engine.current_seat(state)
-    point = _Point(step, seat, state, played)
-    legal = len(engine.legal_moves(state))
+    mover = engine.current_seat(state)
+    if mover is None:
+        raise ValueError("the game is over: there is no decision to analyse")
+    seat = mover if seat is None else seat
+    if seat != mover and seat not in engine.deciders(state, played):
+        raise ValueError(f"seat {seat} decides no part of {played.text()!r}, which seat {mover} makes")
+    point = _Point(step, seat, state, played, mover)
+    legal_moves = engine.legal_moves(state)
+    legal = len(own_choices(engine, state, seat, played, legal_moves)) - _unlisted(engine, legal_moves, played)
     candidates = choose_candidates(engine, point, options, run_task)
     results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
     return _decision(engine, names, point, legal, candidates, results)

@@ -41,7 +41,8 @@ def analysis_table(game_id: str, engine_version: str, decisions: Sequence[Decisi
 
 def store(db: str | Path, game_id: str, engine_version: str, decisions: Sequence[Decision], options: Options) -> int:
     """Replace the stored analysis of the analysed steps of ``game_id`` with ``decisions``, in one
-    transaction; returns the rows written. Raises ``ingest.db.DatabaseError``."""
+    transaction; returns the rows written. Every decision of a step is stored (a row's ``seat`` is
+    the seat deciding), in the order given, which ``load`` keeps. Raises ``ingest.db.DatabaseError``."""
     rows = analysis_table(game_id, engine_version, decisions, options)
     steps = sorted({d.step for d in decisions})
     with writer(db) as con:
@@ -53,6 +54,19 @@ def store(db: str | Path, game_id: str, engine_version: str, decisions: Sequence
     return rows.num_rows
 
 
+#: A step may hold several decisions (the seat to act's, then those of the seats deciding a part of
+#: its move, ``analysis.decisions``), one per seat. ``store`` inserts them in that order in one
+#: statement, and a table's ``rowid`` keeps the insertion order (DuckDB's order preservation), so the
+#: first row of each decision orders the decisions of a step; ``rank`` then orders its candidates.
+LOAD_SQL = (
+    "SELECT * EXCLUDE (decision_order) FROM ("
+    "SELECT *, min(rowid) OVER (PARTITION BY step, seat) AS decision_order FROM analysis WHERE game_id = ?"
+    ") ORDER BY step, decision_order, rank"
+)
+
+
 def load(db: str | Path, game_id: str) -> pa.Table:
-    """The stored analysis of one game, by step and rank (empty when there is none)."""
-    return read_arrow(db, "SELECT * FROM analysis WHERE game_id = ? ORDER BY step, rank", [game_id])
+    """The stored analysis of one game (empty when there is none): by step, then the decisions of a
+    step in the order ``analyse`` gave them (the seat to act first, then each seat deciding a part of
+    its move, by seat), then by rank. Raises ``ingest.db.DatabaseError``."""
+    return read_arrow(db, LOAD_SQL, [game_id])
