@@ -14,7 +14,7 @@ from typing import Final
 
 from replay.frozen import fast_constructor
 from replay.san_juan import rules
-from replay.san_juan.cards import CARDS, COST, ORDER, PRODUCER_OF, TILES, VIOLET, Good, Power, Role, sort_cards
+from replay.san_juan.cards import CARDS, ORDER, PRODUCER_OF, TILES, VIOLET, Good, Power, Role, sort_cards
 from replay.san_juan.moves import (
     Build,
     Chapel,
@@ -115,12 +115,12 @@ class HeuristicPlayer:
                 return Chapel(min(hand, key=keep_value))
             return _PASS
         if stage is Stage.HAND_LIMIT:
-            over = len(hand) - rules._hand_limit(owned)
+            over = len(hand) - rules.hand_limit(owned)
             return HandLimit(sort_cards(sorted(hand, key=keep_value)[:over]))
         if role is Role.BUILDER:
             return self._build(t, seat, hand, owned) or _PASS
         if role is Role.COUNCILLOR:
-            keep_n = 2 if "Prefecture" in owned else 1
+            keep_n = rules.councillor_keep(owned)
             drawn = list(t.looking)
             if "Archive" in owned:
                 pool = hand + drawn
@@ -134,10 +134,10 @@ class HeuristicPlayer:
 
     def _produce(self, t: Table, seat: int, owned: list[str] | tuple[str, ...]) -> SanJuanMove:
         """As many goods as may be made, the dearest kinds first."""
-        empty = rules._empty_by_good(owned, t.goods.read(seat))
+        empty = rules.empty_by_good(owned, t.goods.read(seat))
         if not empty:
             return _PASS
-        most = min(rules._max_produce(t, seat, owned), t.cards_left())
+        most = rules.produce_limit(t, seat, owned)
         # The goods last in Good order (the dearer) first, then listed in Good order, the form
         # legal_moves lists.
         best: list[Good] = []
@@ -149,12 +149,12 @@ class HeuristicPlayer:
 
     def _sell(self, t: Table, seat: int, owned: list[str] | tuple[str, ...]) -> SanJuanMove:
         """As many goods as may be sold, the best paid first (in Good order among equal prices)."""
-        have = rules._goods_by_kind(owned, t.goods.read(seat))
+        have = rules.goods_by_kind(owned, t.goods.read(seat))
         if not have:
             return _PASS
         prices = TILES[t.tile or 1]
         goods = sorted((g for g in _GOODS for _ in range(have.get(g, 0))), key=lambda g: -prices[g])
-        goods = goods[: rules._max_sell(t, seat, owned)]
+        goods = goods[: rules.max_sell(t, seat, owned)]
         return _new_sell(tuple(sorted(goods, key=_GOOD_RANK.__getitem__)), ()) if goods else _PASS
 
     def _role(self, t: Table, seat: int, hand: list[str] | tuple[str, ...], owned: list[str] | tuple[str, ...]
@@ -174,14 +174,14 @@ class HeuristicPlayer:
                 t.chooser, t.library = chooser, library
             scores[Role.BUILDER] = 4.0 + _VALUE[build[0]] if build else 0.5
         if Role.PRODUCER not in taken:
-            empty = sum(rules._empty_by_good(owned, goods_on).values())
+            empty = sum(rules.empty_by_good(owned, goods_on).values())
             scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
         scores[Role.TRADER] = 1.8 * min(2, goods)
         scores[Role.COUNCILLOR] = 2.5 - 0.2 * len(hand)
         scores[Role.PROSPECTOR] = 1.2 + (1.0 if "Gold mine" in owned else 0)
         options = [r for r in _ROLES if r not in taken]
         best = max(options, key=lambda r: scores[r] + self.rng.random() * 1.5)
-        return _CHOOSE_ROLE[best, "Library" in owned and not (t.n == 2 and t.library_used[seat])]
+        return _CHOOSE_ROLE[best, rules.library_usable(t, seat)]
 
     def _build(self, t: Table, seat: int, hand: list[str], owned: list[str] | tuple[str, ...]) -> Build | None:
         """The most valued build the seat can afford with ``hand`` (its hand in catalogue order), paid
@@ -195,7 +195,7 @@ class HeuristicPlayer:
         pay = sorted(rest, key=lambda c: card_value(c, owned))[:cards]
         goods: list[Good] = []
         if use_goods:
-            have = rules._goods_by_kind(owned, t.goods.read(seat))
+            have = rules.black_market_goods(t, seat)
             goods = [g for g in _GOODS for _ in range(have.get(g, 0))][:use_goods]
         return _new_build(building, sort_cards(pay), tuple(goods), None, ())
 
@@ -204,27 +204,17 @@ class HeuristicPlayer:
         """``(building, cards paid, goods paid)`` of ``_build``: the highest valued building in hand the
         seat can afford (the first in catalogue order among equals), less 0.15 a card paid; None when
         there is none or it is not worth it (valued under 1.5 with a small city and hand)."""
-        # build_cost's discounts (privilege, then quarry or smithy), worked out once for the hand.
-        privilege = rules._privilege(t, seat)
-        violet_discount = privilege + rules._has(t, seat, Power.QUARRY)
-        other_discount = privilege + rules._has(t, seat, Power.SMITHY)
-        goods_count = 0
-        if rules._has(t, seat, Power.BLACK_MARKET):
-            goods_on = t.goods.read(seat)
-            goods_count = len(goods_on) - goods_on.count(None)
+        # The rules' discounts and black-market goods, asked once for the whole hand.
+        discounts = rules.build_discounts(t, seat)
+        goods_count = rules.black_market_count(t, seat)
         cards = len(hand) - 1
         best_value = 0.0
         best: tuple[str, int, int] | None = None
         for building in set(hand):
-            if building in VIOLET:
-                if building in owned:
-                    continue
-                cost = COST[building] - violet_discount
-            else:
-                cost = COST[building] - other_discount
-            if cost < 0:
-                cost = 0
-            use_goods = min(2, cost, goods_count)
+            if building in VIOLET and building in owned:
+                continue
+            cost = rules.discounted_cost(building, discounts)
+            use_goods = rules.goods_payable(cost, goods_count)
             paid = cost - use_goods
             if paid > cards:
                 continue

@@ -152,13 +152,8 @@ class SanJuanEngine(RulesEngine):
         seat = state.current_seat
         who = names[seat] if seat is not None and seat < len(names) else f"Seat {seat}"
         if isinstance(move, ChooseRole):
-            # Through the state's seat accessors, which a working table answers too (the importer).
-            library = (
-                seat is not None
-                and "Library" in state.seat_buildings(seat)
-                and move.library is not False
-                and not (state.num_players == 2 and state.library_used_by(seat))
-            )
+            # The rules read the seat through accessors a working table answers too (the importer).
+            library = seat is not None and move.library is not False and rules.library_usable(state, seat)
             text = f"{who} chooses the {move.role.value}"
             if not move.privilege:
                 text += " and declines the privilege"

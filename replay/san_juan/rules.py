@@ -23,7 +23,6 @@ from replay.san_juan.cards import (
     HAND_LIMIT,
     HOLDER,
     ORDER,
-    POWER_OF,
     PRODUCER_OF,
     STARTING_BUILDING,
     TILES,
@@ -169,7 +168,8 @@ def new_game(
 
 
 def random_setup(num_players: int, rng: random.Random, draft: bool = False) -> dict[str, Any]:
-    """A shuffled setup (for simulation): the starting Indigo plants out first, then deal."""
+    """A shuffled setup (for simulation): the starting Indigo plants out first, then deal. Raises
+    ``IndexError`` for more than 4 seats with the draft start."""
     deck = full_deck()
     for _ in range(num_players):
         deck.remove(STARTING_BUILDING)
@@ -187,43 +187,60 @@ def random_setup(num_players: int, rng: random.Random, draft: bool = False) -> d
 # -- what a seat has ---------------------------------------------------------------------------
 
 
-def _powers(t: Table, seat: int, without: str | None = None) -> set[Power | None]:
-    """The powers of the seat's buildings (``without`` one being built over); None stands for the
-    production buildings, so only membership of a power is to be asked."""
-    return {POWER_OF[b] for b in t.buildings.read(seat) if b != without}
-
-
-def _has(t: Table, seat: int, power: Power, without: str | None = None) -> bool:
-    """Whether the seat owns the building with ``power`` (not counting ``without``, being built over)."""
+def has_power(t: Table, seat: int, power: Power, without: str | None = None) -> bool:
+    """Whether the seat owns the building with ``power`` (not counting ``without``, a building being
+    covered by a crane, which gives nothing to the build that covers it). Raises nothing."""
     name = HOLDER[power]
     return name != without and name in t.buildings.read(seat)
 
 
-def _hand_limit(city: Sequence[str]) -> int:
-    """The hand limit of the owner of ``city``."""
+def hand_limit(city: Sequence[str]) -> int:
+    """The hand limit of the owner of ``city`` (its buildings): 7, or 12 with a tower. Raises nothing."""
     return TOWER_HAND_LIMIT if "Tower" in city else HAND_LIMIT
 
 
-def _privilege(t: Table | SanJuanState, seat: int) -> int:
-    """The chooser's privilege count: 1, or 2 with the library working this phase."""
+def library_usable(state: Table | SanJuanState, seat: int) -> bool:
+    """Whether ``seat`` may double its privilege with a library now: it owns one and, with 2 players,
+    has not used it yet this round. Raises nothing."""
+    return "Library" in state.seat_buildings(seat) and not (state.num_players == 2 and state.library_used_by(seat))
+
+
+def privilege(t: Table | SanJuanState, seat: int) -> int:
+    """How many privileges ``seat`` has in the current phase: 0 when it did not choose the role, 1, or
+    2 with the library working this phase. Raises nothing."""
     if seat != t.chooser:
         return 0
     return 2 if t.library else 1
 
 
-def _max_produce(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
-    """How many goods the seat may produce (``city``: its buildings)."""
-    return 1 + _privilege(t, seat) + (1 if "Aqueduct" in city else 0)
+def max_produce(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
+    """How many goods the seat may produce in this producer phase (``city``: its buildings): 1, plus
+    its privileges, plus 1 with an aqueduct; the cards left in the piles may allow fewer
+    (``produce_limit``). Raises nothing."""
+    return 1 + privilege(t, seat) + (1 if "Aqueduct" in city else 0)
 
 
-def _max_sell(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
-    """How many goods the seat may sell (``city``: its buildings)."""
-    return 1 + _privilege(t, seat) + (1 if "Trading post" in city else 0)
+def produce_limit(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
+    """How many goods the seat can produce now: ``max_produce``, and no more than the cards in the draw
+    and discard piles (each good is a card from them). Raises nothing."""
+    return min(max_produce(t, seat, city), t.cards_left())
 
 
-def _empty_by_good(city: Sequence[str], goods: Sequence[str | None]) -> dict[Good, int]:
+def max_sell(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
+    """How many goods the seat may sell in this trader phase (``city``: its buildings): 1, plus its
+    privileges, plus 1 with a trading post. Raises nothing."""
+    return 1 + privilege(t, seat) + (1 if "Trading post" in city else 0)
+
+
+def councillor_keep(city: Sequence[str]) -> int:
+    """How many of the cards a councillor draws the owner of ``city`` keeps: 1, or 2 with a
+    prefecture. Raises nothing."""
+    return 2 if "Prefecture" in city else 1
+
+
+def empty_by_good(city: Sequence[str], goods: Sequence[str | None]) -> dict[Good, int]:
     """How many empty production buildings a city (its buildings and the good on each) has of each
-    good (goods with none left out)."""
+    good (goods with none left out): what it can produce. Raises nothing."""
     out: dict[Good, int] = {}
     for b, g in zip(city, goods):
         if g is None:
@@ -233,10 +250,12 @@ def _empty_by_good(city: Sequence[str], goods: Sequence[str | None]) -> dict[Goo
     return out
 
 
-def _goods_by_kind(
+def goods_by_kind(
     city: Sequence[str], goods: Sequence[str | None], without_index: int | None = None
 ) -> dict[Good, int]:
-    """How many goods of each kind lie on a city's buildings (but the one at ``without_index``)."""
+    """How many goods of each kind lie on a city's buildings (but the one at ``without_index``, a
+    building being covered by a crane): what it can sell or pay the black market with. Raises
+    nothing."""
     out: dict[Good, int] = {}
     for i, (b, g) in enumerate(zip(city, goods)):
         if g is not None and i != without_index:
@@ -255,21 +274,62 @@ def _replace_index(t: Table, seat: int, name: str) -> int:
     return candidates[0]
 
 
-def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
-    """Cards (and black-market goods) owed for ``building``: printed cost less the builder's
-    privilege, smithy or quarry, and with a crane the cost of the building covered; never below 0.
-    A building being covered gives no discount of its own."""
-    return _cost(
-        building, replace, _privilege(t, seat), _has(t, seat, Power.SMITHY, replace), _has(t, seat, Power.QUARRY, replace)
+#: The most goods a black market takes for one building.
+BLACK_MARKET_GOODS: Final = 2
+
+
+def build_discounts(t: Table, seat: int, replace: str | None = None) -> tuple[int, int]:
+    """``(violet, production)``: what ``seat`` takes off the printed cost of a violet and of a
+    production building now: its privileges, plus 1 with a quarry (violet) or a smithy (production).
+    A building ``replace`` being covered by a crane gives no discount of its own. Raises nothing."""
+    privileges = privilege(t, seat)
+    return (
+        privileges + has_power(t, seat, Power.QUARRY, replace),
+        privileges + has_power(t, seat, Power.SMITHY, replace),
     )
 
 
-def _cost(building: str, replace: str | None, privilege: int, smithy: bool, quarry: bool) -> int:
-    """``build_cost`` from the builder's privilege and whether his smithy and quarry work."""
-    discount = privilege + (quarry if building in VIOLET else smithy)
+def discounted_cost(building: str, discounts: tuple[int, int], replace: str | None = None) -> int:
+    """What ``building`` costs with the builder's ``discounts`` (``build_discounts``) and, built over
+    ``replace`` with a crane, less the cost of the building covered; never below 0. Raises
+    ``KeyError`` for a name that is not a card."""
+    discount = discounts[0] if building in VIOLET else discounts[1]
     if replace is not None:
         discount += COST[replace]
-    return max(0, COST[building] - discount)
+    cost = COST[building] - discount
+    return cost if cost > 0 else 0
+
+
+def build_cost(t: Table, seat: int, building: str, replace: str | None) -> int:
+    """Cards (and black-market goods) ``seat`` owes for ``building``: printed cost less its privileges,
+    smithy or quarry, and with a crane the cost of the building covered; never below 0. A building
+    being covered gives no discount of its own. Raises ``KeyError`` for a name that is not a card."""
+    return discounted_cost(building, build_discounts(t, seat, replace), replace)
+
+
+def black_market_goods(t: Table, seat: int, replace: str | None = None) -> dict[Good, int]:
+    """The goods ``seat`` may pay a building with, by kind: those on its buildings when it owns a black
+    market (not the good on a building ``replace`` being covered, nor with the black market itself
+    covered), else none. Raises nothing."""
+    if not has_power(t, seat, Power.BLACK_MARKET, replace):
+        return {}
+    replace_index = _replace_index(t, seat, replace) if replace is not None else None
+    return goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index)
+
+
+def black_market_count(t: Table, seat: int) -> int:
+    """How many goods ``seat`` may pay a building on a new lot with: every good on its buildings when
+    it owns a black market, else 0 (``black_market_goods`` counted, without a crane). Raises nothing."""
+    if not has_power(t, seat, Power.BLACK_MARKET):
+        return 0
+    goods = t.goods.read(seat)
+    return len(goods) - goods.count(None)
+
+
+def goods_payable(cost: int, goods: int) -> int:
+    """How many of ``goods`` black-market goods can pay a building costing ``cost``: at most
+    ``BLACK_MARKET_GOODS``, and never more than the cost. Raises nothing."""
+    return min(BLACK_MARKET_GOODS, cost, goods)
 
 
 # -- the flow of the game ----------------------------------------------------------------------
@@ -306,11 +366,11 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
     elif stage is Stage.CHAPEL:
         return "Chapel" in t.buildings.read(seat) and bool(t.hands.read(seat))
     elif stage is Stage.HAND_LIMIT:
-        return len(t.hands.read(seat)) > _hand_limit(t.buildings.read(seat))
+        return len(t.hands.read(seat)) > hand_limit(t.buildings.read(seat))
     role = t.role
     if role is Role.COUNCILLOR:
         # The chooser's turn starts within the role move, so ``privilege_declined`` is still set.
-        count = 2 + 3 * (0 if t.privilege_declined else _privilege(t, seat))
+        count = 2 + 3 * (0 if t.privilege_declined else privilege(t, seat))
         t.looking = t.draw(count)
         t.events.append(("draw", seat, len(t.looking), "councillor"))
         return bool(t.looking)
@@ -378,7 +438,7 @@ def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
         t.tile = t.tiles[t.tile_index]
     if role is Role.PROSPECTOR:
         if move.privilege:
-            drawn = t.draw(_privilege(t, seat))
+            drawn = t.draw(privilege(t, seat))
             t.hands[seat].extend(drawn)
             t.events.append(("draw", seat, len(drawn), "prospector"))
         t.queue = [
@@ -458,21 +518,16 @@ def _can_build(t: Table, seat: int) -> bool:
     if not hand:
         return False
     owned = t.buildings.read(seat)
-    if _has(t, seat, Power.CRANE):
+    if has_power(t, seat, Power.CRANE):
         return _can_build_with_crane(t, seat)
-    discount = _privilege(t, seat)
-    smithy = _has(t, seat, Power.SMITHY)
-    quarry = _has(t, seat, Power.QUARRY)
-    goods = len(owned) - t.goods.read(seat).count(None) if _has(t, seat, Power.BLACK_MARKET) else 0
+    discounts = build_discounts(t, seat)
+    goods = black_market_count(t, seat)
     cards = len(hand) - 1
     for name in set(hand):
-        if name in VIOLET:
-            if name in owned:
-                continue
-            cost = COST[name] - discount - quarry
-        else:
-            cost = COST[name] - discount - smithy
-        if cost - min(2, max(cost, 0), goods) <= cards:
+        if name in VIOLET and name in owned:
+            continue
+        cost = discounted_cost(name, discounts)
+        if cost - goods_payable(cost, goods) <= cards:
             return True
     return False
 
@@ -485,11 +540,8 @@ def _can_build_with_crane(t: Table, seat: int) -> bool:
             if replace is None and building in VIOLET and building in t.buildings.read(seat):
                 continue
             cost = build_cost(t, seat, building, replace)
-            goods = 0
-            if _has(t, seat, Power.BLACK_MARKET, replace):
-                replace_index = _replace_index(t, seat, replace) if replace is not None else None
-                goods = sum(_goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index).values())
-            if cost - min(2, cost, goods) <= len(hand) - 1:
+            goods = sum(black_market_goods(t, seat, replace).values())
+            if cost - goods_payable(cost, goods) <= len(hand) - 1:
                 return True
     return False
 
@@ -526,11 +578,13 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
     cost = build_cost(t, seat, move.building, replace)
     replace_index = _replace_index(t, seat, replace) if replace is not None else None
     if move.goods:
-        if not _has(t, seat, Power.BLACK_MARKET, replace):
+        if not has_power(t, seat, Power.BLACK_MARKET, replace):
             raise RuleViolation("black_market.owned", "paying with goods needs a black market")
-        if len(move.goods) > 2:
-            raise RuleViolation("black_market.limit", f"the black market takes at most 2 goods, not {len(move.goods)}")
-        have = _goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index)
+        if len(move.goods) > BLACK_MARKET_GOODS:
+            raise RuleViolation(
+                "black_market.limit", f"the black market takes at most {BLACK_MARKET_GOODS} goods, not {len(move.goods)}"
+            )
+        have = black_market_goods(t, seat, replace)
         for good in dict.fromkeys(move.goods):
             count = move.goods.count(good)
             if have.get(good, 0) < count:
@@ -556,8 +610,8 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
     # Read before the new building is in the city: it gives nothing in the phase it is built.
-    carpenter = violet and _has(t, seat, Power.CARPENTER, replace)
-    poor_house = _has(t, seat, Power.POOR_HOUSE, replace)
+    carpenter = violet and has_power(t, seat, Power.CARPENTER, replace)
+    poor_house = has_power(t, seat, Power.POOR_HOUSE, replace)
     if replace_index is not None:
         lost_good = t.goods[seat][replace_index]
         if lost_good is not None:
@@ -610,10 +664,10 @@ def _no_poor_house_card(t: Table, seat: int, move: Build, hand_size: int) -> str
 
 
 def _apply_produce(t: Table, seat: int, move: Produce) -> None:
-    limit = _max_produce(t, seat, t.buildings.read(seat))
+    limit = max_produce(t, seat, t.buildings.read(seat))
     if len(move.goods) > limit:
         raise RuleViolation("producer.limit", f"may produce at most {limit} goods, not {len(move.goods)}")
-    empty = _empty_by_good(t.buildings.read(seat), t.goods.read(seat))
+    empty = empty_by_good(t.buildings.read(seat), t.goods.read(seat))
     for good in dict.fromkeys(move.goods):
         count = move.goods.count(good)
         if empty.get(good, 0) < count:
@@ -643,10 +697,10 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
 
 
 def _apply_sell(t: Table, seat: int, move: Sell) -> None:
-    limit = _max_sell(t, seat, t.buildings.read(seat))
+    limit = max_sell(t, seat, t.buildings.read(seat))
     if len(move.goods) > limit:
         raise RuleViolation("trader.limit", f"may sell at most {limit} goods, not {len(move.goods)}")
-    have = _goods_by_kind(t.buildings.read(seat), t.goods.read(seat))
+    have = goods_by_kind(t.buildings.read(seat), t.goods.read(seat))
     for good in dict.fromkeys(move.goods):
         count = move.goods.count(good)
         if have.get(good, 0) < count:
@@ -693,7 +747,7 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
 
 
 def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
-    keep_limit = 2 if "Prefecture" in t.buildings.read(seat) else 1
+    keep_limit = councillor_keep(t.buildings.read(seat))
     drawn = t.looking
     # An archive owner who names the cards kept ('keep') declines the archive.
     if move.discard is not None:
@@ -737,7 +791,7 @@ _MOVES_BY_ROLE: Final[dict[Role, frozenset[type]]] = {
 
 
 def describe_pending(state: Table | SanJuanState) -> str:
-    """What the game waits for, in words ("seat 2 must choose a role")."""
+    """What the game waits for, in words ("seat 2 must choose a role"). Raises nothing."""
     seat = state.current_seat
     if seat is None:
         return "the game is over"
@@ -807,7 +861,7 @@ class Working:
 
 
 def working(state: SanJuanState) -> Working:
-    """A ``Working`` game starting from ``state`` (which is left as it is)."""
+    """A ``Working`` game starting from ``state`` (which is left as it is). Raises nothing."""
     return Working(state)
 
 
@@ -849,11 +903,11 @@ def _play_chapel(t: Table, seat: int, move: Chapel) -> None:
 
 
 def _play_hand_limit(t: Table, seat: int, move: HandLimit) -> None:
-    over = len(t.hands[seat]) - _hand_limit(t.buildings.read(seat))
+    over = len(t.hands[seat]) - hand_limit(t.buildings.read(seat))
     if len(move.discard) != over:
         raise RuleViolation(
             "hand_limit.count",
-            f"holds {len(t.hands[seat])} cards with a limit of {_hand_limit(t.buildings.read(seat))}: must discard {over}, not {len(move.discard)}",
+            f"holds {len(t.hands[seat])} cards with a limit of {hand_limit(t.buildings.read(seat))}: must discard {over}, not {len(move.discard)}",
         )
     _take(t.hands[seat], move.discard, "hand_limit.card", "the hand")
     t.discard.extend(move.discard)
@@ -863,7 +917,7 @@ def _play_role(t: Table, seat: int, move: ChooseRole) -> None:
     for taken, _ in t.roles_taken:
         if taken == move.role:
             raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
-    has_library = "Library" in t.buildings.read(seat) and not (t.n == 2 and t.library_used[seat])
+    has_library = library_usable(t, seat)
     if move.library and not has_library:
         reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
         raise RuleViolation("library.use", reason)
@@ -1009,7 +1063,8 @@ def _role_choices(seat: int, n: int, taken: frozenset[Role], has_library: bool, 
 
 
 def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
-    """Every legal decision of the seat to act, in a fixed order (pass last)."""
+    """Every legal decision of the seat to act, in a fixed order (pass last); none once the game is
+    over. Raises nothing."""
     seat = state.current_seat
     if seat is None:
         return []
@@ -1017,8 +1072,7 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     hand = state.players[seat].hand
     if stage is Stage.ROLE:
         n = len(state.players)
-        owned = state.players[seat].buildings
-        has_library = "Library" in owned and not (n == 2 and state.players[seat].library_used)
+        has_library = library_usable(state, seat)
         owners = tuple(s for s in seats_from(seat, n) if "Gold mine" in state.players[s].buildings)
         key = (seat, n, frozenset(r for r, _ in state.roles_taken), has_library, owners)
         choices = _ROLE_CHOICES.get(key)
@@ -1035,13 +1089,13 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     player = state.players[seat]
     city = player.buildings
     if stage is Stage.HAND_LIMIT:
-        return [_hand_limit_move(d) for d in _multisets(hand, len(hand) - _hand_limit(city))]
+        return [_hand_limit_move(d) for d in _multisets(hand, len(hand) - hand_limit(city))]
     phase = state.role
     if phase is Role.BUILDER:
         return _legal_builds(Table(state), seat) + [Pass()]
     if phase is Role.PRODUCER:
-        empty = _empty_by_good(city, player.goods)
-        most = min(_max_produce(state, seat, city), len(state.draw_pile) + len(state.discard))
+        empty = empty_by_good(city, player.goods)
+        most = produce_limit(state, seat, city)
         out: list[SanJuanMove] = []
         well = "Well" in city
         for size in range(1, most + 1):
@@ -1051,15 +1105,15 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
                     out.append(_produce(goods, ("Well",)))
         return out + [Pass()]
     if phase is Role.TRADER:
-        have = _goods_by_kind(city, player.goods)
+        have = goods_by_kind(city, player.goods)
         out = []
-        for size in range(1, _max_sell(state, seat, city) + 1):
+        for size in range(1, max_sell(state, seat, city) + 1):
             declinable = tuple(b for b in ("Market stand", "Market hall") if b in city and (size >= 2 or b == "Market hall"))
             for goods in _good_multisets(have, size):
                 out += [_sell(goods, d) for d in _subsets(declinable)]
         return out + [Pass()]
     if phase is Role.COUNCILLOR:
-        keep_limit = 2 if "Prefecture" in city else 1
+        keep_limit = councillor_keep(city)
         drawn = list(state.looking)
         if "Archive" in city:
             pool = list(hand) + drawn
@@ -1082,11 +1136,10 @@ def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
     hand = t.hands.read(seat)
     owned = t.buildings.read(seat)
     ranks = sorted(map(ORDER.__getitem__, hand))
-    crane = _has(t, seat, Power.CRANE)
-    privilege = _privilege(t, seat)
+    crane = has_power(t, seat, Power.CRANE)
     # What building over ``replace`` (None: on a new lot) leaves: the index covered, the goods the
-    # black market can take, whether the smithy, quarry, carpenter and poor house still work.
-    sites: dict[str | None, tuple[int | None, dict[Good, int], int, bool, bool, bool, bool]] = {}
+    # black market can take, the discounts, whether the carpenter and poor house still work.
+    sites: dict[str | None, tuple[int | None, dict[Good, int], int, tuple[int, int], bool, bool]] = {}
     out: list[SanJuanMove] = []
     for rank in sorted(set(ranks)):
         building = CARD_NAMES[rank]
@@ -1100,22 +1153,17 @@ def _legal_builds(t: Table, seat: int) -> list[SanJuanMove]:
             site = sites.get(replace)
             if site is None:
                 replace_index = _replace_index(t, seat, replace) if replace is not None else None
-                goods = (
-                    _goods_by_kind(t.buildings.read(seat), t.goods.read(seat), replace_index)
-                    if _has(t, seat, Power.BLACK_MARKET, replace)
-                    else {}
-                )
+                goods = black_market_goods(t, seat, replace)
                 site = sites[replace] = (
-                    replace_index, goods, sum(goods.values()),
-                    _has(t, seat, Power.SMITHY, replace), _has(t, seat, Power.QUARRY, replace),
-                    _has(t, seat, Power.CARPENTER, replace), _has(t, seat, Power.POOR_HOUSE, replace),
+                    replace_index, goods, sum(goods.values()), build_discounts(t, seat, replace),
+                    has_power(t, seat, Power.CARPENTER, replace), has_power(t, seat, Power.POOR_HOUSE, replace),
                 )
-            replace_index, goods, goods_count, smithy, quarry, carpenter_works, poor_house = site
+            replace_index, goods, goods_count, discounts, carpenter_works, poor_house = site
             # A good on the building covered goes to the discard pile, where the carpenter draws from.
             lost_good = replace_index is not None and t.goods.read(seat)[replace_index] is not None
             carpenter = violet and carpenter_works
-            cost = _cost(building, replace, privilege, smithy, quarry)
-            for n_goods in range(min(2, cost, goods_count) + 1):
+            cost = discounted_cost(building, discounts, replace)
+            for n_goods in range(goods_payable(cost, goods_count) + 1):
                 variants = _NO_DECLINE
                 if carpenter or poor_house:
                     # Every payment of this many cards leaves the same hand and piles.

@@ -91,6 +91,10 @@ class SanJuanState:
     def library_used_by(self, seat: int) -> bool:
         return self.players[seat].library_used
 
+    def cards_left(self) -> int:
+        """Cards in the draw and discard piles (as ``Table.cards_left``)."""
+        return len(self.draw_pile) + len(self.discard)
+
     def all_cards(self) -> list[str]:
         """Every card on the table, wherever it lies (for the conservation invariant)."""
         cards: list[str] = list(self.draw_pile) + list(self.discard) + list(self.looking)
