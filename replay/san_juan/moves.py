@@ -439,7 +439,7 @@ def with_parts_from(move: SanJuanMove, seat: int, source: SanJuanMove | None, mo
     if not isinstance(base, ChooseRole) or base.role not in (Role.COUNCILLOR, Role.PROSPECTOR):
         return base
     role = base.role
-    eligible = range(players) if role is Role.COUNCILLOR else sorted(s for s in gold_mine_owners if 0 <= s < players)
+    eligible: list[int] = list(range(players)) if role is Role.COUNCILLOR else sorted(s for s in gold_mine_owners if 0 <= s < players)
     chosen = tuple(s for s in eligible if _entry(move if s == seat else source, role, s))
     if role is Role.COUNCILLOR:
         if chosen == base.councillor_refrained:

@@ -288,3 +288,12 @@ def test_a_build_is_nobody_elses_decision() -> None:
     move = Build("Carpenter", ("Black market", "Carpenter"))
     assert engine.deciders(state, move) == ()
     assert [m.text() for m in own_choices(engine, state, 0, move)][:1] == ["build Black market pay [Carpenter]"]
+
+
+def test_two_decisions_of_one_step_are_the_same_on_worker_processes() -> None:
+    log = _log(SJ_2P)
+    options = dict(rollouts=2, seed=5, top=3, steps=(FIRST_COUNCILLOR, FIRST_COUNCILLOR))
+    inline = [d.to_json() for d in analyse(log, Options(workers=1, **options))]
+    pooled = [d.to_json() for d in analyse(log, Options(workers=2, **options))]
+    assert [(d["step"], d["seat"]) for d in inline] == [(7, 0), (7, 1)]
+    assert pooled == inline
