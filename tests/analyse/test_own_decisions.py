@@ -263,12 +263,18 @@ def test_two_decisions_of_one_step_are_stored_and_loaded_in_order(tmp_path: Path
     assert [(r["step"], r["seat"], r["rank"], r["candidate"], r["played"]) for r in table] == expected
     played = [(r["step"], r["seat"], r["player"]) for r in table if r["played"]]
     assert played == [(7, 0, "Ana"), (7, 1, "Bruno"), (8, 0, "Ana")]
+    # Bruno chooses the councillor at move 88: his decision comes before Ana's, seat 1 before seat 0.
+    later = list(analyse(log, Options(rollouts=2, seed=3, top=3, workers=1, steps=(88, 88))))
+    assert [(d.step, d.seat, d.mover) for d in later] == [(88, 1, None), (88, 0, 1)]
+    store(db, log.game_id, "1.0", later, options)
+    order = [(r["step"], r["seat"], r["rank"]) for r in load(db, log.game_id).to_pylist() if r["step"] == 88]
+    assert order == [(88, 1, 1), (88, 1, 2), (88, 1, 3), (88, 0, 1), (88, 0, 2)]
     # Storing the same steps again replaces both decisions of the step, and the order holds.
     assert store(db, log.game_id, "1.0", decisions, options) == written
     again = load(db, log.game_id).to_pylist()
-    assert [(r["step"], r["seat"], r["rank"]) for r in again] == [(s, t, k) for s, t, k, _, _ in expected]
+    assert [(r["step"], r["seat"], r["rank"]) for r in again] == [(s, t, k) for s, t, k, _, _ in expected] + order
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT count(*) FROM analysis").fetchone() == (written,)
+    assert con.execute("SELECT count(*) FROM analysis").fetchone() == (written + 5,)
     con.close()
 
 
