@@ -31,12 +31,10 @@ from replay.puerto_rico.catalogue import (
 )
 from replay.puerto_rico.moves import (
     ROLE_CARDS,
-    WHARF,
     Build,
     ChooseRole,
     ExtraGood,
     Hacienda,
-    Load,
     Mayor,
     Pass,
     Produce,
@@ -156,10 +154,10 @@ class HeuristicPlayer:
         if stage is Stage.PRODUCTION:
             return Produce()
         if stage is Stage.CRAFTSMAN:
-            kinds = rules._extra_goods(t)
+            kinds = rules.extra_goods(t)
             return ExtraGood(max(kinds, key=lambda g: PRICES[g])) if kinds else Pass()
         if stage is Stage.TRADER:
-            goods = rules._sellable(t, seat)
+            goods = rules.sellable(t, seat)
             if not goods:
                 return Pass()
             return Sell(max(goods, key=lambda g: (rules.sale_price(t, seat, g), GOOD_INDEX[g])))
@@ -219,9 +217,9 @@ class HeuristicPlayer:
     # -- settler ---------------------------------------------------------------------------------
 
     def _settle(self, t: Table, seat: int, p: Seat) -> PuertoRicoMove:
-        if rules._hacienda_possible(t, seat) and len(p.island) <= ISLAND_SPACES - 2:
+        if rules.hacienda_possible(t, seat) and len(p.island) <= ISLAND_SPACES - 2:
             return Hacienda()
-        options = rules._settle_options(t, seat)
+        options = rules.settle_options(t, seat)
         if not options:
             return Pass()
 
@@ -308,7 +306,7 @@ class HeuristicPlayer:
         """The building ``_build`` builds and its ``building_value``: of those the seat can build, the
         highest value plus a tenth of the cost, then the cheapest, then the first in catalogue order (as
         ``max`` over the key ``(value + 0.1 * cost, -cost)``); None when none is valued 1.5 or more."""
-        options = rules._buildable(t, seat)
+        options = rules.buildable(t, seat)
         if not options:
             return None
         value = _valuer(p, t.round)
@@ -326,13 +324,13 @@ class HeuristicPlayer:
     # -- captain ---------------------------------------------------------------------------------
 
     def _load(self, t: Table, seat: int, p: Seat) -> PuertoRicoMove:
-        cargo, wharf = rules._loads(t, seat)
+        cargo, wharf = rules.loads(t, seat)
         # No nested function here: compiled, one that a lambda calls makes a reference cycle per
         # call, which only the cyclic collector frees.
-        best_cargo = max(cargo, key=lambda m: (_load_amount(t, p, m), -GOOD_INDEX[m.good])) if cargo else None
-        best_wharf = max(wharf, key=lambda m: (_load_amount(t, p, m), GOOD_INDEX[m.good])) if wharf else None
+        best_cargo = max(cargo, key=lambda m: (rules.load_amount(t, p, m), -GOOD_INDEX[m.good])) if cargo else None
+        best_wharf = max(wharf, key=lambda m: (rules.load_amount(t, p, m), GOOD_INDEX[m.good])) if wharf else None
         if best_wharf is not None and (
-            best_cargo is None or _load_amount(t, p, best_wharf) > _load_amount(t, p, best_cargo) + 1
+            best_cargo is None or rules.load_amount(t, p, best_wharf) > rules.load_amount(t, p, best_cargo) + 1
         ):
             return best_wharf
         if best_cargo is not None:
@@ -340,23 +338,14 @@ class HeuristicPlayer:
         return Pass()
 
     def _store(self, p: Seat) -> Store:
-        return _best_store(tuple(p.goods), rules._storage_slots(p))
-
-
-def _load_amount(t: Table, p: Seat, m: Load) -> int:
-    """Barrels ``p`` would ship with ``m``."""
-    have = p.goods[GOOD_INDEX[m.good]]
-    if m.ship == WHARF:
-        return have
-    i = int(m.ship)
-    return min(have, t.ship_capacity[i] - t.ship_load[i])
+        return _best_store(tuple(p.goods), rules.storage_slots(p))
 
 
 @lru_cache(maxsize=4096)
 def _best_store(goods: tuple[int, ...], slots: int) -> Store:
     """The storage keeping the most worth of a seat holding ``goods`` with ``slots`` warehouse kinds
-    (the first such of ``rules._store_moves``). Seats hold the same few goods again and again."""
-    moves = rules._storage(goods, slots)[0]
+    (the first such of ``rules.store_options``). Seats hold the same few goods again and again."""
+    moves = rules.store_options(goods, slots)
 
     def value(m: Store) -> float:
         kept = 0.0

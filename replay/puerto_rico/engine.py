@@ -12,7 +12,7 @@ from replay.engine_base import RulesEngine, StateRows
 from replay.logfile import GameLog
 from replay.puerto_rico import change_words, events, hidden, rows, rules, scoring
 from replay.puerto_rico.arrangements import colonists_to_place
-from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOOD_INDEX, GOODS, QUARRY, Power, role_of
+from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOODS, QUARRY, Power, role_of
 from replay.puerto_rico.moves import (
     WHARF,
     Build,
@@ -182,8 +182,8 @@ class PuertoRicoEngine(RulesEngine):
                 text += " and declines the hospice's colonist"
             elif (
                 seat is not None
-                and state.view(seat).active(Power.HOSPICE)
-                and (state.colonist_supply or state.colonist_ship)
+                and rules.power_active(state.view(seat), Power.HOSPICE)
+                and rules.colonist_available(state)
             ):
                 text += " (hospice colonist)"
             return text
@@ -216,11 +216,10 @@ class PuertoRicoEngine(RulesEngine):
         if isinstance(move, Load):
             if seat is None:
                 return f"{who} loads {move.good.value}"
-            have = state.view(seat).goods[GOOD_INDEX[move.good]]
+            amount = rules.load_amount(state, state.view(seat), move)
             if move.ship == WHARF:
-                return f"{who} ships {have} {move.good.value} with the wharf"
+                return f"{who} ships {amount} {move.good.value} with the wharf"
             i = int(move.ship)
-            amount = min(have, state.ship_capacity[i] - state.ship_load[i])
             return f"{who} loads {amount} {move.good.value} on {rules.ship_name(state.ship_capacity[i])}"
         if isinstance(move, Store):
             parts = []

@@ -118,7 +118,7 @@ _STAGE_OF_ROLE: Final = {
 
 
 def ship_name(capacity: int) -> str:
-    """How a cargo ship is named in messages: by its holds ("the 6-ship")."""
+    """How a cargo ship is named in messages: by its holds ("the 6-ship"). Raises nothing."""
     return f"the {capacity}-ship"
 
 
@@ -227,7 +227,7 @@ def new_game(
 
 
 def random_setup(num_players: int, rng: random.Random) -> dict[str, Any]:
-    """A shuffled setup (for simulation)."""
+    """A shuffled setup (for simulation). Raises ``KeyError`` for a player count without a setup."""
     stack = plantation_stack(num_players)
     rng.shuffle(stack)
     return {"plantations": stack, "reshuffles": []}
@@ -236,8 +236,10 @@ def random_setup(num_players: int, rng: random.Random) -> dict[str, Any]:
 # -- what a seat has and may do ------------------------------------------------------------------
 
 
-def _active(pv: PlayerState | MPlayer, power: Power) -> bool:
-    """Whether the seat owns the building with ``power`` (a violet one) and it is occupied."""
+def power_active(pv: PlayerState | MPlayer, power: Power) -> bool:
+    """Whether the seat ``pv`` owns the building with ``power`` (a violet one) and it is occupied: a
+    building's power works only with a colonist on it. Raises ``KeyError`` for a production good's
+    power (no violet building holds it)."""
     # One building holds each violet power and a city has a building at most once: look it up
     # instead of scanning the city (asked several times a move).
     name = _HOLDER[power]
@@ -251,7 +253,7 @@ def _occupied_quarries(pv: PlayerState | MPlayer) -> int:
 
 def build_cost(t: Table | PuertoRicoState, seat: int, name: str) -> int:
     """What ``seat`` pays for ``name``: the cost, less 1 for the builder, less 1 per occupied quarry up
-    to the building's column; never below 0."""
+    to the building's column; never below 0. Raises ``KeyError`` for a name that is not a building."""
     building = BUILDINGS[name]
     pv = t.view(seat)
     discount = 1 if seat == t.chooser and t.role is Role.BUILDER else 0
@@ -260,7 +262,8 @@ def build_cost(t: Table | PuertoRicoState, seat: int, name: str) -> int:
 
 
 def production(pv: PlayerState | MPlayer) -> list[int]:
-    """Barrels of each kind the seat's occupied plantations and production buildings make."""
+    """Barrels of each kind (in good order) the seat's occupied plantations and production buildings
+    make, before the supply limits them. Raises nothing."""
     tiles = [0, 0, 0, 0, 0]
     for kind, w in zip(pv.island, pv.island_workers):
         if w and kind != QUARRY:
@@ -277,21 +280,25 @@ def production(pv: PlayerState | MPlayer) -> list[int]:
 
 
 def sale_price(t: Table | PuertoRicoState, seat: int, good: Good) -> int:
-    """Doubloons ``seat`` gets for selling ``good`` now: price, +1 for the trader, markets."""
+    """Doubloons ``seat`` gets for selling ``good`` now: price, +1 for the trader, +1 with an occupied
+    small market, +2 with an occupied large market. Raises nothing."""
     pv = t.view(seat)
     price = PRICES[good] + (1 if seat == t.chooser and t.role is Role.TRADER else 0)
-    if _active(pv, Power.SMALL_MARKET):
+    if power_active(pv, Power.SMALL_MARKET):
         price += 1
-    if _active(pv, Power.LARGE_MARKET):
+    if power_active(pv, Power.LARGE_MARKET):
         price += 2
     return price
 
 
 def _may_take_quarry(t: Table | PuertoRicoState, seat: int, pv: PlayerState | MPlayer) -> bool:
-    return seat == t.chooser or _active(pv, Power.CONSTRUCTION_HUT)
+    return seat == t.chooser or power_active(pv, Power.CONSTRUCTION_HUT)
 
 
-def _settle_options(t: Table | PuertoRicoState, seat: int) -> list[str]:
+def settle_options(t: Table | PuertoRicoState, seat: int) -> list[str]:
+    """The tiles ``seat`` may take in the settler phase, in tile order: each kind face up, then a
+    quarry when one is left and the seat is the settler or has an occupied construction hut; none
+    with a full island. Raises nothing."""
     pv = t.view(seat)
     if len(pv.island) >= ISLAND_SPACES:
         return []
@@ -301,19 +308,22 @@ def _settle_options(t: Table | PuertoRicoState, seat: int) -> list[str]:
     return kinds
 
 
-def _hacienda_possible(t: Table | PuertoRicoState, seat: int) -> bool:
+def hacienda_possible(t: Table | PuertoRicoState, seat: int) -> bool:
+    """Whether ``seat`` may draw a face-down plantation now: an occupied hacienda not used this turn,
+    room on the island and a plantation left to draw. Raises nothing."""
     pv = t.view(seat)
     return (
         not t.hacienda_done
         and len(pv.island) < ISLAND_SPACES
         and bool(t.plantation_stack or t.plantation_discard)
-        and _active(pv, Power.HACIENDA)
+        and power_active(pv, Power.HACIENDA)
     )
 
 
-def _buildable(t: Table | PuertoRicoState, seat: int) -> list[str]:
-    """The buildings ``seat`` can build now, in catalogue order (``build_cost`` per building, with the
-    seat's quarries and builder discount worked out once)."""
+def buildable(t: Table | PuertoRicoState, seat: int) -> list[str]:
+    """The buildings ``seat`` can build now, in catalogue order: left in the supply, not owned, room in
+    the city and ``build_cost`` within its doubloons (worked out here with the seat's quarries and
+    builder discount once). Raises nothing."""
     pv = t.view(seat)
     free = CITY_SPACES - pv.city_spaces
     if free <= 0:
@@ -337,7 +347,7 @@ def _buildable(t: Table | PuertoRicoState, seat: int) -> list[str]:
 
 
 def _can_build(t: Table | PuertoRicoState, seat: int) -> bool:
-    """Whether ``_buildable`` is not empty (checked cheaply: it runs for every seat in every builder
+    """Whether ``buildable`` is not empty (checked cheaply: it runs for every seat in every builder
     phase of a replay)."""
     pv = t.view(seat)
     free = CITY_SPACES - pv.city_spaces
@@ -354,7 +364,9 @@ def _can_build(t: Table | PuertoRicoState, seat: int) -> bool:
     return False
 
 
-def _sellable(t: Table | PuertoRicoState, seat: int) -> list[Good]:
+def sellable(t: Table | PuertoRicoState, seat: int) -> list[Good]:
+    """The goods ``seat`` may sell now, in good order: those it holds that the trading house lacks (any
+    it holds with an occupied office); none once the trading house is full. Raises nothing."""
     if len(t.trading_house) >= TRADING_HOUSE_SPACES:
         return []
     pv = t.view(seat)
@@ -365,16 +377,16 @@ def _sellable(t: Table | PuertoRicoState, seat: int) -> list[Good]:
             continue
         if g in t.trading_house:
             if office is None:
-                office = _active(pv, Power.OFFICE)
+                office = power_active(pv, Power.OFFICE)
             if not office:
                 continue
         out.append(g)
     return out
 
 
-def _loads(t: Table | PuertoRicoState, seat: int) -> tuple[list[Load], list[Load]]:
+def loads(t: Table | PuertoRicoState, seat: int) -> tuple[list[Load], list[Load]]:
     """``(cargo, wharf)``: the loads on cargo ships the rules allow ``seat`` (for each kind, the ship
-    of that kind, or the empty ships taking the most), and the wharf loads."""
+    of that kind, or the empty ships taking the most), and the wharf loads. Raises nothing."""
     pv = t.view(seat)
     cargo: list[Load] = []
     held = []
@@ -398,13 +410,33 @@ def _loads(t: Table | PuertoRicoState, seat: int) -> tuple[list[Load], list[Load
                     ships.append(i)
         cargo.extend(_LOAD[g, i] for i in ships)
     wharf: list[Load] = []
-    if held and seat not in t.wharf_used and _active(pv, Power.WHARF):
+    if held and seat not in t.wharf_used and power_active(pv, Power.WHARF):
         wharf = [_LOAD[g, WHARF] for g in held]
     return cargo, wharf
 
 
-def _storage_slots(pv: PlayerState | MPlayer) -> int:
-    return (1 if _active(pv, Power.SMALL_WAREHOUSE) else 0) + (2 if _active(pv, Power.LARGE_WAREHOUSE) else 0)
+def load_amount(t: Table | PuertoRicoState, pv: PlayerState | MPlayer, move: Load) -> int:
+    """Barrels the seat ``pv`` ships with ``move``: everything of the kind on the wharf, else as many
+    as it holds up to the room left on the ship. Raises ``IndexError`` for a ship the game does not
+    have."""
+    have = pv.goods[GOOD_INDEX[move.good]]
+    if move.ship == WHARF:
+        return have
+    i = int(move.ship)
+    return min(have, t.ship_capacity[i] - t.ship_load[i])
+
+
+def store_options(goods: tuple[int, ...], slots: int) -> tuple[Store, ...]:
+    """One ``Store`` per distinct outcome for a seat holding ``goods`` (barrels by kind) with ``slots``
+    warehouse kinds, in a fixed order: the outcomes keeping the most first (as the bots choose), then
+    every smaller one. Raises nothing."""
+    return _storage(goods, slots)[0]
+
+
+def storage_slots(pv: PlayerState | MPlayer) -> int:
+    """How many kinds of goods the seat's warehouses keep whole: 1 with an occupied small warehouse,
+    2 more with an occupied large one. Raises nothing."""
+    return (1 if power_active(pv, Power.SMALL_WAREHOUSE) else 0) + (2 if power_active(pv, Power.LARGE_WAREHOUSE) else 0)
 
 
 def _store_outcome(goods: Sequence[int], warehouse: Sequence[Good], keep: Good | None) -> tuple[int, ...]:
@@ -448,16 +480,17 @@ def _storage(goods: tuple[int, ...], slots: int) -> tuple[tuple[Store, ...], Sto
 
 def _store_moves(pv: PlayerState | MPlayer) -> list[Store]:
     """One ``Store`` per distinct outcome in a fixed order (see ``_storage``)."""
-    return list(_storage(tuple(pv.goods), _storage_slots(pv))[0])
+    return list(_storage(tuple(pv.goods), storage_slots(pv))[0])
 
 
 def _store_default(pv: PlayerState | MPlayer) -> Store | None:
     """The storage taken when a log leaves it out: the outcome keeping the most, if it is unique."""
-    return _storage(tuple(pv.goods), _storage_slots(pv))[1]
+    return _storage(tuple(pv.goods), storage_slots(pv))[1]
 
 
-def _colonist_available(t: Table | PuertoRicoState) -> bool:
-    """Whether a hospice or university would get a colonist (from the supply, else the ship)."""
+def colonist_available(t: Table | PuertoRicoState) -> bool:
+    """Whether a hospice or university would get a colonist (from the supply, else the ship). Raises
+    nothing."""
     return t.colonist_supply > 0 or t.colonist_ship > 0
 
 
@@ -653,11 +686,11 @@ def _turn(t: Table, seat: int) -> Any:
     exactly one is legal (forced), else ``_DECIDE``."""
     stage = t.stage
     if stage is Stage.SETTLER:
-        return _DECIDE if _settle_options(t, seat) or _hacienda_possible(t, seat) else _SKIP
+        return _DECIDE if settle_options(t, seat) or hacienda_possible(t, seat) else _SKIP
     if stage is Stage.BUILDER:
         return _DECIDE if _can_build(t, seat) else _SKIP
     if stage is Stage.TRADER:
-        return _DECIDE if _sellable(t, seat) else _SKIP
+        return _DECIDE if sellable(t, seat) else _SKIP
     if stage is Stage.PRODUCTION:
         made = production(t.view(seat))
         if not any(made):
@@ -667,7 +700,7 @@ def _turn(t: Table, seat: int) -> Any:
             return _PRODUCE
         return _DECIDE
     if stage is Stage.CRAFTSMAN:
-        return _DECIDE if _extra_goods(t) else _SKIP
+        return _DECIDE if extra_goods(t) else _SKIP
     if stage is Stage.MAYOR:
         pv = t.view(seat)
         owned, circles, to_place = colonists_to_place(pv)
@@ -696,7 +729,9 @@ def _full_arrangement(pv: PlayerState | MPlayer) -> Mayor:
     return Mayor.of(plantations, {b: BUILDINGS[b].circles for b in pv.city})
 
 
-def _extra_goods(t: Table | PuertoRicoState) -> list[Good]:
+def extra_goods(t: Table | PuertoRicoState) -> list[Good]:
+    """The kinds the craftsman may take an extra barrel of: those he produced this phase that the
+    supply still holds. Raises nothing."""
     return [g for g in t.craft_kinds if t.goods_supply[GOOD_INDEX[g]] > 0]
 
 
@@ -704,7 +739,7 @@ def _captain_turns(t: Table) -> bool:
     """Run loading turns that need no decision; True when a seat must decide."""
     while t.idle < t.n:
         seat = t.queue[0]
-        cargo, wharf = _loads(t, seat)
+        cargo, wharf = loads(t, seat)
         if not cargo and not wharf:
             t.events.append(("skip", seat, "captain"))
             t.idle += 1
@@ -779,11 +814,11 @@ def _do_settle(t: Table, seat: int, move: Settle) -> None:
             shown = ", ".join(sorted(t.face_up, key=TILE_ORDER.__getitem__)) or "none"
             raise RuleViolation("settler.face_up", f"no {move.tile} plantation is face up (face up: {shown})")
         t.face_up.remove(move.tile)
-    hospice = _active(pv, Power.HOSPICE)
+    hospice = power_active(pv, Power.HOSPICE)
     if not move.hospice:
         if not hospice:
             raise RuleViolation("hospice.owned", "declines the hospice's colonist but has no occupied hospice")
-        if not _colonist_available(t):
+        if not colonist_available(t):
             raise RuleViolation(
                 "hospice.none", "declines the hospice's colonist but no colonist is left (supply and ship are empty)"
             )
@@ -795,7 +830,7 @@ def _do_settle(t: Table, seat: int, move: Settle) -> None:
 
 def _do_hacienda(t: Table, seat: int) -> None:
     pv = t.view(seat)
-    if not _active(pv, Power.HACIENDA):
+    if not power_active(pv, Power.HACIENDA):
         raise RuleViolation("hacienda.owned", "drawing a face-down plantation needs an occupied hacienda")
     if t.hacienda_done:
         raise RuleViolation("hacienda.used", "the hacienda was already used this turn")
@@ -870,11 +905,11 @@ def _do_build(t: Table, seat: int, move: Build) -> None:
     cost = build_cost(t, seat, move.building)
     if cost > pv.doubloons:
         raise RuleViolation("builder.cost", f"{move.building} costs {cost} doubloons, has {pv.doubloons}")
-    university = _active(pv, Power.UNIVERSITY)
+    university = power_active(pv, Power.UNIVERSITY)
     if not move.university:
         if not university:
             raise RuleViolation("university.owned", "declines the university's colonist but has no occupied university")
-        if not _colonist_available(t):
+        if not colonist_available(t):
             raise RuleViolation(
                 "university.none",
                 "declines the university's colonist but no colonist is left (supply and ship are empty)",
@@ -915,7 +950,7 @@ def _do_produce(t: Table, seat: int, move: Produce, forced: bool = False) -> Non
     if forced:
         t.events.append(("produce", seat, tuple(received), tuple(made)))
     income = FACTORY_INCOME[len(kinds)]
-    if income and mp.active(Power.FACTORY):
+    if income and power_active(mp, Power.FACTORY):
         mp.doubloons += income
         t.bank -= income
         t.events.append(("factory", seat, income))
@@ -941,7 +976,7 @@ def _do_sell(t: Table, seat: int, move: Sell) -> None:
         raise RuleViolation("trader.full", "the trading house is full")
     if not pv.goods[gi]:
         raise RuleViolation("trader.goods", f"has no {move.good.value} to sell")
-    if move.good in t.trading_house and not _active(pv, Power.OFFICE):
+    if move.good in t.trading_house and not power_active(pv, Power.OFFICE):
         raise RuleViolation(
             "trader.kind",
             f"the trading house already holds {move.good.value} (only an occupied office sells a kind twice)",
@@ -955,24 +990,22 @@ def _do_sell(t: Table, seat: int, move: Sell) -> None:
 
 
 def _do_load(t: Table, seat: int, move: Load, forced: bool = False) -> None:
-    """Load without checks (the move comes from ``_loads`` or was checked by ``_check_load``);
+    """Load without checks (the move comes from ``loads`` or was checked by ``_check_load``);
     ``forced`` when the rules made the seat's only possible load for it."""
     gi = GOOD_INDEX[move.good]
     mp = t.p(seat)
-    have = mp.goods[gi]
+    amount = load_amount(t, mp, move)
     if move.ship == WHARF:
-        amount = have
         t.goods_supply[gi] += amount
         t.wharf_used = t.wharf_used + (seat,)
     else:
         i = int(move.ship)
-        amount = min(have, t.ship_capacity[i] - t.ship_load[i])
         t.ship_good[i] = move.good
         t.ship_load[i] += amount
-    mp.goods[gi] = have - amount
+    mp.goods[gi] -= amount
     points = amount
     bonuses: tuple[str, ...] = ()
-    if mp.active(Power.HARBOR):
+    if power_active(mp, Power.HARBOR):
         points += 1
         bonuses += ("harbor",)
     if seat == t.chooser and not t.captain_paid:
@@ -990,7 +1023,7 @@ def _check_load(t: Table, seat: int, move: Load) -> None:
     if not pv.goods[gi]:
         raise RuleViolation("captain.goods", f"has no {move.good.value} to load")
     if move.ship == WHARF:
-        if not _active(pv, Power.WHARF):
+        if not power_active(pv, Power.WHARF):
             raise RuleViolation("wharf.owned", "loading on the wharf needs an occupied wharf")
         if seat in t.wharf_used:
             raise RuleViolation("wharf.used", "the wharf was already used this phase")
@@ -1025,7 +1058,7 @@ def _do_store(t: Table, seat: int, move: Store, forced: bool = False) -> None:
     """Keep what ``move`` says and return the rest to the supply; ``forced`` when the rules chose the
     seat's only possible outcome for it."""
     pv = t.view(seat)
-    slots = _storage_slots(pv)
+    slots = storage_slots(pv)
     for g in move.warehouse:
         if not pv.goods[GOOD_INDEX[g]]:
             raise RuleViolation("storage.goods", f"has no {g.value} to keep in a warehouse")
@@ -1090,7 +1123,7 @@ def _check_privilege_decline(t: Table, move: ChooseRole) -> None:
 
 
 def describe_pending(t: Table | PuertoRicoState) -> str:
-    """What the game waits for, in words ("seat 2 must choose a role")."""
+    """What the game waits for, in words ("seat 2 must choose a role"). Raises nothing."""
     seat = t.current_seat
     if seat is None:
         return "the game is over"
@@ -1162,7 +1195,7 @@ def _move(t: Table, move: PuertoRicoMove) -> None:
         _start_phase(t, move.role, seat, move.privilege)
     elif stage is Stage.CAPTAIN:
         if isinstance(move, Pass):
-            cargo, _ = _loads(t, seat)
+            cargo, _ = loads(t, seat)
             if cargo:
                 options = ", ".join(
                     f"{m.good.value} on {ship_name(t.ship_capacity[int(m.ship)])}" for m in cargo
@@ -1202,7 +1235,8 @@ def _move(t: Table, move: PuertoRicoMove) -> None:
 
 
 def start(state: PuertoRicoState) -> PuertoRicoState:
-    """Advance a freshly built state to its first decision (a no-op for a state at a role choice)."""
+    """Advance a freshly built state to its first decision (a no-op for a state at a role choice).
+    Raises ``FieldError`` when the log lacks a reshuffle the rules need on the way."""
     t = Table(state)
     _advance(t)
     return t.freeze()
@@ -1213,7 +1247,8 @@ def start(state: PuertoRicoState) -> PuertoRicoState:
 
 def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     """Every legal decision of the seat to act, in a fixed order (pass last). For the mayor this is a
-    lazy ``Arrangements`` sequence (there can be very many)."""
+    lazy ``Arrangements`` sequence (there can be very many); none once the game is over. Raises
+    nothing."""
     seat = state.current_seat
     if seat is None:
         return []
@@ -1230,9 +1265,9 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
                     out.append(_MAYOR_DECLINED)
         return out
     if stage is Stage.SETTLER:
-        out = [_HACIENDA] if _hacienda_possible(t, seat) else []
-        hospice = _active(state.players[seat], Power.HOSPICE) and _colonist_available(state)
-        for kind in _settle_options(t, seat):
+        out = [_HACIENDA] if hacienda_possible(t, seat) else []
+        hospice = power_active(state.players[seat], Power.HOSPICE) and colonist_available(state)
+        for kind in settle_options(t, seat):
             out.append(_SETTLE[kind, True])
             if hospice:
                 out.append(_SETTLE[kind, False])
@@ -1242,8 +1277,8 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
         return Arrangements(bins_of(pv), colonists_to_place(pv)[2])
     if stage is Stage.BUILDER:
         out = []
-        university = _active(state.players[seat], Power.UNIVERSITY) and _colonist_available(state)
-        for name in _buildable(t, seat):
+        university = power_active(state.players[seat], Power.UNIVERSITY) and colonist_available(state)
+        for name in buildable(t, seat):
             out.append(_BUILD[name, True])
             if university:
                 out.append(_BUILD[name, False])
@@ -1251,11 +1286,11 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
     if stage is Stage.PRODUCTION:
         return [_PRODUCE, _DECLINE]
     if stage is Stage.CRAFTSMAN:
-        return [_EXTRA[g] for g in _extra_goods(t)] + [_PASS]
+        return [_EXTRA[g] for g in extra_goods(t)] + [_PASS]
     if stage is Stage.TRADER:
-        return [_SELL[g] for g in _sellable(t, seat)] + [_PASS]
+        return [_SELL[g] for g in sellable(t, seat)] + [_PASS]
     if stage is Stage.CAPTAIN:
-        cargo, wharf = _loads(t, seat)
+        cargo, wharf = loads(t, seat)
         return cargo + wharf + ([] if cargo else [_PASS])
     if stage is Stage.STORAGE:
         return _store_moves(state.players[seat])
@@ -1265,7 +1300,7 @@ def legal_moves(state: PuertoRicoState) -> Sequence[PuertoRicoMove]:
 def default_move(state: PuertoRicoState | Table) -> Store | Produce | None:
     """The decision a log may leave out at this point, or None: taking one's production, and the storage
     keeping the most when that outcome is unique (logs written when the engine made these choices alone
-    have no move for them)."""
+    have no move for them). Raises nothing."""
     stage = state.stage
     if stage is Stage.PRODUCTION:
         return _PRODUCE
@@ -1340,7 +1375,8 @@ class Working:
 
 
 def working(state: PuertoRicoState) -> Working:
-    """A ``Working`` game from ``state`` (what ``Engine.working`` hands the replay's validation fold)."""
+    """A ``Working`` game from ``state`` (what ``Engine.working`` hands the replay's validation fold).
+    Raises nothing."""
     return Working(state)
 
 

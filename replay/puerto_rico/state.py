@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from replay.frozen import fast_constructor, picklable
-from replay.puerto_rico.catalogue import BUILDINGS, Good, Power, Role
+from replay.puerto_rico.catalogue import BUILDINGS, Good, Role
 
 
 class Stage(StrEnum):
@@ -50,13 +50,6 @@ class PlayerState:
     @property
     def city_spaces(self) -> int:
         return sum(2 if BUILDINGS[b].large else 1 for b in self.city)
-
-    def active(self, power: Power) -> bool:
-        """Whether the seat owns an occupied building with ``power``."""
-        for b, w in zip(self.city, self.city_workers):
-            if w and BUILDINGS[b].power is power:
-                return True
-        return False
 
     def owns(self, name: str) -> bool:
         return name in self.city
@@ -162,12 +155,6 @@ class MPlayer:
             self.doubloons, self.vp_chips, tuple(self.island), tuple(self.island_workers), tuple(self.city),
             tuple(self.city_workers), self.san_juan, tuple(self.goods),  # type: ignore[arg-type]
         )
-
-    def active(self, power: Power) -> bool:
-        for b, w in zip(self.city, self.city_workers):
-            if w and BUILDINGS[b].power is power:
-                return True
-        return False
 
     @property
     def city_spaces(self) -> int:
