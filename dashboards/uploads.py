@@ -3,7 +3,8 @@
 An uploaded file's name is only ever displayed: the bytes go to ``upload-NNN.json`` or
 ``upload-NNN.jsonl`` in a fresh temporary folder. Every upload is bounded before the importer sees
 it: its size as uploaded and once decompressed (a gzipped file is expanded here, within the limit,
-and written expanded), the number of games, and the rejection messages kept. A file that is not
+and written expanded), the number of games, and the rejection messages kept. Every file is read a
+chunk at a time to disk with a running total, so the page never holds an upload whole in memory. A file that is not
 JSON at all is refused as a file, not counted as a rejected game.
 
 The import runs ``ingest.importer.import_paths`` in a separate process because DuckDB refuses,
@@ -14,19 +15,22 @@ before is complete, and the report counts it from the database.
 
 from __future__ import annotations
 
+import codecs
+import io
+import itertools
 import json
 import re
 import shutil
 import tempfile
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -46,6 +50,8 @@ MAX_GAMES = 10_000
 MAX_MESSAGES = 20
 #: How long an import may run before its process is killed, in seconds.
 DEFAULT_TIMEOUT = 600.0
+#: Bytes read or written at a time: an upload is never held whole in memory.
+CHUNK = 2**20
 #: Suffixes the importer reads, longest first so ``.jsonl.gz`` wins over ``.gz``.
 SUFFIXES = (".jsonl.gz", ".json.gz", ".jsonl", ".json")
 
@@ -82,14 +88,36 @@ class Refused(Exception):
     """An uploaded file cannot be imported; the message says why."""
 
 
+class Source(Protocol):
+    """An uploaded file as the page gets it (Streamlit's ``UploadedFile``): a name, a size and bytes
+    to read."""
+
+    name: str
+    size: int
+
+    def read(self, size: int = -1, /) -> bytes:
+        """At most ``size`` of the next bytes."""
+        ...
+
+
+class _Bytes(io.BytesIO):
+    """``(name, bytes)`` as a ``Source``."""
+
+    def __init__(self, name: str, content: bytes) -> None:
+        super().__init__(content)
+        self.name = name
+        self.size = len(content)
+
+
 @dataclass(frozen=True)
 class Upload:
-    """An accepted upload: its name, its suffix once expanded (``.json`` or ``.jsonl``), its
-    expanded bytes and how many games it holds."""
+    """An accepted upload: its name, its suffix once expanded (``.json`` or ``.jsonl``), the file that
+    holds its expanded bytes, their size and how many games it holds."""
 
     name: str
     suffix: str
-    data: bytes
+    path: Path
+    size: int
     games: int
 
 
@@ -101,62 +129,84 @@ def log_suffix(name: str) -> str | None:
 
 def check_upload(name: str, content: bytes) -> str | None:
     """Why an upload is refused, or None when it may be imported."""
-    try:
-        read_upload(name, content)
-    except Refused as err:
-        return str(err)
+    with tempfile.TemporaryDirectory(prefix="governor-check-") as folder:
+        try:
+            spool_upload(_Bytes(name, content), Path(folder), 0)
+        except Refused as err:
+            return str(err)
     return None
 
 
-def read_upload(name: str, content: bytes) -> Upload:
-    """The upload expanded and checked: a log suffix, at most ``MAX_FILE_BYTES`` as uploaded, gzip
-    that expands within its limit, UTF-8 text, JSON (for ``.jsonl``: at least one line is JSON), at
-    most ``MAX_GAMES`` games.
+def spool_upload(source: Source, folder: Path, index: int, room: int = MAX_UPLOAD_BYTES) -> Upload:
+    """Write one uploaded file to ``folder`` as ``upload-<index>.json`` or ``.jsonl``, expanded and
+    checked, reading it in chunks of ``CHUNK`` bytes so that no more than one chunk (one game for a
+    ``.json`` file) is held in memory: a log suffix, at most ``MAX_FILE_BYTES`` as uploaded and at
+    most ``room`` bytes once expanded (what the upload has left), gzip that expands within its limit,
+    UTF-8 text, JSON (for ``.jsonl``: at least one line is JSON), at most ``MAX_GAMES`` games. A file
+    whose declared size is past a limit is refused before a byte of it is read.
 
-    Raises ``Refused`` saying why the file cannot be imported."""
+    Raises ``Refused`` saying why the file cannot be imported; nothing of it is then left in ``folder``."""
+    name = str(source.name)
     suffix = log_suffix(name)
     if suffix is None:
         if name.lower().endswith(".gz"):
             raise Refused("a gzipped log must be named .json.gz or .jsonl.gz")
         raise Refused("not a log file (.json, .jsonl, .json.gz or .jsonl.gz)")
-    if len(content) > MAX_FILE_BYTES:
-        raise Refused(f"{len(content) / 2**20:.1f} MB is more than the limit of {MAX_FILE_BYTES // 2**20} MB per file")
-    if not content.strip():
-        raise Refused("the file is empty")
+    declared = int(getattr(source, "size", 0) or 0)
+    if declared > MAX_FILE_BYTES:
+        raise Refused(_too_large(declared))
+    if declared > room:
+        raise Refused(_upload_full())
     lines = suffix.startswith(".jsonl")
-    limit = MAX_EXPANDED_BYTES if lines else MAX_GAME_BYTES
-    data = _gunzip(content, limit) if suffix.endswith(".gz") else content
-    if len(data) > limit:
-        raise Refused(_too_big(limit, lines))
-    if not data.strip():
-        raise Refused("the file is empty")
+    raw = folder / f"raw-{index:03d}"
+    out = folder / f"upload-{index:03d}{'.jsonl' if lines else '.json'}"
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise Refused(f"not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start:,})") from None
-    if not lines:
-        try:
-            json.loads(text)
-        except (ValueError, RecursionError) as err:
-            raise Refused(f"not JSON: {_json_error(err)}") from None
-        return Upload(name, ".json", data, 1)
-    games = _count_lines(data, MAX_GAMES + 1)
-    if games > MAX_GAMES:
-        raise Refused(
-            f"more than {MAX_GAMES:,} games (non-empty lines), the most one upload may hold: split the file or "
-            "import it with governor import"
-        )
-    first_error: str | None = None
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            json.loads(line)
-        except (ValueError, RecursionError) as err:
-            first_error = first_error or f"line {number}: {_json_error(err)}"
-            continue
-        return Upload(name, ".jsonl", data, games)
-    raise Refused(f"not JSON lines: no line is JSON ({first_error})")
+        copied = _copy(source, raw, MAX_FILE_BYTES + 1)
+        if copied > MAX_FILE_BYTES:
+            raise Refused(_too_large(None))
+        if _blank(raw):
+            raise Refused("the file is empty")
+        limit = MAX_EXPANDED_BYTES if lines else MAX_GAME_BYTES
+        if suffix.endswith(".gz"):
+            size = _gunzip_file(raw, out, min(limit, room) + 1)
+            raw.unlink()
+        else:
+            size = copied
+            raw.rename(out)
+        if size > limit:
+            raise Refused(_too_big(limit, lines))
+        if size > room:
+            raise Refused(_upload_full())
+        if _blank(out):
+            raise Refused("the file is empty")
+        _check_utf8(out)
+        if not lines:
+            try:
+                json.loads(out.read_bytes())
+            except (ValueError, RecursionError) as err:
+                raise Refused(f"not JSON: {_json_error(err)}") from None
+            return Upload(name, ".json", out, size, 1)
+        games = _count_lines(out, MAX_GAMES + 1)
+        if games > MAX_GAMES:
+            raise Refused(
+                f"more than {MAX_GAMES:,} games (non-empty lines), the most one upload may hold: split the file or "
+                "import it with governor import"
+            )
+        _check_json_lines(out)
+        return Upload(name, ".jsonl", out, size, games)
+    except BaseException:
+        raw.unlink(missing_ok=True)
+        out.unlink(missing_ok=True)
+        raise
+
+
+def _too_large(size: int | None) -> str:
+    limit = f"the limit of {MAX_FILE_BYTES // 2**20} MB per file"
+    return f"{size / 2**20:.1f} MB is more than {limit}" if size is not None else f"the file holds more than {limit}"
+
+
+def _upload_full() -> str:
+    return f"the upload would hold more than {MAX_UPLOAD_BYTES // 2**20} MB: import this file separately"
 
 
 def _too_big(limit: int, lines: bool) -> str:
@@ -164,43 +214,122 @@ def _too_big(limit: int, lines: bool) -> str:
     return f"expands to more than {limit // 2**20} MB, the limit {what}"
 
 
-def _gunzip(content: bytes, limit: int) -> bytes:
-    """The decompressed bytes of a gzip upload (all its members), reading at most ``limit`` + 1 bytes
-    of output, so that a small bomb never expands in memory.
+def _copy(source: Source, target: Path, stop: int) -> int:
+    """Copy ``source`` to ``target`` a chunk at a time, no further than ``stop`` bytes; the bytes copied."""
+    copied = 0
+    with open(target, "wb") as out:
+        while copied < stop:
+            chunk = source.read(min(CHUNK, stop - copied))
+            if not chunk:
+                break
+            out.write(chunk)
+            copied += len(chunk)
+    return copied
 
-    Raises ``Refused`` for data that is not gzip, is cut short, or expands past ``limit``."""
-    out: list[bytes] = []
+
+def _chunks(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as data:
+        while chunk := data.read(CHUNK):
+            yield chunk
+
+
+def _blank(path: Path) -> bool:
+    """Whether the file holds nothing but white space."""
+    return not any(chunk.strip() for chunk in _chunks(path))
+
+
+def _gunzip_file(source: Path, target: Path, stop: int) -> int:
+    """Expand the gzip file ``source`` (all its members) into ``target``, writing no more than
+    ``stop`` bytes; returns the bytes written (``stop`` means: more than the caller's limit).
+
+    Raises ``Refused`` for data that is not gzip or is cut short."""
     size = 0
-    data = content
-    while True:
-        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    fed = False  # the current member has had input
+    with open(source, "rb") as packed, open(target, "wb") as out:
+        while chunk := packed.read(CHUNK):
+            data = chunk
+            while data:
+                if not fed:
+                    data = data.lstrip(b"\x00")  # gzip allows zero padding after the last member
+                    if not data:
+                        break
+                try:
+                    expanded = stream.decompress(data, stop - size)
+                except zlib.error as err:
+                    raise Refused(f"not gzip data ({err})") from None
+                fed = True
+                out.write(expanded)
+                size += len(expanded)
+                if size >= stop:
+                    return size
+                if stream.eof:
+                    data = stream.unused_data
+                    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    fed = False
+                else:
+                    data = stream.unconsumed_tail
+    if fed:
+        raise Refused("the gzip data is cut short")
+    return size
+
+
+def _check_utf8(path: Path) -> None:
+    """Raises ``Refused`` naming the first byte that is not UTF-8 and its offset."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0
+    for chunk in itertools.chain(_chunks(path), [b""]):
+        held = len(decoder.getstate()[0])
         try:
-            while not stream.eof:
-                chunk = stream.decompress(data, limit + 1 - size)
-                out.append(chunk)
-                size += len(chunk)
-                if size > limit:
-                    return b"".join(out)  # the caller refuses it: more than the limit
-                data = stream.unconsumed_tail
-                if not chunk and not data:
-                    break
-        except zlib.error as err:
-            raise Refused(f"not gzip data ({err})") from None
-        if not stream.eof:
-            raise Refused("the gzip data is cut short")
-        data = stream.unused_data
-        if not data.strip(b"\x00"):  # gzip allows zero padding after the last member
-            return b"".join(out)
+            decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as err:
+            raise Refused(f"not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {offset - held + err.start:,})") \
+                from None
+        offset += len(chunk)
 
 
-def _count_lines(data: bytes, stop: int) -> int:
-    """Non-empty lines of ``data`` (as the importer counts games), counting no further than ``stop``."""
+_CONTENT = re.compile(rb"\S[^\n]*")
+
+
+def _count_lines(path: Path, stop: int) -> int:
+    """Non-empty lines of the file (as the importer counts games), counting no further than ``stop``."""
     count = 0
-    for _ in re.finditer(rb"[^\n]*\S[^\n]*", data):
-        count += 1
+    open_line = False  # the previous chunk ended inside a line already counted
+    for chunk in _chunks(path):
+        found = sum(1 for _ in _CONTENT.finditer(chunk))
+        first_break = chunk.find(b"\n")
+        if open_line and chunk[: first_break if first_break >= 0 else len(chunk)].strip():
+            found -= 1
+        last_break = chunk.rfind(b"\n")
+        open_line = bool(chunk[last_break + 1 :].strip()) or (open_line and last_break < 0)
+        count += found
         if count >= stop:
-            break
+            return stop
     return count
+
+
+def _check_json_lines(path: Path) -> None:
+    """Raises ``Refused`` when no line of the file is JSON (one good line is enough: the bad ones are
+    rejected games). A line is read whole only up to the importer's limit per game."""
+    first_error: str | None = None
+    number = 0
+    with open(path, "rb") as data:
+        while line := data.readline(MAX_GAME_BYTES + 1):
+            number += 1
+            if len(line) > MAX_GAME_BYTES and not line.endswith(b"\n"):
+                while (rest := data.readline(CHUNK)) and not rest.endswith(b"\n"):
+                    pass
+                first_error = first_error or f"line {number}: longer than {MAX_GAME_BYTES // 2**20} MB"
+                continue
+            if not line.strip():
+                continue
+            try:
+                json.loads(line)
+            except (ValueError, RecursionError) as err:
+                first_error = first_error or f"line {number}: {_json_error(err)}"
+                continue
+            return
+    raise Refused(f"not JSON lines: no line is JSON ({first_error})")
 
 
 def _json_error(err: BaseException) -> str:
@@ -231,34 +360,32 @@ def _run_import(pipe: Connection, folder: str, db: str, names: dict[str, str]) -
         pipe.close()
 
 
-def import_uploads(files: Sequence[tuple[str, bytes]], db: str, timeout: float = DEFAULT_TIMEOUT) -> ImportReport:
-    """Check, store and import uploaded ``(name, bytes)`` files into ``db``; never raises for bad
-    input: refusals, rejections and errors are in the report.
+def import_uploads(files: Sequence[Source | tuple[str, bytes]], db: str, timeout: float = DEFAULT_TIMEOUT) -> ImportReport:
+    """Check, store and import uploaded files (Streamlit's ``UploadedFile`` or ``(name, bytes)``) into
+    ``db``; never raises for bad input: refusals, rejections and errors are in the report.
 
-    At ``timeout`` seconds the import's process is killed; the report then counts the games of this
-    upload the database holds (whole games only: each write is a transaction)."""
+    Each file is read in chunks to disk with a running total: a file that would take the upload past
+    ``MAX_UPLOAD_BYTES`` or ``MAX_GAMES`` is refused, unread when its size says so. At ``timeout``
+    seconds the import's process is killed; the report then counts the games of this upload the
+    database holds (whole games only: each write is a transaction)."""
     report = ImportReport()
     folder = Path(tempfile.mkdtemp(prefix="governor-upload-"))
     names: dict[str, str] = {}
     games = size = 0
     try:
-        for index, (name, content) in enumerate(files):
+        for index, item in enumerate(files):
+            source = _Bytes(*item) if isinstance(item, tuple) else item
             try:
-                upload = read_upload(name, content)
+                upload = spool_upload(source, folder, index, MAX_UPLOAD_BYTES - size)
                 if games + upload.games > MAX_GAMES:
+                    upload.path.unlink()
                     raise Refused(f"the upload would hold more than {MAX_GAMES:,} games: import this file separately")
-                if size + len(upload.data) > MAX_UPLOAD_BYTES:
-                    raise Refused(
-                        f"the upload would hold more than {MAX_UPLOAD_BYTES // 2**20} MB: import this file separately"
-                    )
             except Refused as err:
-                report.refused.append((name, str(err)))
+                report.refused.append((str(source.name), str(err)))
                 continue
             games += upload.games
-            size += len(upload.data)
-            path = folder / f"upload-{index:03d}{upload.suffix}"
-            path.write_bytes(upload.data)
-            names[str(path)] = name
+            size += upload.size
+            names[str(upload.path)] = upload.name
         if names:
             _import(report, folder, db, names, timeout)
         return report

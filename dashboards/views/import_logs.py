@@ -9,6 +9,9 @@ and are shown as text (``ui.alert``, tables), never as Markdown."""
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dashboards import data, ui
 from dashboards.uploads import MAX_FILE_BYTES, MAX_GAMES, MAX_UPLOAD_BYTES, import_uploads
@@ -22,12 +25,30 @@ st.caption(
 )
 ui.caption(f"Database: {data.db_path()}")
 
+
+
+def _release(files: list[UploadedFile]) -> None:
+    """Drop Streamlit's in-memory copies of imported files (they stay until the session ends otherwise)."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return
+    manager = Runtime.instance().uploaded_file_mgr
+    for file in files:
+        manager.remove_file(ctx.session_id, file.file_id)
+
+
+# A new key after each import: the box empties, and the files it held are released.
+uploader_key = f"import_files_{st.session_state.get('import_round', 0)}"
 files = st.file_uploader(
-    "Log files", type=["json", "jsonl", "gz"], accept_multiple_files=True, key="import_files",
+    "Log files", type=["json", "jsonl", "gz"], accept_multiple_files=True, key=uploader_key,
 )
 if st.button("Import", type="primary", disabled=not files, key="import_run"):
+    chosen = list(files or [])
     with st.spinner("Importing..."):
-        report = import_uploads([(f.name, f.getvalue()) for f in files or []], data.db_path())
+        # Each file is read in chunks to disk with a running total (never whole into memory here).
+        report = import_uploads(chosen, data.db_path())
+    _release(chosen)
+    st.session_state["import_round"] = st.session_state.get("import_round", 0) + 1
     if report.game_ids:
         report.games = data.frame(
             "SELECT game, player_count, array_to_string(players, ', ') AS players, "
@@ -36,6 +57,7 @@ if st.button("Import", type="primary", disabled=not files, key="import_run"):
             (list(report.game_ids),),
         )
     st.session_state["import_report"] = report
+    st.rerun()  # with the emptied box
 
 last_report = st.session_state.get("import_report")
 if last_report is not None:

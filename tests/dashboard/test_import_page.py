@@ -47,16 +47,22 @@ def test_files_that_are_not_json_are_refused_with_the_reason() -> None:
     assert check_upload("mixed.jsonl", b"{}\nnot json\n") is None
 
 
-def test_decompression_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_decompression_is_bounded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     bomb = gzip.compress(b" " * (16 * 2**20 + 1))  # 16 kB that expand past the limit per game
     assert check_upload("bomb.json.gz", bomb) == "expands to more than 16 MB, the limit per game (a .json file holds one game)"
-    assert len(uploads._gunzip(bomb, 1000)) == 1001  # never more than the limit + 1 in memory
+    packed, expanded = tmp_path / "bomb.gz", tmp_path / "bomb"
+    packed.write_bytes(bomb)
+    assert uploads._gunzip_file(packed, expanded, 1001) == 1001  # never more than the limit + 1 written
+    assert expanded.stat().st_size == 1001
     monkeypatch.setattr(uploads, "MAX_EXPANDED_BYTES", 2**20)  # the limit per .jsonl file (200 MB), made small
     lines = gzip.compress(b"\n" * (2**20 + 1))
     assert check_upload("bomb.jsonl.gz", lines) == "expands to more than 1 MB, the limit per .jsonl file"
     # Members of a multi-member gzip file are all read.
     two = gzip.compress(b'{"a": 1}\n') + gzip.compress(b'{"b": 2}\n')
-    assert uploads.read_upload("two.jsonl.gz", two).games == 2
+    assert uploads.spool_upload(uploads._Bytes("two.jsonl.gz", two), tmp_path, 1).games == 2
+    assert (tmp_path / "upload-001.jsonl").read_bytes() == b'{"a": 1}\n{"b": 2}\n'
+    # Zero padding after the last member is allowed.
+    assert check_upload("pad.jsonl.gz", two + b"\x00" * 100) is None
 
 
 def test_games_per_upload_are_capped() -> None:
@@ -139,7 +145,7 @@ def test_import_page_refuses_a_file_that_is_not_json_and_says_why(dash_db_copy: 
     at = open_page(dash_db_copy, "views/import_logs.py")
     before = sql(dash_db_copy, "SELECT count(*) FROM games")[0][0]
     log = sorted(SAMPLES.glob("*.json"))[0].read_bytes()
-    at.file_uploader(key="import_files").set_value(
+    at.file_uploader(key="import_files_0").set_value(
         [("dup.json", log, "application/json"), ("**bad** :smile:.json", b"{not json", "application/json")]
     )
     at.run()
@@ -158,7 +164,7 @@ def test_import_page_refuses_a_file_that_is_not_json_and_says_why(dash_db_copy: 
 def test_imported_games_link_to_the_replay_page(dash_db_copy: Path, open_page, sql) -> None:
     at = open_page(dash_db_copy, "views/import_logs.py")
     logs = sorted(PR_SAMPLES.glob("*.json"))[:2]
-    at.file_uploader(key="import_files").set_value([(p.name, p.read_bytes(), "application/json") for p in logs])
+    at.file_uploader(key="import_files_0").set_value([(p.name, p.read_bytes(), "application/json") for p in logs])
     at.run()
     at.button(key="import_run").click().run()
     assert not at.exception and {m.label: m.value for m in at.metric}["Imported"] == "2"
@@ -166,3 +172,69 @@ def test_imported_games_link_to_the_replay_page(dash_db_copy: Path, open_page, s
     table = at.dataframe[0].value
     assert table["replay"].tolist() == [f"replay?game={game_id}" for game_id in ids]
     assert table["game_id"].tolist() == ids
+
+
+class CountingUpload:
+    """An uploaded file that holds no bytes: it says its size and makes its bytes as they are read,
+    counting them (a 45 MB upload costs nothing to build)."""
+
+    def __init__(self, name: str, size: int, line: bytes = b"{}\n", holds: int | None = None) -> None:
+        self.name, self.size, self.line, self.served = name, size, line, 0
+        self.holds = size if holds is None else holds
+
+    def read(self, size: int = -1) -> bytes:
+        left = self.holds - self.served
+        size = left if size < 0 else min(size, left)
+        self.served += size
+        return (self.line * (size // len(self.line) + 1))[:size]
+
+
+def test_files_past_the_upload_limits_are_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ten 45 MB files used to add 1.2 GB to the server: each was held whole before a limit applied.
+    monkeypatch.setattr(uploads, "MAX_GAMES", 10**9)
+    files = [CountingUpload(f"big{i}.jsonl", 45 * 2**20, b"{}" + b" " * 97 + b"\n") for i in range(10)]
+    files.append(CountingUpload("huge.jsonl", MAX_FILE_BYTES + 1))
+    imported: list[list[str]] = []
+    monkeypatch.setattr(uploads, "_import", lambda report, folder, db, names, timeout: imported.append(
+        sorted((Path(p).name, Path(p).stat().st_size) for p in names)))
+    report = uploads.import_uploads(files, str(tmp_path / "db.duckdb"))
+    # Four fit in 200 MB; the fifth to tenth would not and are never read, nor is the file past 50 MB.
+    assert [f.served for f in files] == [45 * 2**20] * 4 + [0] * 7
+    assert report.refused == [(f"big{i}.jsonl", "the upload would hold more than 200 MB: import this file separately")
+                              for i in range(4, 10)] + [("huge.jsonl", "50.0 MB is more than the limit of 50 MB per file")]
+    assert imported == [[(f"upload-{i:03d}.jsonl", 45 * 2**20) for i in range(4)]]
+
+
+def test_a_file_is_read_in_chunks_never_whole(tmp_path: Path) -> None:
+    import tracemalloc
+
+    line = b'{"a": "' + b"x" * 8182 + b'"}\n'  # 8 kB: 5,120 games in 40 MB
+    upload = CountingUpload("big.jsonl", 40 * 2**20, line)
+    tracemalloc.start()
+    try:
+        spooled = uploads.spool_upload(upload, tmp_path, 0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(line) == 8192 and spooled.games == 5120
+    assert upload.served == 40 * 2**20 and spooled.path.stat().st_size == 40 * 2**20
+    assert peak < 8 * uploads.CHUNK  # a few chunks, not 40 MB
+
+
+def test_a_file_that_says_less_than_it_holds_is_cut_at_the_limit(tmp_path: Path) -> None:
+    liar = CountingUpload("liar.json", 10, holds=100 * 2**20)  # it says 10 bytes
+    with pytest.raises(uploads.Refused, match="^the file holds more than the limit of 50 MB per file$"):
+        uploads.spool_upload(liar, tmp_path, 0)
+    assert liar.served == MAX_FILE_BYTES + 1 and list(tmp_path.iterdir()) == []
+
+
+def test_the_upload_box_is_emptied_after_an_import(dash_db_copy: Path, open_page) -> None:
+    at = open_page(dash_db_copy, "views/import_logs.py")
+    log = sorted(SAMPLES.glob("*.json"))[0].read_bytes()
+    at.file_uploader(key="import_files_0").set_value([("dup.json", log, "application/json")])
+    at.run()
+    at.button(key="import_run").click().run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Duplicates skipped"] == "1"
+    assert at.file_uploader(key="import_files_1").value == []
+    assert at.button(key="import_run").disabled
