@@ -32,9 +32,12 @@ def _release(files: list[UploadedFile]) -> None:
     ctx = get_script_run_ctx()
     if ctx is None or not Runtime.exists():
         return
-    manager = Runtime.instance().uploaded_file_mgr
+    # The in-memory manager (Streamlit's default) can remove one file; the protocol does not promise it.
+    remove = getattr(Runtime.instance().uploaded_file_mgr, "remove_file", None)
+    if remove is None:
+        return
     for file in files:
-        manager.remove_file(ctx.session_id, file.file_id)
+        remove(ctx.session_id, file.file_id)
 
 
 # A new key after each import: the box empties, and the files it held are released.
