@@ -10,10 +10,22 @@ import time
 from typing import Any
 
 from analysis.decisions import THRESHOLDS, Decision, Options
+from analysis.rollouts import MAX_ROLLOUTS
+from replay import exits
+from replay.exits import bounded_int
+
+#: Candidates per decision: the ``analysis`` table's ``top`` and ``rank`` are 16-bit, and no position of
+#: either game has this many legal moves worth a rollout each.
+MAX_TOP = 1000
+#: Move numbers of ``--steps`` (the table's ``step`` is 32-bit).
+MAX_STEP = 2**31 - 1
+#: ``--seed`` is stored in a 64-bit column.
+SEED_RANGE = (-(2**63), 2**63 - 1)
 
 
-def add_parser(sub: Any, default_db: Any) -> None:
-    """Add the ``analyse`` subcommand to ``governor``'s subparsers."""
+def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
+    """Add the ``analyse`` subcommand to ``governor``'s subparsers; ``workers`` is the type of
+    ``--workers`` (a bounded integer)."""
     thresholds = ", ".join(f"{name} >= {round(value * 100)} points" for name, value in reversed(THRESHOLDS))
     p = sub.add_parser("analyse", aliases=["analyze"], help="estimate each decision's winning chance by rollouts",
                        description=(
@@ -24,12 +36,18 @@ def add_parser(sub: Any, default_db: Any) -> None:
         f"interval, the best move and the loss; tags moves ({thresholds} of winning chance, when significant). "
         "Exits 0, 1 when the log is bad, 2 on a usage error. See docs/analysis.md."))
     p.add_argument("log", help="a log file (.json, .jsonl, .gz)")
-    p.add_argument("--game", type=int, default=1, help="which game of a .jsonl file (1-based, default 1)")
-    p.add_argument("--rollouts", type=int, default=100, help="rollouts per candidate move (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0): same seed, same output")
-    p.add_argument("--top", type=int, default=6, help="at most this many candidates per decision (default 6)")
-    p.add_argument("--steps", default=None, metavar="A:B", help="only the moves numbered A to B (1-based, inclusive)")
-    p.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
+    p.add_argument("--game", type=bounded_int("--game", 1, MAX_STEP), default=1,
+                   help="which game of a .jsonl file (1-based, default 1)")
+    p.add_argument("--rollouts", type=bounded_int("--rollouts", 1, MAX_ROLLOUTS), default=100,
+                   help=f"rollouts per candidate move, 1 to {MAX_ROLLOUTS:,} (default 100)")
+    p.add_argument("--seed", type=bounded_int("--seed", *SEED_RANGE), default=0,
+                   help="seed of every random choice, a 64-bit integer (default 0): same seed, same output")
+    p.add_argument("--top", type=bounded_int("--top", 1, MAX_TOP), default=6,
+                   help=f"at most this many candidates per decision, 1 to {MAX_TOP} (default 6)")
+    p.add_argument("--steps", type=_steps, default=None, metavar="A:B",
+                   help="only the moves numbered A to B (1-based, inclusive; A: or :B leave one end open)")
+    p.add_argument("--workers", type=workers or bounded_int("--workers", 1, 256), default=None,
+                   help="worker processes (default: every core)")
     p.add_argument("--json", action="store_true", help="print one JSON object per decision (JSON lines)")
     p.add_argument("--store", action="store_true", help="also store the analysis in the database (table analysis)")
     p.add_argument("--db", default=None, help="the database for --store (default: $GOVERNOR_DB or governor.duckdb)")
@@ -38,15 +56,18 @@ def add_parser(sub: Any, default_db: Any) -> None:
     p.set_defaults(func=lambda args: run(args, default_db))
 
 
-def _steps(text: str | None) -> tuple[int, int] | None:
-    if text is None:
-        return None
+def _steps(text: str) -> tuple[int, int]:
+    """``--steps A:B`` as (A, B); raises ``argparse.ArgumentTypeError`` (a usage error, exit 2)."""
     first, _, last = text.partition(":")
     try:
-        a = int(first) if first else 1
-        b = int(last) if last else 10**9
+        a = int(first) if first.strip() else 1
+        b = int(last) if last.strip() else MAX_STEP
     except ValueError:
-        raise SystemExit(f"governor analyse: --steps expects A:B (move numbers), not {text!r}") from None
+        a = b = 0
+    if not 1 <= a <= b <= MAX_STEP:
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        raise argparse.ArgumentTypeError(
+            f"expects A:B, move numbers with 1 <= A <= B <= {MAX_STEP}, not {shown!r}")
     return a, b
 
 
@@ -78,24 +99,25 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     from analysis.decisions import analyse
     from analysis.store import store
     from ingest.db import DatabaseError
-    from replay.errors import GovernorError
-    from replay.logfile import read_records
+    from replay.errors import GovernorError, printable
+    from replay.logfile import display_name, read_game
     from replay.registry import engine_for
 
-    if args.rollouts < 1 or args.top < 1:
-        print("governor analyse: --rollouts and --top must be at least 1", file=sys.stderr)
-        return 2
-    records = [r for r in read_records(args.log)]
-    if not 1 <= args.game <= len(records):
-        print(f"governor analyse: {args.log} holds {len(records)} game(s), no game {args.game}", file=sys.stderr)
-        return 2
-    record = records[args.game - 1]
+    try:
+        os.stat(args.log)
+    except OSError as err:
+        print(f"governor analyse: {display_name(args.log)}: {err.strerror or err}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    record, count = read_game(args.log, args.game)
+    if record is None:
+        print(f"governor analyse: {display_name(args.log)} holds {count} game(s), no game {args.game}", file=sys.stderr)
+        return exits.ENVIRONMENT
     if record.error is not None or record.log is None:
-        print(f"bad: {record.error.message if record.error else args.log}")
-        return 1
+        print(f"bad: {record.error.message if record.error else display_name(args.log)}")
+        return exits.REJECTED
     log = record.log
     options = Options(rollouts=args.rollouts, seed=args.seed, top=args.top,
-                      workers=args.workers or os.cpu_count() or 1, steps=_steps(args.steps))
+                      workers=args.workers or os.cpu_count() or 1, steps=args.steps)
     show_progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     decisions: list[Decision] = []
     start = time.monotonic()
@@ -111,7 +133,7 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
                 sys.stderr.flush()
     except GovernorError as err:
         print(f"bad: {err.message}")
-        return 1
+        return exits.REJECTED
     if show_progress:
         sys.stderr.write("\n")
     tags = {name: sum(1 for d in decisions if d.tag == name) for name, _ in THRESHOLDS}
@@ -126,7 +148,7 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
         try:
             rows = store(db, log.game_id, engine_for(log.game).version, decisions, options)
         except DatabaseError as err:
-            print(f"governor analyse: {err}", file=sys.stderr)
-            return 2
-        print(f"stored {rows} rows for game {log.game_id} in {db}", file=sys.stderr)
-    return 0
+            print(f"governor analyse: {printable(str(err))}", file=sys.stderr)
+            return exits.ENVIRONMENT
+        print(f"stored {rows} rows for game {log.game_id} in {display_name(db)}", file=sys.stderr)
+    return exits.OK

@@ -7,7 +7,10 @@ number, so results are the same whichever worker runs a rollout and in whatever 
 
 from __future__ import annotations
 
+import multiprocessing
 import random
+import signal
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +20,11 @@ from replay.errors import FieldError, RuleViolation
 from replay.protocol import Working
 from replay.registry import engine_for
 from replay.simulate import MAX_MOVES, make_bot
+
+#: The most rollouts per candidate ``governor analyse`` takes: at the default 100 a game takes about a
+#: minute on 2 cores, so 10,000 is a day's work; each decision's rollouts are split in tasks of
+#: ``Options.chunk`` and only a few decisions are in flight, so memory stays small below this bound.
+MAX_ROLLOUTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -88,8 +96,17 @@ def win_share(winners: Sequence[int], seat: int) -> float:
 def run_task(task: RolloutTask) -> RolloutResult:
     """Run a task's rollouts for every candidate (in a worker process or inline), with the cycle
     collector paused: a rollout makes no reference cycles (``replay.collector``)."""
+    _worker_leaves_signals_to_parent()
     with collector_paused():
         return _run_task(task)
+
+
+def _worker_leaves_signals_to_parent() -> None:
+    """In a worker process, ignore Ctrl-C and SIGTERM: the terminal sends Ctrl-C to the whole process
+    group, and a worker that died of it printed its own traceback; the parent stops the pool instead."""
+    if multiprocessing.parent_process() is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _run_task(task: RolloutTask) -> RolloutResult:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from ingest.db import DatabaseError, reader
-from ingest.query import write_parquet
+from ingest.query import OutputError, write_parquet
 from ingest.schema import table_schemas
 from replay import exits
 from replay.errors import printable
@@ -16,9 +17,18 @@ EXPORT_BATCH_ROWS = 100_000
 EXPORT_BATCH_LOGS = 1_000
 
 
+def _shown(path: str | Path) -> str:
+    return printable(os.fsdecode(path))
+
+
 def run_export(db: str, folder: Path, games: bool = False) -> int:
-    """``governor export --parquet DIR``: every table as DIR/<table>.parquet (and the logs as JSONL)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """``governor export --parquet DIR``: every table as DIR/<table>.parquet (and the logs as JSONL).
+    Exit 0, or 2 when the database cannot be read or DIR cannot be written (one line, escaped)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        print(f"governor export: cannot make the folder {_shown(folder)}: {err.strerror or err}", file=sys.stderr)
+        return exits.ENVIRONMENT
     try:
         with reader(db) as con:
             # A lake's tables are views over its files.
@@ -28,7 +38,7 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
             for name in names:
                 batches = con.sql(f'SELECT * FROM "{name}"').to_arrow_reader(EXPORT_BATCH_ROWS)
                 rows = write_parquet(batches.schema, batches, folder / f"{name}.parquet")
-                print(f"{name}: {rows} rows -> {folder / (name + '.parquet')}", file=sys.stderr)
+                print(f"{name}: {rows} rows -> {_shown(folder / (name + '.parquet'))}", file=sys.stderr)
             if games:
                 with open(folder / "games.jsonl", "w", encoding="utf-8") as fh:
                     logs = con.execute("SELECT log FROM games ORDER BY file, file_index")
@@ -38,5 +48,8 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
                             fh.write("\n")
     except DatabaseError as err:
         print(f"governor export: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    except (OutputError, OSError) as err:
+        print(f"governor export: cannot write in {_shown(folder)}: {err}", file=sys.stderr)
         return exits.ENVIRONMENT
     return exits.OK

@@ -1,18 +1,25 @@
 """Exit statuses of every ``governor`` command, so that a script can tell them apart.
 
 0 all good; 1 something was rejected (a bad game, a refused SQL statement); 2 a usage or environment
-error (a path that names nothing, an unreadable folder, a full disk, a locked or read-only database);
-3 a bug in governor (with a traceback and a request to report it); 130 interrupted (Ctrl-C). When
-several apply, the larger of 1, 2 and 3 is returned.
+error (a bad option, a path that names nothing, an unreadable folder, a full disk, a locked or
+read-only database); 3 a bug in governor (with a traceback and a request to report it); 130
+interrupted (Ctrl-C, SIGINT); 143 terminated (SIGTERM). When several of 1, 2 and 3 apply, the
+largest is returned.
 """
 
 from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from typing import Any
 
 OK = 0
 REJECTED = 1
 ENVIRONMENT = 2
 BUG = 3
 INTERRUPTED = 130
+TERMINATED = 143
 
 #: Where bugs are reported (the project's issue tracker).
 REPORT_TO = "the Governor issue tracker"
@@ -20,9 +27,9 @@ REPORT_TO = "the Governor issue tracker"
 #: The epilog of every ``--help``.
 EPILOG = (
     "exit status: 0 all good; 1 something was rejected (a bad game, a refused statement); "
-    "2 usage or environment error (a path that names nothing, an unreadable folder, a full disk, "
-    "a locked or read-only database); 3 a bug in governor (please report it); 130 interrupted. "
-    "When several apply, the largest of 1, 2 and 3."
+    "2 usage or environment error (a bad option, a path that names nothing, an unreadable folder, a full disk, "
+    "a locked or read-only database); 3 a bug in governor (please report it); 130 interrupted (Ctrl-C); "
+    "143 terminated (SIGTERM). When several apply, the largest of 1, 2 and 3."
 )
 
 
@@ -41,3 +48,48 @@ def report_request(what: str) -> str:
         f"governor: {what}: this is a bug in governor, not a problem with your input; please report it "
         f"to {REPORT_TO} with the command you ran and the file that caused it"
     )
+
+
+class UsageError(Exception):
+    """A bad argument (a value out of range, options that do not go together): one line, exit status 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived. A ``KeyboardInterrupt``, so that every place that stops cleanly on Ctrl-C stops
+    cleanly on SIGTERM too; ``interruption`` tells the two apart."""
+
+
+def interruption(err: BaseException) -> tuple[str, int]:
+    """The word and exit status of an interruption: ("terminated", 143) for SIGTERM, else
+    ("interrupted", 130)."""
+    return ("terminated", TERMINATED) if isinstance(err, Terminated) else ("interrupted", INTERRUPTED)
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM raise ``Terminated`` in the main thread (Python's default for it is to die at once,
+    leaving partly written files and temporary folders). Does nothing outside the main thread."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def bounded_int(option: str, low: int, high: int) -> Any:
+    """An ``argparse`` type for ``option``: an integer from ``low`` to ``high`` (inclusive); anything else
+    is refused with the allowed range (``argparse`` names the option, and exits with status 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip(), 10)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            shown = text if len(text) <= 40 else text[:39] + "…"
+            raise argparse.ArgumentTypeError(
+                f"must be an integer from {low} to {high}, not {shown!r}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from replay.errors import GovernorError
 from replay.logfile import GameLog, LogRecord, expand_paths, read_records
 from replay.registry import all_engines
 from replay.replayer import replay
@@ -72,19 +73,23 @@ def golden_name(record: LogRecord) -> str:
     return name + ".txt"
 
 
-def select_games(logs_dir: Path) -> list[LogRecord]:
+def select_games(logs_dir: Path, problems: list[str] | None = None) -> list[LogRecord]:
     """The sample games kept as golden files: the first ``GAMES_PER_COUNT`` games (in sorted file
     order) of each game and player count. Games of an engine that is not installed yet are skipped.
 
-    Raises ``LogFormatError`` for a sample log that cannot be read, ``FileNotFoundError`` if
-    ``logs_dir`` does not exist."""
+    Raises ``LogFormatError`` for a sample log that cannot be read, unless ``problems`` is given: the
+    error's one-line message is then added to it and the other logs are still read. Raises
+    ``FileNotFoundError`` if ``logs_dir`` does not exist."""
     engines = all_engines()
     chosen: list[LogRecord] = []
     counts: dict[tuple[str, int], int] = {}
     for file in expand_paths([logs_dir]):
         for record in read_records(file):
             if record.error is not None:
-                raise record.error
+                if problems is None:
+                    raise record.error
+                problems.append(record.error.message)
+                continue
             assert record.log is not None
             if record.log.game not in engines:
                 continue
@@ -95,26 +100,36 @@ def select_games(logs_dir: Path) -> list[LogRecord]:
     return chosen
 
 
-def write_golden(logs_dir: Path, out_dir: Path) -> list[Path]:
+def write_golden(logs_dir: Path, out_dir: Path, problems: list[str] | None = None) -> list[Path]:
     """Write a golden file for each game chosen by ``select_games`` into ``out_dir`` and delete golden
     files there that are no longer produced. Returns the files written, sorted.
 
     Raises ``FileNotFoundError``, ``LogFormatError``, ``IllegalMoveError`` or ``ResultMismatchError``
-    when a sample log is missing or bad (no file is deleted then)."""
+    when a sample log is missing or bad (no file is deleted then). With ``problems``, a bad log is
+    instead one line added to it (escaped: a log's text never reaches a terminal raw), the other
+    games' files are written, and no file is deleted."""
     logs_dir = Path(logs_dir)
     out_dir = Path(out_dir)
     rendered: dict[str, str] = {}
-    for record in select_games(logs_dir):
+    bad = 0 if problems is None else len(problems)
+    for record in select_games(logs_dir, problems):
         assert record.log is not None
         source = Path(record.file).relative_to(logs_dir).as_posix()
         name = golden_name(record)
         if name in rendered:
             raise ValueError(f"two sample games give the golden file name {name}")
-        rendered[name] = render_golden(record.log, source=source)
+        try:
+            rendered[name] = render_golden(record.log, source=source)
+        except GovernorError as err:
+            if problems is None:
+                raise
+            problems.append(err.message)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("*.txt"):
-        if old.name not in rendered and old.read_text(encoding="utf-8").startswith(HEADER):
-            old.unlink()
+    # A bad log's golden file is not stale: it is kept until the log is mended.
+    if problems is None or len(problems) == bad:
+        for old in out_dir.glob("*.txt"):
+            if old.name not in rendered and old.read_text(encoding="utf-8").startswith(HEADER):
+                old.unlink()
     written = []
     for name, text in sorted(rendered.items()):
         path = out_dir / name

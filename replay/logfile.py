@@ -711,19 +711,37 @@ def dumps_game(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_games(path: str | Path, games: list[dict[str, Any]]) -> None:
+def write_games(path: str | Path, games: list[dict[str, Any]], compress: bool | None = None) -> None:
     """Write games to ``path``: ``.json`` takes exactly one game, ``.jsonl`` any number; ``.gz`` compresses.
+    ``compress`` decides instead of the name when given (a temporary ``.part`` name says nothing).
 
     The bytes depend only on the games (gzip's timestamp is fixed), so the same games give the same file.
+    Raises ``ValueError`` for several games in a ``.json`` file, ``OSError`` when the file cannot be written.
     """
     path = Path(path)
-    if path.name.endswith((".jsonl", ".jsonl.gz")):
+    name = path.name.removesuffix(".part")
+    if compress is None:
+        compress = name.endswith(".gz")
+    if name.endswith((".jsonl", ".jsonl.gz")):
         text = "".join(dumps_game(g) + "\n" for g in games)
     else:
         if len(games) != 1:
             raise ValueError(f"{path}: a .json file holds exactly one game, not {len(games)}")
         text = json.dumps(games[0], ensure_ascii=False, indent=1) + "\n"
     data = text.encode("utf-8")
-    if path.name.endswith(".gz"):
+    if compress:
         data = gzip.compress(data, mtime=0)
     path.write_bytes(data)
+
+
+def read_game(path: str | Path, number: int, display: str | None = None) -> tuple[LogRecord | None, int]:
+    """The ``number``-th game (1-based) of one file, parsing only that game: the lines of a ``.jsonl``
+    before it are split but not parsed, and the file is read no further than its line. Returns
+    ``(record, number)``, or ``(None, games in the file)`` when the file holds fewer games. A file that
+    cannot be read is its first game: a record with the error. Raises nothing."""
+    count = 0
+    for item in read_raw(path, display):
+        if count == number - 1:
+            return (item.parse() if isinstance(item, RawGame) else item), number
+        count += 1
+    return None, count

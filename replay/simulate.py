@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import gzip as gzip_format
+import os
 import random
+import struct
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from replay.logfile import write_games
+from replay.logfile import dumps_game, write_games
 from replay.registry import engine_for
 
 BOTS = ("heuristic", "random", "mixed")
 NAMES = ("Ana", "Bruno", "Carla", "Diego", "Elena")
 #: A game that has not ended after this many moves is a bot bug, not a game.
 MAX_MOVES = 5000
+#: The most games one run writes. Each game is written as soon as it is played, so memory does not
+#: grow with the count; the bound keeps a typo (``--games 1000000000``) from filling a disk for days.
+MAX_GAMES = 10_000_000
+#: The largest seed: every game's own seed (``seed * 1_000_003`` plus the game's number, plus
+#: ``1_000_000_007`` per dropped attempt), which its log records in ``meta.seed``, then stays within
+#: the 64-bit integers the log format allows.
+MAX_SEED = 10**12
 
 
 def make_bot(game: str, kind: str, seed: int) -> Any:
@@ -100,17 +111,64 @@ def simulate_many(game: str, players: Sequence[int], games: int, seed: int, bot:
 
 def write_simulated(out: Path, game: str, players: Sequence[int], games: int, seed: int, bot: str = "heuristic",
                     jsonl: bool = False, gzip: bool = False, options: dict[str, Any] | None = None) -> list[Path]:
-    """Write simulated games to ``out``: one ``.json`` file per game, or one ``.jsonl`` file."""
+    """Write simulated games to ``out``: one ``.json`` file per game, or one ``.jsonl`` file. Returns
+    the files written (see ``stream_simulated``)."""
+    return list(stream_simulated(out, game, players, games, seed, bot, jsonl, gzip, options))
+
+
+def stream_simulated(out: Path, game: str, players: Sequence[int], games: int, seed: int, bot: str = "heuristic",
+                     jsonl: bool = False, gzip: bool = False, options: dict[str, Any] | None = None) -> Iterator[Path]:
+    """Write simulated games to ``out`` as they are played, yielding each file once it is complete:
+    one ``.json`` file per game (each written under a temporary name, then renamed), or one ``.jsonl``
+    file (yielded at the end; a game is appended as soon as it is played, to ``<name>.part``, renamed
+    when every game is in). Memory does not grow with ``games``. Nothing half-written is left when the
+    run stops early (an exception, Ctrl-C): the ``.part`` file is removed.
+
+    Raises ``SimulationError`` (see ``simulate_game``) and ``OSError`` when ``out`` cannot be written."""
     out.mkdir(parents=True, exist_ok=True)
     suffix = ".gz" if gzip else ""
-    produced = list(simulate_many(game, players, games, seed, bot, options))
+    produced = simulate_many(game, players, games, seed, bot, options)
     if jsonl:
         path = out / f"{game}-seed{seed}-{games}games.jsonl{suffix}"
-        write_games(path, produced)
-        return [path]
-    paths = []
+        _write_stream(path, (dumps_game(obj) + "\n" for obj in produced), gzip)
+        yield path
+        return
     for k, obj in enumerate(produced):
         path = out / f"{game}-{len(obj['players'])}p-seed{seed}-{k:04d}.json{suffix}"
-        write_games(path, [obj])
-        paths.append(path)
-    return paths
+        part = path.with_name(path.name + ".part")
+        try:
+            write_games(part, [obj], compress=gzip)
+            os.replace(part, path)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+        yield path
+
+
+def _write_stream(path: Path, lines: Iterator[str], gzip: bool) -> None:
+    """Write ``lines`` to ``path`` one by one through ``<path>.part`` (removed if the run stops early).
+    Compressed, the bytes are those of ``gzip.compress(all, mtime=0)``: same games, same file."""
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, "wb") as raw:
+            if gzip:
+                # gzip.compress's own header (its OS byte differs from GzipFile's), one raw deflate
+                # stream fed a game at a time (the same stream as one call), then CRC and size.
+                raw.write(gzip_format.compress(b"", compresslevel=9, mtime=0)[:10])
+                packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+                crc = size = 0
+                for text in lines:
+                    data = text.encode("utf-8")
+                    crc = zlib.crc32(data, crc)
+                    size += len(data)
+                    raw.write(packer.compress(data))
+                raw.write(packer.flush())
+                raw.write(struct.pack("<LL", crc, size & 0xFFFFFFFF))
+            else:
+                for text in lines:
+                    raw.write(text.encode("utf-8"))
+                    raw.flush()  # each game on disk as soon as it is played
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise

@@ -111,11 +111,13 @@ def test_a_bug_in_an_import_rejects_that_game_only(tmp_path: Path, monkeypatch: 
         assert con.execute("SELECT count(DISTINCT game_id) FROM san_juan_player_states").fetchall() == [(2,)]
 
 
-def test_an_unexpected_crash_prints_a_traceback_and_asks_for_a_report(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unexpected_crash_prints_a_traceback_and_asks_for_a_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import replay.golden
 
-    monkeypatch.setattr(replay.golden, "write_golden", lambda logs, out: 1 / 0)
-    assert main(["golden", "--logs", "x", "--out", "y"]) == 3
+    monkeypatch.setattr(replay.golden, "write_golden", lambda logs, out, problems=None: 1 / 0)
+    assert main(["golden", "--logs", str(SJ), "--out", str(tmp_path / "y")]) == 3
     err = capsys.readouterr().err
     assert "ZeroDivisionError" in err and err.endswith("with the command you ran and the file that caused it\n")
 
