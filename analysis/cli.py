@@ -71,6 +71,20 @@ def _steps(text: str) -> tuple[int, int]:
     return a, b
 
 
+def _start_workers_deaf_to_ctrl_c() -> None:
+    """Start the worker processes' fork server with Ctrl-C ignored, which every worker forked from it
+    inherits: the terminal sends Ctrl-C to the whole process group, and a worker that died of it
+    printed its own traceback. This process alone stops on it, with one line, and stops the pool."""
+    import signal
+    from multiprocessing import forkserver
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _percent(x: float) -> str:
     return f"{100 * x:.0f}%"
 
@@ -118,6 +132,8 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     log = record.log
     options = Options(rollouts=args.rollouts, seed=args.seed, top=args.top,
                       workers=args.workers or os.cpu_count() or 1, steps=args.steps)
+    if options.workers > 1:
+        _start_workers_deaf_to_ctrl_c()
     show_progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     decisions: list[Decision] = []
     start = time.monotonic()

@@ -497,14 +497,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The subcommands' names (``analyze`` is ``analyse``'s alias).
+COMMANDS = frozenset({"validate", "replay", "simulate", "golden", "import", "query", "export", "dashboard", "native",
+                      "analyse", "analyze"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``governor`` command; returns the exit status (see ``replay.exits``)."""
-    command = "governor"
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Named before parsing: a signal may come while the command's modules load.
+    command = f"governor {words[0]}" if words and words[0] in COMMANDS else "governor"
     try:
         exits.stop_on_sigterm()
         # Inside the try: Ctrl-C while the subcommands' modules load is an interruption too.
         args = build_parser().parse_args(argv)
-        command = f"governor {args.command}"
         return int(args.func(args) or 0)
     except UsageError as err:
         print(f"{command}: {printable(str(err))}", file=sys.stderr)

@@ -1,0 +1,83 @@
+"""Ctrl-C (SIGINT) and SIGTERM stop every long command within about a second, with one line and exit
+status 130 or 143, no traceback, and nothing left behind (a query's spill folder, a partial output).
+
+Each command runs as a child in a session of its own; the signal goes to its whole process group, as a
+terminal sends Ctrl-C to a command and its workers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.hostile import ROOT, SJ, line, sample
+
+#: Seconds a command may take to stop (the bound is one second; the rest is a loaded machine's slack).
+STOP_WITHIN = 2.5
+
+
+def _stopped(args: list[str], tmp_path: Path, sig: int, started: str | None = None, delay: float = 1.5) -> tuple[int, str, str, float]:
+    """Run ``governor ARGS``, send ``sig`` once it runs (once ``started`` exists, when given), and
+    return its status, stdout, stderr and the seconds it took to stop."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    child = subprocess.Popen([sys.executable, "-m", "governor.cli", *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while started is not None and not Path(started).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(delay)
+    assert child.poll() is None, child.communicate()
+    sent = time.monotonic()
+    os.killpg(child.pid, sig)
+    out, err = child.communicate(timeout=60)
+    return child.returncode, out, err, time.monotonic() - sent
+
+
+@pytest.mark.parametrize("sql", ["SELECT sum(range) FROM range(1000000000000)",
+                                 "SELECT count(*) FROM moves a, moves b, moves c"])
+@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
+                                                     (signal.SIGTERM, 143, "terminated")])
+def test_a_long_query_stops_at_once(sample_db: Path, tmp_path: Path, sql: str, sig: int, status: int, word: str) -> None:
+    out = tmp_path / "out.csv"
+    code, stdout, stderr, took = _stopped(["query", sql, "--db", str(sample_db), "--format", "csv", "--out", str(out)],
+                                          tmp_path, sig)
+    assert (code, stdout, stderr) == (status, "", f"governor query: {word}\n")
+    assert took < STOP_WITHIN
+    # No partial output, and the query's spill folder is gone.
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_ctrl_c_stops_analyse_and_its_workers_with_one_line(tmp_path: Path) -> None:
+    code, stdout, stderr, took = _stopped(
+        ["analyse", str(SJ / "san_juan-2p-seed2026-0000.json"), "--workers", "2", "--rollouts", "400"], tmp_path,
+        signal.SIGINT, delay=3)
+    assert (code, stderr) == (130, "governor analyse: interrupted\n")
+    assert took < STOP_WITHIN + 1  # the workers end the chunk of rollouts they are in
+
+
+def test_sigterm_stops_simulate_and_keeps_only_whole_files(tmp_path: Path) -> None:
+    out = tmp_path / "sim"
+    code, stdout, stderr, took = _stopped(["simulate", "--game", "san_juan", "--games", "100000", "--out", str(out)],
+                                          tmp_path, signal.SIGTERM, started=str(out))
+    assert code == 143 and took < STOP_WITHIN
+    files = sorted(out.iterdir())
+    assert stderr == f"governor simulate: terminated; the {len(files)} file(s) written are complete\n"
+    assert files and all(p.suffix == ".json" for p in files)
+    code, _, _, _ = _stopped(["simulate", "--game", "san_juan", "--games", "100000", "--jsonl", "--out", str(out / "j")],
+                             tmp_path, signal.SIGINT, started=str(out / "j"))
+    assert code == 130 and list((out / "j").iterdir()) == []
+
+
+def test_ctrl_c_stops_validate_and_replay_with_one_line(tmp_path: Path) -> None:
+    many = tmp_path / "many.jsonl"
+    many.write_bytes(line(sample()) * 3000)
+    code, stdout, stderr, took = _stopped(["validate", str(many)], tmp_path, signal.SIGINT)
+    assert (code, stderr) == (130, "governor validate: interrupted\n") and took < STOP_WITHIN
+    code, stdout, stderr, took = _stopped(["replay", str(many), "--game", "3000"], tmp_path, signal.SIGTERM, delay=0.8)
+    assert (code, stdout, stderr) == (143, "", "governor replay: terminated\n") and took < STOP_WITHIN
