@@ -30,6 +30,10 @@ KEYS = ("game_id", "step", "seat")
 #: Steps the browser holds at once: a window this wide around the step shown (a whole game of up to
 #: this many moves goes at once, as nearly every game does).
 WINDOW = 3000
+#: Rounds outside the window sent at most (a long game's round box).
+ROUND_POINTS = 1000
+#: Views and windows a prepared game keeps made (the oldest is dropped first).
+MAX_KEPT = 8
 #: Points of a seat's VP line on the chart at most (a longer line is thinned, keeping its last point).
 CHART_POINTS = 2000
 
@@ -198,26 +202,54 @@ class PreparedGame:
             if len(rows) != self.total + 1:
                 raise ValueError(
                     f"game {game_row['game_id']}: seat {seat} has {len(rows)} stored states, not {self.total + 1}")
+        # Each round's first move, so "round k" can jump to the position before it.
+        self.round_first: dict[str, int] = {}
+        for move in self.moves:
+            self.round_first.setdefault(str(move["round"]), int(move["step"]))
         self._payloads: dict[str, dict[str, Any]] = {}
+        self._charts: dict[str, list[list[list[Any]]]] = {}
         self._lock = threading.Lock()
 
-    def payload(self, viewer: Viewer) -> dict[str, Any]:
-        """The whole game as ``viewer`` sees it, every step (``window`` cuts what the browser gets)."""
+    def payload(self, viewer: Viewer, around: int | None = None) -> dict[str, Any]:
+        """The game as ``viewer`` sees it: every step, or with ``around`` the window of steps the
+        browser gets when it shows that step (``window_bounds``; the VP chart and the rounds always
+        cover the whole game). Only the window's steps are seen through the view and put in words, so
+        a window of a long game costs what a short game does."""
+        lo, hi = (0, self.total) if around is None else window_bounds(self.total, around)
+        key = f"{viewer.name}|{lo}|{hi}"
         with self._lock:
-            found = self._payloads.get(viewer.name)
+            found = self._payloads.get(key)
             if found is None:
-                found = self._payloads[viewer.name] = self._make(viewer)
+                if len(self._payloads) >= MAX_KEPT:  # a long game's windows are not all kept
+                    self._payloads.pop(next(iter(self._payloads)))
+                found = self._payloads[key] = self._make(viewer, lo, hi)
             return found
 
-    def _make(self, viewer: Viewer) -> dict[str, Any]:
+    def _chart(self, viewer: Viewer) -> list[list[list[Any]]]:
+        """Each seat's VP over the whole game as ``viewer`` sees it, as runs (thinned when long)."""
+        found = self._charts.get(viewer.name)
+        if found is None:
+            view = self.view
+            over = [r.get("stage") == "over" for r in self.table]
+            found = self._charts[viewer.name] = [
+                _thin(runs([{"step": r["step"], "vp": view.view_seat_row(r, seat, viewer, over[r["step"]]).get("vp")}
+                            for r in rows], ["vp"])["vp"], CHART_POINTS)
+                for seat, rows in enumerate(self.seats)
+            ]
+        return found
+
+    def _make(self, viewer: Viewer, lo: int, hi: int) -> dict[str, Any]:
         view, game, names = self.view, self.game, self.names
-        over = [r.get("stage") == "over" for r in self.table]
-        table = [view.view_table_row(r, viewer) for r in self.table]
-        seats = [[view.view_seat_row(r, seat, viewer, over[r["step"]]) for r in rows]
+        states = self.table[lo:hi + 1]
+        over = [r.get("stage") == "over" for r in states]
+        table = [view.view_table_row(r, viewer) for r in states]
+        seats = [[view.view_seat_row(r, seat, viewer, over[r["step"] - lo]) for r in rows[lo:hi + 1]]
                  for seat, rows in enumerate(self.seats)]
+        # Moves are numbered from 1, one per step: the window's moves are steps lo + 1 to hi.
+        moves = self.moves[lo:hi]
         words: list[str] = []
         texts: list[str | None] = []
-        for move in self.moves:
+        for move in moves:
             seat = move["seat"]
             try:
                 details = json.loads(move["details"]) if move.get("details") else {}
@@ -228,14 +260,14 @@ class PreparedGame:
             words.append(view.view_move_words(details, said, str(move["player"]), seat, viewer) if hidden else said)
             # The raw text of a move (its log form) names every card: only when nothing is hidden.
             texts.append(None if hidden else str(move["text"]))
-        round_first: dict[str, int] = {}
-        for move in self.moves:
-            round_first.setdefault(str(move["round"]), int(move["step"]))
         stored_winners = self.row.get("winners")
         winners = [int(w) for w in (stored_winners if stored_winners is not None else [])]
         facts = [f"{len(names)} players", f"{int(self.row['rounds'])} rounds", f"{self.total} moves"]
         if isinstance(self.row.get("played_at"), str) and self.row["played_at"]:
             facts.insert(0, f"played {self.row['played_at']}")
+        changes = step_change_list(game, table, seats, names)
+        if lo > 0:  # the window's first position is not compared with the step before it
+            changes[0] = [[who, phrases] for who, phrases in self._changes_at(viewer, lo)]
         return {
             "game": game,
             "title": view.TITLE,
@@ -246,26 +278,44 @@ class PreparedGame:
             "facts": facts,
             "source": str(self.row.get("source_id") or self.row.get("file") or ""),
             "total": self.total,
-            "lo": 0,
-            "hi": self.total,
+            "lo": lo,
+            "hi": hi,
             "moves": {
-                "step": [int(m["step"]) for m in self.moves],
-                "round": [int(m["round"]) for m in self.moves],
-                "seat": [m["seat"] for m in self.moves],
+                "step": [int(m["step"]) for m in moves],
+                "round": [int(m["round"]) for m in moves],
+                "seat": [m["seat"] for m in moves],
                 "words": words,
                 "text": texts,
                 # What the rules did by themselves after each move (None for games imported before
                 # the database stored it); every view sees it.
-                "events": [list(m["events"]) if m.get("events") is not None else None for m in self.moves],
+                "events": [list(m["events"]) if m.get("events") is not None else None for m in moves],
             },
-            "round_first": round_first,
+            "round_first": self._rounds(lo, hi),
             "table": runs(table, _columns(table)),
             "seats": [runs(rows, _columns(rows)) for rows in seats],
             # The VP chart covers the whole game whatever the window.
-            "chart": [_thin(runs(rows, ["vp"])["vp"], CHART_POINTS) for rows in seats],
-            "changes": step_change_list(game, table, seats, names),
+            "chart": self._chart(viewer),
+            "changes": changes,
             "catalogue": view.board_catalogue(),
         }
+
+    def _rounds(self, lo: int, hi: int) -> dict[str, int]:
+        """Each round's first move: every round of the window and, of a long game, about
+        ``ROUND_POINTS`` others (the round box and the chart's ticks; a round jump past the window
+        fetches the next)."""
+        if len(self.round_first) <= ROUND_POINTS:
+            return self.round_first
+        stride = -(-len(self.round_first) // ROUND_POINTS)
+        return {r: s for k, (r, s) in enumerate(self.round_first.items()) if lo <= s <= hi or k % stride == 0}
+
+    def _changes_at(self, viewer: Viewer, step: int) -> list[list[Any]]:
+        """What changed at ``step`` alone, as ``viewer`` sees it."""
+        view = self.view
+        table = [view.view_table_row(self.table[s], viewer) for s in (step - 1, step)]
+        over = [r.get("stage") == "over" for r in self.table[step - 1:step + 1]]
+        seats = [[view.view_seat_row(rows[s], seat, viewer, over[k]) for k, s in enumerate((step - 1, step))]
+                 for seat, rows in enumerate(self.seats)]
+        return step_change_list(self.game, table, seats, self.names)[1]
 
 
 def game_payload(
@@ -286,11 +336,14 @@ def game_payload(
 
 
 def window_bounds(total: int, step: int, size: int = WINDOW) -> tuple[int, int]:
-    """The first and last step of the window of ``size`` steps the browser gets around ``step``
-    (the whole game when it is no longer)."""
+    """The first and last step of the window of ``size`` steps the browser gets when it shows
+    ``step`` (the whole game when it is no longer). Windows start at multiples of half their size,
+    shifted by a quarter, so that ``step`` is at least a quarter of a window from either edge unless
+    it is near an end of the game, and nearby steps share a window (made once, kept)."""
     if total <= size:
         return 0, total
-    lo = max(0, min(step - size // 2, total - size))
+    half = size // 2
+    lo = max(0, min((step // half) * half - half // 2, total - size))
     return lo, lo + size
 
 

@@ -468,15 +468,17 @@ function keepInView(box, row) {
 function roundJump(s, direction) {
   const game = s.game;
   const r = roundAt(game, s.step);
+  const last = game.rounds.length ? game.rounds[game.rounds.length - 1] : r;
   if (direction > 0) {
     const next = roundStart(game, r + 1);
-    go(s, next === null ? game.total : next);
+    // A round past the window of a long game is not known here: the next window is.
+    go(s, next !== null ? next : r < last && game.hi < game.total ? game.hi + 1 : game.total);
     return;
   }
   const start = roundStart(game, r);
   if (start !== null && s.step > start) { go(s, start); return; }
   const previous = roundStart(game, r - 1);
-  go(s, previous === null ? 0 : previous);
+  go(s, previous !== null ? previous : r > 1 && game.lo > 0 ? game.lo - 1 : 0);
 }
 
 function onKey(s, event) {

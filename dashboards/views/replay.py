@@ -73,15 +73,14 @@ if variation is not None:
     reply = replay_viewer(window(payload, payload["total"]), payload["total"], viewer.name,
                           f"variation|{payload['game_id']}|{viewer.name}")
 else:
-    payload = prepared.payload(viewer)
+    payload = prepared.payload(viewer, around=step or 0)
     tags = analysis_panel.tags_by_step(found.analysis)
     if tags:  # the stored analysis's tags in the move list (a copy: the payload is kept for other reruns)
         payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
     # stepped it; a new game, step or view in the URL moves it.
     request = f"{game_id}|{step_param}|{view_param}"
-    reply = replay_viewer(window(payload, step or 0), step, view if view_param is not None else None, request,
-                          branch=True)
+    reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True)
     if reply.branch is not None:
         whatif_panel.branch_at(reply.branch)
 if reply.want is not None:
