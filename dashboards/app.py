@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import ui
+from dashboards import ui, url_state
 from dashboards.data import db_path
 
 st.set_page_config(page_title="Governor", page_icon="\U0001f3db", layout="wide")
@@ -34,8 +34,19 @@ def _to_games() -> None:
 # Hidden: not in the menu, only a path that would otherwise be "Page not found".
 ALIASES = [st.Page(_to_games, title="Games", url_path="games", visibility="hidden")]
 
+#: Pages whose filters live in the URL and come back after a visit to another page (the Replay page
+#: keeps its game, step and view by itself). The default page's path is "".
+KEEPS_URL = {"", "statistics", "explorer", "players", "sql", "import"}
+
 page = st.navigation(PAGES + ALIASES)
 with st.sidebar:
     ui.inject_css()
     ui.caption(f"Database: {db_path()}")
+keeps_url = page.url_path in KEEPS_URL
+if keeps_url:
+    url_state.restore(page.url_path or "home")
 page.run()
+if keeps_url:
+    # What the page wrote to its URL itself (Explorer, Players). Not after a switch of page: the URL
+    # then belongs to the page switched to.
+    url_state.remember()

@@ -5,6 +5,11 @@ A page seeds each filter widget's session state from ``st.query_params`` the fir
 the chosen values back (``publish``). Values in the URL that do not parse, or are not among the
 allowed ones, are ignored: the widget gets its default.
 
+Streamlit drops a widget's state when another page is shown, and a visit through the sidebar comes
+with an empty query string, so each page's last query string is kept in the session (``restore`` at
+the start of a run, ``remember`` at its end): a page left through the sidebar and visited again, or
+reached with Back, comes back with its filters, which the URL then shows again.
+
 Anyone can type a URL, so every parameter is hostile until checked: a value longer than
 ``MAX_PARAM_CHARS`` is ignored unread, numbers are clamped to their range (``int_in``), and a parser
 that fails in any ordinary way (``ValueError``, ``TypeError``, ``OverflowError``) gives the default,
@@ -31,6 +36,29 @@ def raw_param(name: str, limit: int = MAX_PARAM_CHARS) -> str | None:
     if raw is None or len(raw) > limit:
         return None
     return str(raw)
+
+
+#: Session key of each page's last query string.
+_KEPT = "_url_kept"
+#: Session key of the page the current run shows.
+_PAGE = "_url_page"
+
+
+def restore(page: str) -> None:
+    """Start a run of ``page``: when its URL has no parameters (a visit through the sidebar) and the
+    page had some earlier in this session, put them back in the URL, before the page reads it."""
+    kept: dict[str, dict[str, str]] = st.session_state.setdefault(_KEPT, {})
+    if not st.query_params and kept.get(page):
+        st.query_params.from_dict(kept[page])
+    st.session_state[_PAGE] = page
+    remember()
+
+
+def remember() -> None:
+    """Keep the current page's query string in the session (``restore`` gives it back)."""
+    page = st.session_state.get(_PAGE)
+    if page is not None:
+        st.session_state.setdefault(_KEPT, {})[page] = {k: str(v) for k, v in st.query_params.to_dict().items()}
 
 
 def seed(key: str, param: str, parse: Callable[[str], Any], default: Any, many: bool = False) -> None:
@@ -115,3 +143,4 @@ def publish(params: dict[str, Any]) -> None:
             out[name] = str(value)
     if dict(st.query_params.to_dict()) != out:
         st.query_params.from_dict(out)
+    remember()

@@ -30,6 +30,9 @@ from dashboards.player_queries import (
 )
 from dashboards.stats import FEW_GAMES, wilson
 
+#: The largest minimum of rated games the leaderboard takes.
+MAX_MIN_GAMES = 1_000_000
+
 
 def _percent(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """A copy with the interval as text (``ci``) and ``columns`` turned from fractions to percent."""
@@ -107,7 +110,12 @@ st.selectbox("Game", types, format_func=ui.game_title, key="players_type", on_ch
 
 # -- leaderboard ------------------------------------------------------------------------------------
 st.subheader("Leaderboard")
-min_games = st.number_input("Minimum rated games", min_value=1, value=MIN_GAMES, step=1, key="players_min_games")
+url_state.seed("players_min_games", "min_games", url_state.int_in(1, MAX_MIN_GAMES), MIN_GAMES)
+min_games = st.number_input("Minimum rated games", min_value=1, max_value=MAX_MIN_GAMES, step=1, key="players_min_games")
+if min_games != MIN_GAMES:
+    st.query_params["min_games"] = str(int(min_games))
+elif "min_games" in st.query_params:
+    del st.query_params["min_games"]
 board = leaderboard(game, int(min_games))
 st.caption(
     "Skill ratings by OpenSkill (Plackett-Luce model), recomputed at every import from all games of this type "

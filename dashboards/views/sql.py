@@ -1,7 +1,9 @@
 """SQL: run one read-only query against the database, with the schema and examples beside it.
 
 The query text, the last result and a history of the session's queries live in session state (the
-widget's own state is dropped when another page is shown), so they survive a change of page.
+widget's own state is dropped when another page is shown), so they survive a change of page; the
+query run last is in the URL too (``/sql?q=...``, up to ``URL_SQL_CHARS`` characters), so it survives
+a reload and can be shared. A query stopped because the visitor left the page says so on return.
 Ctrl+Enter in the query box submits the form; while a query runs the page shows the time so far and
 a Cancel button, whose click reruns the page: Streamlit stops this run at its next update of the
 running time, and ``run_sandboxed`` kills the query's process on the way out."""
@@ -13,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards import data, ui
+from dashboards import data, ui, url_state
 from dashboards.sql_sandbox import (
     DEFAULT_DOWNLOAD_BYTES,
     DEFAULT_MAX_ROWS,
@@ -26,6 +28,7 @@ from dashboards.sql_sandbox import (
     result_parquet,
     run_sandboxed,
 )
+from dashboards.stats import plural
 from ingest.db import DatabaseError
 
 EXAMPLES = {
@@ -43,6 +46,8 @@ EXAMPLES = {
 }
 #: Queries kept in the session's history, newest first.
 HISTORY_SIZE = 20
+#: The longest query kept in the URL (longer ones stay in the session only).
+URL_SQL_CHARS = 4_000
 
 
 def _use_example() -> None:
@@ -62,7 +67,20 @@ def _use_history() -> None:
 def _cancelled() -> None:
     """The Cancel button's callback, run at the start of the rerun its click causes."""
     sql = st.session_state.get("sql_running", "")
+    st.session_state.pop("sql_pending", None)
     _remember({"sql": sql, "error": "The query was cancelled.", "at": time.time()})
+
+
+def _note_interrupted() -> None:
+    """A query whose run ended without an outcome (the visitor went to another page meanwhile, which
+    stopped the run and killed the query) is recorded as stopped, so the page says what happened."""
+    pending = st.session_state.pop("sql_pending", None)
+    if pending is None:
+        return
+    seconds = max(0.0, time.time() - pending["at"])
+    _remember({"sql": pending["sql"], "at": pending["at"],
+               "error": f"The query was stopped after about {seconds:.0f} s because you left the page while it "
+                        "ran; run it again to see its result."})
 
 
 def _remember(outcome: dict[str, Any]) -> None:
@@ -76,11 +94,13 @@ def _summary(outcome: dict[str, Any]) -> str:
     result: SandboxResult | None = outcome.get("result")
     if result is None:
         return str(outcome.get("error", "")).split(".")[0]
-    return f"{_row_count(result)} rows, {result.seconds:.2f} s"
+    return f"{_row_count(result)}, {result.seconds:.2f} s"
 
 
 def _row_count(result: SandboxResult) -> str:
-    return f"{result.rows:,}" if result.whole is not None or not result.truncated else f"more than {result.rows:,}"
+    """``1 row``, ``7,000 rows`` or ``more than 5,000 rows``."""
+    counted = plural(result.rows, "row")
+    return counted if result.whole is not None or not result.truncated else f"more than {counted}"
 
 
 def _history_label(index: int) -> str:
@@ -93,6 +113,7 @@ def _history_label(index: int) -> str:
 def _run(sql: str) -> None:
     """Run ``sql`` with a running indicator and a Cancel button, and remember the outcome."""
     st.session_state["sql_running"] = sql
+    st.session_state["sql_pending"] = {"sql": sql, "at": time.time()}
     indicator = st.empty()
     with indicator.container(border=True):
         clock = st.empty()
@@ -109,6 +130,7 @@ def _run(sql: str) -> None:
     except SandboxError as err:
         outcome["error"] = str(err)
     indicator.empty()
+    st.session_state.pop("sql_pending", None)
     _remember(outcome)
 
 
@@ -121,7 +143,7 @@ def _show(outcome: dict[str, Any], current_sql: str) -> None:
         ui.alert("error", error)  # it may quote the query or stored values: text, not Markdown
         return
     result: SandboxResult = outcome["result"]
-    note = f"{_row_count(result)} rows in {result.seconds:.2f} s"
+    note = f"{_row_count(result)} in {result.seconds:.2f} s"
     if result.truncated:
         note += f"; the first {DEFAULT_MAX_ROWS:,} are shown"
     st.caption(note)
@@ -165,9 +187,12 @@ st.caption(
     "settings are off limits."
 )
 
-# The widget's state goes when another page is shown; the text is kept under a key of our own.
+# The widget's state goes when another page is shown; the text is kept under a key of our own, and
+# the URL has the query run last (a reload or a shared link).
 if "sql_text" not in st.session_state:
-    st.session_state["sql_text"] = st.session_state.get("sql_saved", EXAMPLES["Win rate by seat"])
+    st.session_state["sql_text"] = (url_state.raw_param("q", URL_SQL_CHARS) or st.session_state.get("sql_saved")
+                                    or EXAMPLES["Win rate by seat"])
+_note_interrupted()
 
 query_col, schema_col = st.columns([2.2, 1], gap="large")
 with query_col:
@@ -181,6 +206,10 @@ with query_col:
                            help="Ctrl+Enter (Cmd+Enter) runs the query.")
         run = st.form_submit_button("Run", type="primary", key="sql_run")
     st.session_state["sql_saved"] = sql
+    url_state.publish({"q": sql if len(sql) <= URL_SQL_CHARS and sql != EXAMPLES["Win rate by seat"] else None})
+    if len(sql) > URL_SQL_CHARS:
+        st.caption(f"This query is longer than {URL_SQL_CHARS:,} characters: it is kept in this session, not in "
+                   "the URL.")
     if run:
         _run(sql)
     history = st.session_state.get("sql_history", [])

@@ -35,7 +35,7 @@ def test_ctrl_enter_runs_and_cancel_stops_a_query(dash_db: Path, tmp_path: Path)
         box = page.locator("textarea")
         box.fill("SELECT 41 + 1 AS answer")
         box.press("Control+Enter")
-        page.get_by_text("1 rows in").wait_for(timeout=30_000)
+        page.get_by_text("1 row in").wait_for(timeout=30_000)
         wait_for_app(page)
         assert "History (1)" in page.inner_text("body")
 

@@ -40,7 +40,7 @@ def test_query_and_result_survive_a_change_of_page(dash_db: Path, open_page) -> 
     at.switch_page("views/sql.py").run()
     assert at.text_area(key="sql_text").value == sql
     assert result_frame(at)["n"].tolist() == [10]
-    assert "1 rows in" in at.caption[1].value
+    assert "1 row in" in at.caption[1].value
 
 
 def test_history_keeps_the_session_queries_and_loads_them_back(dash_db: Path, open_page) -> None:
@@ -50,7 +50,7 @@ def test_history_keeps_the_session_queries_and_loads_them_back(dash_db: Path, op
     run_query(at, "SELEC 2")
     history = at.selectbox(key="sql_history_pick")
     assert history.label == "History (2)" and history.options[0].endswith("SELEC 2  (The query does not parse: Parser Error: syntax error at or near \"SELEC\")")
-    assert "  SELECT 1 AS one  (1 rows, " in history.options[1] and history.options[1].endswith(" s)")
+    assert "  SELECT 1 AS one  (1 row, " in history.options[1] and history.options[1].endswith(" s)")
     history.select_index(1).run()
     assert at.text_area(key="sql_text").value == "SELECT 1 AS one"
     assert at.selectbox(key="sql_history_pick").value is None
