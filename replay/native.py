@@ -32,6 +32,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from replay.errors import printable
+
 #: The modules compiled: the hot path of replay, ``legal_moves``, the bots' rollouts and the importer's
 #: rows (``rows``: the row layout lives there, not in the engine classes, to be compiled). Not the
 #: engines' classes (``engine.py``: interpreted subclasses of ``Engine``, which a compiled base would
@@ -89,9 +91,17 @@ class _NativeFinder:
 
 def activate() -> str:
     """Use the compiled modules if they are built for these sources; returns (and keeps in ``status``)
-    which path is used and why."""
+    which path is used and why. A build this user cannot read (a ``.native/`` of mode 700 made by
+    another user) is one line on standard error, and the pure-Python modules are used: it never stops
+    a command. Raises nothing."""
     global status
-    status = _activate()
+    try:
+        status = _activate()
+    except OSError as err:
+        where = os.fsdecode(err.filename) if err.filename else str(NATIVE_DIR)
+        status = f"pure Python: cannot read {printable(where)}: {err.strerror or err}"
+        print(f"governor: {status.removeprefix('pure Python: ')} (the compiled engines): the engines run as pure Python",
+              file=sys.stderr)
     return status
 
 
@@ -104,6 +114,8 @@ def _activate() -> str:
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         files = {name: NATIVE_DIR / file for name, file in manifest["files"].items()}
+    except PermissionError:
+        raise
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return f"pure Python: {manifest_path} cannot be read"
     if manifest.get("digest") != source_digest():

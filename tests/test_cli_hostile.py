@@ -252,3 +252,37 @@ def test_simulate_writes_each_game_as_it_is_played(tmp_path: Path, monkeypatch: 
     with pytest.raises(KeyboardInterrupt):
         simulate.write_simulated(tmp_path / "c", "san_juan", [2], 3, 5, jsonl=True)
     assert list((tmp_path / "c").iterdir()) == []
+
+
+# -- an unreadable build of the compiled engines ----------------------------------------------------
+
+
+def test_an_unreadable_native_build_falls_back_to_pure_python_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from replay import native
+
+    build = tmp_path / ".native"
+    build.mkdir()
+    (build / "manifest.json").write_text('{"digest": "x", "files": {}}')
+    monkeypatch.setattr(native, "NATIVE_DIR", build)
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    real_stat = os.stat
+
+    def denied(path: object, *args: object, **kwargs: object) -> object:
+        # As for a user who cannot enter a folder of mode 700 (tests run as root, who can).
+        if os.fspath(path).startswith(os.fspath(build)):  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", os.fspath(path))  # type: ignore[call-overload]
+        return real_stat(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    before = native.status
+    monkeypatch.setattr(os, "stat", denied)
+    try:
+        status = native.activate()
+    finally:
+        monkeypatch.setattr(os, "stat", real_stat)
+        native.status = before
+    assert status == f"pure Python: cannot read {build}/manifest.json: Permission denied"
+    assert capsys.readouterr().err == (
+        f"governor: cannot read {build}/manifest.json: Permission denied (the compiled engines): "
+        "the engines run as pure Python\n")
