@@ -9,10 +9,9 @@ import html
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from dashboards import data, ui, url_state
+from dashboards import charts, data, ui, url_state
 from dashboards.explorer_queries import interval_text
 from dashboards.player_queries import (
     MIN_GAMES,
@@ -69,24 +68,6 @@ def _on_type() -> None:
 
 def _on_name() -> None:
     _set_name(st.session_state.get("players_name"))
-
-
-def rating_chart(history: pd.DataFrame) -> go.Figure:
-    """Skill (mu, with a band of one sigma each side) and the conservative rating after each game."""
-    fig = go.Figure()
-    x = history["number"]
-    fig.add_trace(go.Scatter(x=x, y=history["mu"] + history["sigma"], mode="lines", line={"width": 0},
-                             showlegend=False, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=x, y=history["mu"] - history["sigma"], mode="lines", line={"width": 0},
-                             fill="tonexty", fillcolor="rgba(31,119,180,0.18)", name="mu \u00b1 sigma",
-                             hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=x, y=history["mu"], mode="lines", name="skill (mu)", line={"color": "#1f77b4", "width": 2}))
-    fig.add_trace(go.Scatter(x=x, y=history["ordinal"], mode="lines", name="rating (mu - 3 sigma)",
-                             line={"color": "#d62728", "width": 2}))
-    fig.update_layout(title="Rating after each game", xaxis_title="rated games", yaxis_title="rating",
-                      height=340, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
 
 
 def _metric(box: Any, label: str, value: str, **options: Any) -> None:
@@ -227,7 +208,7 @@ st.dataframe(
 
 history = rating_history(game, name)
 if len(history):
-    st.plotly_chart(rating_chart(history), key="players_rating_chart")
+    st.plotly_chart(charts.rating_history(history), key="players_rating_chart")
 
 st.markdown("**Games**")
 mine = games(game, name)

@@ -144,6 +144,9 @@ def test_hostile_names_are_plain_text_on_every_page(hostile: dict) -> None:
                     assert MARKS in body, where
                 assert LONG in titles(page), where
             if where == "compare":
+                # The VP chart's legend (Plotly's own markup) shows the names as typed.
+                legend = page.locator(".legendtext").all_text_contents()
+                assert "A: **x**" in legend and any(t.startswith("A: <b>bold</b><script>") for t in legend), legend
                 # The final boards: the long name is cut in its panel (whole on hover), whose VP stays inside it.
                 heads = page.locator(".gv-phead .gv-name").all_inner_texts()
                 assert not any(LONG in h for h in heads) and any(h.startswith(LONG[:30]) for h in heads)
