@@ -88,7 +88,7 @@ def tables() -> set[str]:
 
 
 def games_with_states() -> list[str]:
-    """The games (``san_juan``, ``puerto_rico``) whose state tables exist."""
+    """The games (names of the registry) whose state tables exist."""
     present = tables()
     found = {name[: -len("_player_states")] for name in present if name.endswith("_player_states")}
     return sorted(g for g in found if f"{g}_states" in present)

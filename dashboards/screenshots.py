@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from replay.registry import all_engines
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -89,12 +91,14 @@ def wait_for_app(page: Any, timeout: float = 30_000) -> None:
     page.wait_for_timeout(600)
 
 
+#: The games in the registry's order: the first is the one the Explorer, Players and Replay shots show.
+GAMES = list(all_engines())
 PAGES = {
     "games": "/",
     "replay": "/replay?step=40",
     "statistics": "/statistics",
-    "explorer": "/explorer?type=san_juan&players=3&path=Builder",
-    "players": "/players?type=san_juan&name=Ana",
+    "explorer": f"/explorer?type={GAMES[0]}&players=3&path=Builder",
+    "players": f"/players?type={GAMES[0]}&name=Ana",
     "sql": "/sql",
     "import": "/import",
 }
@@ -102,9 +106,9 @@ PAGES = {
 
 def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, pages: list[str] | None = None) -> list[Path]:
     """Write one PNG per page into ``out`` (all of ``PAGES``, or those named in ``pages``); returns
-    the files. The Replay page is shot at 1400 x 1000 as a San Juan game (``replay.png``), a Puerto
-    Rico game (``replay_puerto_rico.png``) and the Puerto Rico game in the dark theme
-    (``replay_dark.png``), each the largest game of its kind unless ``game_id`` names one."""
+    the files. The Replay page is shot at 1400 x 1000 as a game of the registry's first game
+    (``replay.png``, San Juan), of each other game (``replay_<game>.png``) and of the last one in the
+    dark theme (``replay_dark.png``), each the largest game of its kind unless ``game_id`` names one."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -125,9 +129,10 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, page
             page.screenshot(path=str(target), full_page=True)
             written.append(target)
         if "replay" in wanted:
-            shots = [("replay", game_id or _first_game(db, "san_juan"), "light"),
-                     ("replay_puerto_rico", _first_game(db, "puerto_rico"), "light"),
-                     ("replay_dark", _first_game(db, "puerto_rico") or _first_game(db, "san_juan"), "dark")]
+            # The first game as ``replay.png``, each other as ``replay_<game>.png``, the last in the dark.
+            shots = [("replay", game_id or _first_game(db, GAMES[0]), "light")]
+            shots += [(f"replay_{game}", _first_game(db, game), "light") for game in GAMES[1:]]
+            shots.append(("replay_dark", _first_game(db, GAMES[-1]) or _first_game(db, GAMES[0]), "dark"))
             for name, game, scheme in shots:
                 if not game:
                     continue
@@ -160,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="database to show")
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="output folder")
-    parser.add_argument("--game", help="game id for the San Juan Replay screenshot (default: the largest game)")
+    parser.add_argument("--game", help="game id for the first Replay screenshot (default: the largest game)")
     parser.add_argument("--pages", nargs="+", choices=list(PAGES), help="only these pages (default: all)")
     args = parser.parse_args(argv)
     for path in take_screenshots(args.db, Path(args.out), args.game, args.pages):
