@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.errors import GovernorError, LogFormatError, has_control, printable
+from replay.names import check_player_name
 
 FORMAT_NAME = "governor-log"
 FORMAT_VERSION = 1
@@ -197,6 +198,12 @@ def parse_game(obj: Any, *, file: str | None = None, index: int | None = None) -
                 raise LogFormatError(
                     f"a player name may not hold control characters: '{printable(name)}'", path=f"players[{i}].name"
                 )
+            try:
+                # One spelling per name (NFC), and no name that shows nothing or hides a character:
+                # "Bruno" and "Bruno\u200b" would be two rated players that look the same.
+                name = check_player_name(name)
+            except ValueError as err:
+                raise LogFormatError(str(err), path=f"players[{i}].name") from None
             players.append(name)
         options = obj.get("options", {})
         if not isinstance(options, dict):
