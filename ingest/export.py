@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ingest.db import DatabaseError, reader
@@ -15,6 +17,19 @@ from replay.errors import printable
 #: Rows of a table, and logs, held at once while exporting.
 EXPORT_BATCH_ROWS = 100_000
 EXPORT_BATCH_LOGS = 1_000
+
+
+@contextmanager
+def _complete(target: Path) -> Iterator[Path]:
+    """A temporary name beside ``target``, renamed to it once the block ends well and removed if it
+    does not (an error, Ctrl-C, SIGTERM): an export never leaves a half-written file under a table's name."""
+    part = target.with_name(f".{target.name}.part")
+    try:
+        yield part
+        os.replace(part, target)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
 
 
 def _shown(path: str | Path) -> str:
@@ -37,10 +52,12 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
             # Streamed batch by batch: a table of hundreds of millions of rows never sits in memory.
             for name in names:
                 batches = con.sql(f'SELECT * FROM "{name}"').to_arrow_reader(EXPORT_BATCH_ROWS)
-                rows = write_parquet(batches.schema, batches, folder / f"{name}.parquet")
-                print(f"{name}: {rows} rows -> {_shown(folder / (name + '.parquet'))}", file=sys.stderr)
+                target = folder / f"{name}.parquet"
+                with _complete(target) as part:
+                    rows = write_parquet(batches.schema, batches, part)
+                print(f"{name}: {rows} rows -> {_shown(target)}", file=sys.stderr)
             if games:
-                with open(folder / "games.jsonl", "w", encoding="utf-8") as fh:
+                with _complete(folder / "games.jsonl") as part, open(part, "w", encoding="utf-8") as fh:
                     logs = con.execute("SELECT log FROM games ORDER BY file, file_index")
                     while chunk := logs.fetchmany(EXPORT_BATCH_LOGS):
                         for (text,) in chunk:

@@ -286,3 +286,27 @@ def test_an_unreadable_native_build_falls_back_to_pure_python_with_one_line(
     assert capsys.readouterr().err == (
         f"governor: cannot read {build}/manifest.json: Permission denied (the compiled engines): "
         "the engines run as pure Python\n")
+
+
+def test_an_export_stopped_midway_leaves_no_half_written_file(
+    sample_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import ingest.export as export
+
+    real = export.write_parquet
+    written: list[str] = []
+
+    def stopped(schema: object, batches: object, path: Path) -> int:
+        if len(written) == 2:
+            with open(path, "wb") as handle:
+                handle.write(b"PAR1 half")
+            raise KeyboardInterrupt
+        written.append(Path(path).name)
+        return real(schema, batches, path)
+
+    monkeypatch.setattr(export, "write_parquet", stopped)
+    out = tmp_path / "out"
+    assert main(["export", "--db", str(sample_db), "--parquet", str(out)]) == 130
+    assert capsys.readouterr().err.endswith("governor export: interrupted\n")
+    assert written == [".games.parquet.part", ".players.parquet.part"]
+    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "players.parquet"]
