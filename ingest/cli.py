@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 
 from ingest.db import DatabaseError
-from ingest.importer import import_paths
+from ingest.executors import ExecutorError
+from ingest.lake import LakeError
+from ingest.pipeline import import_paths
+from ingest.stores import StoreError, open_store
 from replay import exits
 from replay.errors import printable
 
@@ -16,9 +21,6 @@ def run_import(paths: list[str], db: str, workers: int | None = None, progress: 
     rejected, 2 when a path named nothing or a folder could not be read (the rest is imported) or the
     database or lake cannot be written, 3 when a game met a bug in governor (see ``replay.exits``).
     With ``lake``, ``db`` is a lake folder or URL (``ingest.lake``), written on ``cluster`` if given."""
-    from ingest.lake import LakeError
-    from ingest.lake_import import import_to_lake
-
     show = sys.stderr.isatty() if progress == "auto" else progress == "always"
 
     # Each as it comes: a long import shows a path that names nothing, and each bad game, at once.
@@ -29,21 +31,19 @@ def run_import(paths: list[str], db: str, workers: int | None = None, progress: 
         print(f"governor import: {text}", file=sys.stderr, flush=True)
 
     try:
-        if lake:
-            summary = import_to_lake(paths, db, workers=workers, cluster=cluster, progress=show,
-                                   on_rejection=rejected, on_problem=problem, keep_ids=False)
-        else:
-            summary = import_paths(paths, db, workers=workers, progress=show,
-                                   on_rejection=rejected, on_problem=problem, keep_ids=False)
-    except FileNotFoundError as err:  # the lake import stops at a path that names nothing
+        store = open_store(db, lake=lake)
+        summary = import_paths(paths, store, cluster=cluster, workers=workers, progress=show,
+                               on_rejection=rejected, on_problem=problem, keep_ids=False)
+    except (FileNotFoundError, LakeError, DatabaseError, StoreError, ExecutorError) as err:
         print(f"governor import: {printable(str(err))}", file=sys.stderr)
         return exits.ENVIRONMENT
-    except LakeError as err:
-        print(f"governor import: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    except DatabaseError as err:
-        print(f"governor import: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
+    except KeyboardInterrupt:
+        # Stopping already (the store is consistent: a batch is committed whole or rolled back): a
+        # second Ctrl-C, or the one DuckDB passes on after a statement it interrupted, must not cut the
+        # clean stop short (the process died by SIGINT after saying "interrupted").
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise
     if summary.problems and not summary.files:
         return exits.ENVIRONMENT
     print(f"{printable(db)}: {summary.line()}", file=sys.stderr)

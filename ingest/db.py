@@ -18,6 +18,8 @@ from typing import Any
 import duckdb
 
 from ingest.migrations import SchemaError, ensure_schema
+from ingest.paths import is_text, openable
+from replay.errors import printable
 
 #: How long a writer or reader waits for the file lock before giving up.
 LOCK_TIMEOUT = 120.0
@@ -79,10 +81,21 @@ def writer(
         except SchemaError as err:
             raise DatabaseError(str(err)) from None
         yield con
-    except duckdb.Error as err:
+    except (duckdb.Error, RuntimeError) as err:
+        if _interrupted(err):
+            raise KeyboardInterrupt from None
+        if not isinstance(err, duckdb.Error):
+            raise
         raise DatabaseError(f"{path}: {_first_line(err)}") from None
     finally:
         con.close()
+
+
+def _interrupted(err: BaseException) -> bool:
+    """Whether ``err`` is DuckDB's answer to Ctrl-C: it catches SIGINT while a statement runs and raises
+    ``InterruptException`` or a ``RuntimeError`` ("Query interrupted") instead of ``KeyboardInterrupt``."""
+    return isinstance(err, duckdb.InterruptException) or (
+        isinstance(err, RuntimeError) and "interrupted" in str(err).lower())
 
 
 def _connect(path: str, timeout: float, max_delay: float, what: str, **options: Any) -> duckdb.DuckDBPyConnection:
@@ -91,9 +104,16 @@ def _connect(path: str, timeout: float, max_delay: float, what: str, **options: 
     Raises ``DatabaseError`` for any other failure, or when the lock is still held after ``timeout``."""
     deadline = time.monotonic() + timeout
     delay = 0.02
+    if not is_text(os.path.basename(path)):
+        raise DatabaseError(f"{printable(path)}: cannot open for {what}: DuckDB takes only a file name that is "
+                            "UTF-8 text (the folder may be named with any bytes); rename the file")
+    try:
+        target = openable(path)
+    except OSError as err:
+        raise DatabaseError(f"{path}: cannot open for {what}: {err}") from None
     while True:
         try:
-            return duckdb.connect(path, **options)
+            return duckdb.connect(target, **options)
         except duckdb.Error as err:
             if _is_lock_error(err) and time.monotonic() < deadline:
                 time.sleep(delay + random.random() * delay)
@@ -134,6 +154,10 @@ def reader(path: str | Path, timeout: float = 30.0, config: dict[str, Any] | Non
     con = _connect(path, timeout, max_delay=0.25, what="reading", read_only=True, config=config or {})
     try:
         yield con
+    except (duckdb.InterruptException, RuntimeError) as err:
+        if _interrupted(err):
+            raise KeyboardInterrupt from None
+        raise
     finally:
         con.close()
 

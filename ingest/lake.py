@@ -20,15 +20,19 @@ let a look-up of one game skip the rest.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import posixpath
+import re
+import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import pyarrow as pa
@@ -37,8 +41,19 @@ import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from ingest.schema import DERIVED_TABLES, SCHEMA_VERSION, VIEWS, table_schemas, vp_by_step_view
+from ingest.paths import openable
+from ingest.rows import READ_POSITIONS
+from ingest.schema import (
+    DERIVED_TABLES,
+    SCHEMA_VERSION,
+    VIEWS,
+    expand_runs_sql,
+    player_states_of,
+    table_schemas,
+    vp_by_step_view,
+)
 from ingest.stored import StoredGames, stored_in
+from replay.errors import printable
 
 LAKE_MARK = "_governor_lake.json"
 MANIFESTS = "_manifest"
@@ -48,6 +63,69 @@ LAKE_FORMAT = 1
 BY_GAME = ("games", "players", "moves")
 #: Rows per Parquet row group: small enough that a look-up of one game reads little.
 ROW_GROUP = 64 * 1024
+#: The lock file an importer holds while it writes (``Lake.writing``), and how long another waits.
+LOCK = "_governor_lake.lock"
+LOCK_TIMEOUT = 3600.0
+#: The names of the lake's own data files and of its temporary files: an import deletes nothing else.
+_BATCH = r"[A-Za-z0-9_.-]+"
+_DATA_FILE = re.compile(rf"[a-z0-9_]+/(?:game=[a-z0-9_]+/)?part-{_BATCH}\.parquet")
+_TEMP_FILE = re.compile(rf"(?:[a-z0-9_]+/(?:game=[a-z0-9_]+/)?part-{_BATCH}\.parquet|{MANIFESTS}/{_BATCH}\.json"
+                        rf"|{re.escape(LAKE_MARK)})\.tmp-[A-Za-z0-9]+")
+
+
+def _table_of(rel: str) -> str:
+    return rel.split("/", 1)[0]
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _local_path(root: str) -> str | None:
+    """The local folder of a lake (a plain path or a ``file://`` URL), or None for an object store."""
+    if "://" not in root:
+        return os.path.abspath(root)
+    if root.startswith("file://"):
+        return root[len("file://"):]
+    return None
+
+
+def manifest_problem(manifest: Any) -> str | None:
+    """What is wrong with a manifest read from a lake, or None: the keys a reader uses with their
+    types, and every file it names a data file inside the lake's table folders
+    (``<table>/[game=<game>/]part-<batch>.parquet``, no ``..``, not absolute)."""
+    if not isinstance(manifest, dict):
+        return f"expected a JSON object, found {_shown(manifest)}"
+    for key, kind, what in (("batch", str, "a text"), ("committed_at", str, "a text"), ("files", dict, "an object")):
+        if not isinstance(manifest.get(key), kind):
+            return f"expected the key {key!r} holding {what}, found {_shown(manifest.get(key))}"
+    if not re.fullmatch(_BATCH, manifest["batch"]) or manifest["batch"].startswith("."):
+        return f"expected a batch id of letters, digits and -_. , found {_shown(manifest['batch'])}"
+    tables = table_schemas()
+    for table, rels in manifest["files"].items():
+        if table not in tables or not isinstance(rels, list):
+            return f"expected 'files' to map table names to lists of files, found {_shown(table)}: {_shown(rels)}"
+        for rel in rels:
+            if not _inside(rel, table):
+                return (f"names the file {_shown(rel)}, which is not a data file inside the lake "
+                        f"(expected {table}/[game=<game>/]part-<batch>.parquet)")
+    for key in ("game_ids", "rejection_ids"):
+        if key in manifest and not (isinstance(manifest[key], list) and all(isinstance(v, str) for v in manifest[key])):
+            return f"expected the key {key!r} holding a list of texts, found {_shown(manifest[key])}"
+    rows = manifest.get("rows", {})
+    if not isinstance(rows, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in rows.values()):
+        return f"expected 'rows' to map tables to whole numbers, found {_shown(rows)}"
+    for entry in manifest.get("dropped_rejections", []):
+        if not (isinstance(entry, list) and len(entry) == 2 and _inside(entry[0], "rejections")
+                and isinstance(entry[1], str)):
+            return f"expected 'dropped_rejections' to hold [rejections file, id] pairs, found {_shown(entry)}"
+    return None
+
+
+def _inside(rel: Any, table: str) -> bool:
+    return (isinstance(rel, str) and _DATA_FILE.fullmatch(rel) is not None and _table_of(rel) == table
+            and posixpath.normpath(rel) == rel and ".." not in rel.split("/"))
 
 
 class LakeError(Exception):
@@ -74,7 +152,11 @@ class Lake:
         if "://" in self.root:
             self.fs, self.base = pafs.FileSystem.from_uri(self.root)
         else:
-            self.fs, self.base = pafs.LocalFileSystem(), os.path.abspath(self.root)
+            try:
+                # A folder whose path is not UTF-8 is read and written through a link (``ingest.paths``).
+                self.fs, self.base = pafs.LocalFileSystem(), openable(os.path.abspath(self.root))
+            except OSError as err:
+                raise LakeError(f"{self.root}: cannot open the lake: {err}") from None
         self.base = self.base.rstrip("/")
 
     @property
@@ -90,16 +172,19 @@ class Lake:
 
     def create(self) -> None:
         """Make the lake's folders and mark (nothing changes in an existing lake). Raises
-        ``LakeError`` for a folder that holds other things, or a lake of a newer format."""
+        ``LakeError`` for a folder that holds other things, a damaged mark or a lake of a newer format."""
         info = self.fs.get_file_info(self.path(LAKE_MARK))
         if info.type == pafs.FileType.File:
-            mark = json.loads(self._read(LAKE_MARK))
-            if int(mark.get("format", 0)) > LAKE_FORMAT:
-                raise LakeError(f"{self.root}: lake format {mark['format']} is newer than this governor's {LAKE_FORMAT}")
+            self._mark()
             return
         top = self.fs.get_file_info(self.base)
-        if top.type == pafs.FileType.Directory and self.fs.get_file_info(pafs.FileSelector(self.base)):
-            raise LakeError(f"{self.root}: the folder is not empty and is not a Governor lake")
+        if top.type == pafs.FileType.Directory:
+            # What another importer making this lake at the same moment may have written already.
+            own = {LOCK, MANIFESTS}
+            others = [i for i in self.fs.get_file_info(pafs.FileSelector(self.base))
+                      if i.base_name not in own and not i.base_name.startswith(LAKE_MARK + ".tmp-")]
+            if others:
+                raise LakeError(f"{self.root}: the folder is not empty and is not a Governor lake")
         self.fs.create_dir(self.path(MANIFESTS), recursive=True)
         self._write_atomic(LAKE_MARK, json.dumps({"format": LAKE_FORMAT, "schema_version": SCHEMA_VERSION}).encode())
 
@@ -108,17 +193,48 @@ class Lake:
         info = self.fs.get_file_info(self.path(LAKE_MARK))
         if info.type != pafs.FileType.File:
             raise LakeError(f"{self.root}: not a Governor lake (no {LAKE_MARK}; make one with governor import --lake)")
-        mark = json.loads(self._read(LAKE_MARK))
-        if int(mark.get("format", 0)) > LAKE_FORMAT:
-            raise LakeError(f"{self.root}: lake format {mark['format']} is newer than this governor's {LAKE_FORMAT}")
+        self._mark()
+
+    def _mark(self) -> dict[str, Any]:
+        """The lake's mark, checked. Raises ``LakeError`` naming it when it is damaged or newer."""
+        name = self.path(LAKE_MARK)
+        mark = self._json(LAKE_MARK, 'a JSON object such as {"format": 1, "schema_version": 7}')
+        fmt = mark.get("format") if isinstance(mark, dict) else None
+        if not isinstance(mark, dict) or not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
+            raise LakeError(f"{name}: damaged lake mark: expected a JSON object whose \"format\" is a whole "
+                            f"number (such as {{\"format\": {LAKE_FORMAT}}}), found {_shown(mark)}")
+        if fmt > LAKE_FORMAT:
+            raise LakeError(f"{self.root}: lake format {fmt} is newer than this governor's {LAKE_FORMAT}")
+        return mark
+
+    def _json(self, rel: str, expected: str) -> Any:
+        """The JSON document at ``rel``. Raises ``LakeError`` naming the file when it is not JSON."""
+        try:
+            data = self._read(rel)
+        except OSError as err:
+            raise LakeError(f"{self.path(rel)}: cannot read it: {err}") from None
+        try:
+            return json.loads(data)
+        except ValueError as err:
+            raise LakeError(f"{self.path(rel)}: damaged file: expected {expected}, but it is not JSON ({err})") from None
+
+    def _manifest(self, name: str) -> dict[str, Any]:
+        """The manifest ``_manifest/<name>``, checked: every path it names must be a data file inside
+        the lake's table folders. Raises ``LakeError`` naming the manifest and what was expected."""
+        rel = posixpath.join(MANIFESTS, name)
+        where = self.path(rel)
+        manifest = self._json(rel, "a batch manifest (a JSON object)")
+        problem = manifest_problem(manifest)
+        if problem is not None:
+            raise LakeError(f"{where}: damaged manifest: {problem}")
+        if f"{manifest['batch']}.json" != name:
+            raise LakeError(f"{where}: damaged manifest: expected the batch {name[:-5]!r}, found {manifest['batch']!r}")
+        return cast(dict[str, Any], manifest)
 
     def manifests(self) -> list[dict[str, Any]]:
-        """Every committed batch's manifest, in the order they were committed."""
-        selector = pafs.FileSelector(self.path(MANIFESTS), allow_not_found=True)
-        entries = []
-        for info in self.fs.get_file_info(selector):
-            if info.type == pafs.FileType.File and info.base_name.endswith(".json"):
-                entries.append(json.loads(self._read(posixpath.join(MANIFESTS, info.base_name))))
+        """Every committed batch's manifest, in the order they were committed. Raises ``LakeError``
+        for a damaged one."""
+        entries = self._all_manifests()
         entries.sort(key=lambda m: (m["committed_at"], m["batch"]))
         # A later derived batch replaces the earlier ones.
         derived = [m for m in entries if m.get("derived")]
@@ -134,8 +250,11 @@ class Lake:
         return out
 
     def remove_orphans(self) -> int:
-        """Delete data files no manifest names (a killed run's) and leftover temporary files;
-        returns how many were deleted. Only an importer calls this (readers never delete)."""
+        """Delete what killed imports left: data files of the lake's own naming (``<table>/[game=<g>/]
+        part-<batch>.parquet``) that no manifest names, and their temporary files; returns how many
+        were deleted. Anything else in the folder (a user's notes, their own Parquet files, files in
+        folders that are not tables) is left alone. Only an importer holding the lake's lock calls this
+        (a running import's files are then never taken for a killed one's)."""
         named = {rel for rels in self.files(self._all_manifests()).values() for rel in rels}
         removed = 0
         selector = pafs.FileSelector(self.base, recursive=True, allow_not_found=True)
@@ -143,9 +262,9 @@ class Lake:
             if info.type != pafs.FileType.File:
                 continue
             rel = posixpath.relpath(info.path, self.base)
-            if rel == LAKE_MARK or (rel.startswith(MANIFESTS + "/") and ".tmp-" not in rel):
-                continue
-            if rel not in named:
+            orphan = (_DATA_FILE.fullmatch(rel) is not None and _table_of(rel) in table_schemas()
+                      and rel not in named)
+            if orphan or _TEMP_FILE.fullmatch(rel) and _table_of(rel) in (*table_schemas(), MANIFESTS, LAKE_MARK):
                 self.fs.delete_file(info.path)
                 removed += 1
         return removed
@@ -153,13 +272,30 @@ class Lake:
     def _all_manifests(self) -> list[dict[str, Any]]:
         selector = pafs.FileSelector(self.path(MANIFESTS), allow_not_found=True)
         return [
-            json.loads(self._read(posixpath.join(MANIFESTS, info.base_name)))
+            self._manifest(info.base_name)
             for info in self.fs.get_file_info(selector)
             if info.type == pafs.FileType.File and info.base_name.endswith(".json")
         ]
 
+    def derived_basis(self, manifests: list[dict[str, Any]] | None = None) -> str:
+        """What the derived tables are computed from: a digest of the committed batches that hold games."""
+        batches = sorted(m["batch"] for m in (manifests if manifests is not None else self.manifests())
+                         if not m.get("derived") and m.get("game_ids"))
+        return hashlib.sha256("\n".join(batches).encode()).hexdigest()[:32]
+
+    def derived_stale(self) -> bool:
+        """Whether the derived tables miss games (a run killed after its batches, before its derived
+        batch) or hold games no longer there; a lake with no games and no derived batch needs none."""
+        manifests = self.manifests()
+        derived = [m for m in manifests if m.get("derived")]
+        has_games = any(m.get("game_ids") for m in manifests if not m.get("derived"))
+        if not derived:
+            return has_games
+        return derived[-1].get("basis") != self.derived_basis(manifests)
+
     def drop_stale_derived(self) -> None:
-        """Delete the manifests and files of derived batches older than the latest."""
+        """Delete the manifests and files of derived batches older than the latest (only files the
+        manifests name inside the lake's table folders: ``manifest_problem`` checked them)."""
         every = self._all_manifests()
         derived = sorted((m for m in every if m.get("derived")), key=lambda m: (m["committed_at"], m["batch"]))
         for old in derived[:-1]:
@@ -170,6 +306,40 @@ class Lake:
                         self.fs.delete_file(self.path(rel))
                     except FileNotFoundError:
                         pass
+
+    @contextmanager
+    def writing(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the lake for writing: one importer at a time (others wait their turn, up to ``timeout``
+        seconds, default ``LOCK_TIMEOUT``). The lock is the operating system's on ``_governor_lake.lock``
+        (``flock``), so a killed importer's lock goes with it. A lake on an object store has no such
+        lock: one importer at a time is then the user's to ensure (docs/scaling.md). Raises
+        ``LakeError`` when the lake stays held past the timeout."""
+        local = _local_path(self.root)
+        if local is None:
+            yield
+            return
+        import fcntl
+
+        os.makedirs(local, exist_ok=True)
+        path = os.path.join(local, LOCK)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
+                        raise LakeError(f"{self.root}: another import (pid {holder}) is still writing the lake; "
+                                        "run this one again when it has finished") from None
+                    time.sleep(0.05)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -210,9 +380,15 @@ class Lake:
         con = duckdb.connect(":memory:")
         if self.local:
             con.execute(f"SET allowed_directories = [{_literal(self.base + '/')}]")
+        dropped = self.dropped_rejections(manifests)
         for name, schema in table_schemas().items():
             rels = files.get(name, [])
-            if not rels:
+            if name == "rejections" and dropped and rels:
+                # The rows later batches found stale (``dropped_rejections``): few, so the rest is read here.
+                kept = self.rejection_rows(rels, dropped)
+                con.register("_kept_rejections", kept)
+                con.execute('CREATE VIEW "rejections" AS SELECT * FROM "_kept_rejections"')
+            elif not rels:
                 empty = schema.empty_table()
                 con.register(f"_empty_{name}", empty)
                 con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM "_empty_{name}"')
@@ -228,13 +404,62 @@ class Lake:
             con.execute(f"CREATE VIEW {name} AS {sql}")
         con.execute(f"CREATE VIEW vp_by_step AS {vp_by_step_view()}")
         con.execute("CREATE TABLE governor_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
-        con.execute("INSERT INTO governor_meta VALUES ('schema_version', ?), ('lake', ?)", [str(SCHEMA_VERSION), self.root])
+        con.execute("INSERT INTO governor_meta VALUES ('schema_version', ?), ('lake', ?)", [str(SCHEMA_VERSION), printable(self.root)])
         con.execute("SET enable_external_access = false")
-        for key, value in (config or {}).items():
-            if key == "enable_external_access":
-                continue
+        # Locking the configuration comes last: every setting after it would be refused ("the
+        # configuration has been locked"), which made every dashboard page fail on a lake.
+        settings = {k: v for k, v in (config or {}).items() if k != "enable_external_access"}
+        lock = settings.pop("lock_configuration", None)
+        for key, value in settings.items():
             con.execute(f"SET {key} = ?", [value])
+        if lock is not None:
+            con.execute("SET lock_configuration = ?", [lock])
         return con
+
+    @staticmethod
+    def dropped_rejections(manifests: list[dict[str, Any]]) -> dict[str, set[str]]:
+        """The rejection ids each rejections file (relative path) no longer shows: a later batch read
+        their positions again and stored the game, skipped it as a copy or rejected it otherwise."""
+        out: dict[str, set[str]] = {}
+        for manifest in manifests:
+            for rel, rejection in manifest.get("dropped_rejections", ()):
+                out.setdefault(rel, set()).add(rejection)
+        return out
+
+    def rejection_rows(self, rels: Sequence[str], dropped: dict[str, set[str]],
+                       columns: list[str] | None = None) -> pa.Table:
+        """The rows of the rejections files ``rels`` without the ``dropped`` ones, with a ``_file``
+        column naming each row's file when ``columns`` asks for it."""
+        schema = table_schemas()["rejections"]
+        parts = []
+        for rel in rels:
+            table = pq.read_table(self.path(rel), filesystem=self.fs,
+                                  columns=[c for c in columns if c != "_file"] if columns else None)
+            gone = dropped.get(rel)
+            if gone:
+                table = table.filter(pc.invert(pc.is_in(table.column("rejection_id"),
+                                                        value_set=pa.array(sorted(gone), pa.string()))))
+            if columns and "_file" in columns:
+                table = table.append_column("_file", pa.array([rel] * table.num_rows, pa.string()))
+            parts.append(table)
+        if not parts:
+            if columns:
+                fields = [schema.field(c) if c != "_file" else pa.field("_file", pa.string()) for c in columns]
+                return pa.schema(fields).empty_table()
+            return schema.empty_table()
+        return pa.concat_tables(parts).cast(schema) if not columns else pa.concat_tables(parts)
+
+    def rejected_positions(self) -> dict[tuple[str, int], list[tuple[str, str]]]:
+        """Every shown rejection by position (file, game): its file in the lake and its id."""
+        manifests = self.manifests()
+        rels = self.files(manifests).get("rejections", [])
+        rows = self.rejection_rows(rels, self.dropped_rejections(manifests),
+                                   ["rejection_id", "file", "game_index", "_file"])
+        out: dict[tuple[str, int], list[tuple[str, str]]] = {}
+        for rejection, file, index, rel in zip(*(rows.column(c).to_pylist()
+                                                 for c in ("rejection_id", "file", "game_index", "_file"))):
+            out.setdefault((file, index), []).append((rel, rejection))
+        return out
 
     def known(self) -> tuple[StoredGames, frozenset[str]]:
         """The games already in the lake by id (what a copy is checked against) and its rejection ids."""
@@ -257,16 +482,12 @@ def _literal(text: str) -> str:
 
 def expand_player_changes(name: str, runs: pa.Table) -> tuple[str, pa.Table]:
     """Runs of unchanged per-seat state (``<game>_player_changes``) as one row per step, the rows of
-    ``<game>_player_states`` (the same expansion the DuckDB import does when it writes)."""
-    target = name.removesuffix("_player_changes") + "_player_states"
-    columns = ", ".join(f'c."{c}"' for c in runs.column_names[4:])
+    ``<game>_player_states`` (the same expansion the DuckDB store does when it writes)."""
+    target = player_states_of(name)
     con = duckdb.connect(":memory:")
     try:
         con.register("incoming", runs)
-        expanded = con.sql(
-            f"SELECT c.game_id, s.step::INTEGER AS step, c.seat, {columns} "
-            "FROM incoming c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s"
-        ).to_arrow_table()
+        expanded = con.sql(expand_runs_sql(runs.column_names, "incoming")).to_arrow_table()
     finally:
         con.close()
     return target, expanded.cast(table_schemas()[target])
@@ -341,6 +562,8 @@ def write_batch(lake: Lake, batch_id: str, tables: dict[str, pa.Table]) -> dict[
     """Write one batch's files (not yet visible) and return its manifest, to be committed."""
     files: dict[str, list[str]] = {}
     rows: dict[str, int] = {}
+    read = tables.get(READ_POSITIONS)
+    tables = {name: table for name, table in tables.items() if name != READ_POSITIONS}
     for rel_dir, table in batch_files(tables).items():
         name = rel_dir.split("/", 1)[0]
         rel = f"{rel_dir}/part-{batch_id}.parquet"
@@ -356,6 +579,9 @@ def write_batch(lake: Lake, batch_id: str, tables: dict[str, pa.Table]) -> dict[
         "game_ids": games.column("game_id").to_pylist() if games is not None else [],
         "rejection_ids": rejections.column("rejection_id").to_pylist() if rejections is not None else [],
         "rejection_messages": rejections.column("message").to_pylist() if rejections is not None else [],
+        # For the driver only (``import_to_lake`` takes it out before the commit).
+        "read_positions": list(zip(read.column("file").to_pylist(), read.column("game_index").to_pylist()))
+        if read is not None else [],
     }
 
 
@@ -400,11 +626,13 @@ def rewrite_without(lake: Lake, manifest: dict[str, Any], game_ids: Sequence[str
 
 def refresh_derived(lake: Lake, run_id: str) -> None:
     """Compute the derived tables (openings, ratings) from the lake's games and commit them as one
-    derived batch replacing the previous one."""
+    derived batch replacing the previous one, recording the batches it was computed from
+    (``Lake.derived_basis``). The caller holds the lake (``Lake.writing``)."""
     from ingest.openings import fill_openings
     from ingest.ratings import recompute_ratings
 
     con = lake.connect()
+    basis = lake.derived_basis()
     try:
         for name, schema in DERIVED_TABLES.items():
             con.execute(f'DROP VIEW IF EXISTS "{name}"')
@@ -425,5 +653,5 @@ def refresh_derived(lake: Lake, run_id: str) -> None:
     finally:
         con.close()
     lake.commit({"batch": batch_id, "derived": True, "files": files, "rows": rows, "game_ids": [],
-                 "rejection_ids": [], "rejection_messages": []})
+                 "rejection_ids": [], "rejection_messages": [], "basis": basis})
     lake.drop_stale_derived()

@@ -23,6 +23,12 @@ from replay.errors import GovernorError, InternalError, LogFormatError, printabl
 from replay.logfile import LogRecord, RawGame
 from replay.replayer import replay_in_place
 
+#: The positions a task read (file and game in it, whatever became of each game): a store drops the
+#: rejections it holds for these positions that this reading did not give again (they are stale: the
+#: file was unreadable then, or has changed).
+READ_POSITIONS = "read_positions"
+READ_SCHEMA = pa.schema([("file", pa.string()), ("game_index", pa.int32())])
+
 
 def _columns(schema: pa.Schema) -> dict[str, list[Any]]:
     return {name: [] for name in schema.names}
@@ -330,13 +336,15 @@ def parse_item(item: RawGame | LogRecord) -> LogRecord:
 
 def process_arrow(records: list[LogRecord],
                   known: Mapping[str, StoredGame] | AbstractSet[str] | None = None) -> tuple[dict[str, pa.Table], list[str], int]:
-    """``process`` then ``Batch.to_arrow``: the tables of ``records``, the stored games' ids and the
-    number of copies skipped. When the rows of the whole set cannot be made into Arrow columns (a
+    """``process`` then ``Batch.to_arrow``: the tables of ``records`` (and ``READ_POSITIONS``), the
+    stored games' ids and the number of copies skipped. When the rows of the whole set cannot be made into Arrow columns (a
     value no column holds: a bug), the games are laid out again one by one, so that only the games
     whose rows fail are rejected (kind ``internal``) and every other game of the set is kept."""
+    read = pa.table([pa.array([r.file for r in records], pa.string()), pa.array([r.index for r in records], pa.int32())],
+                    schema=READ_SCHEMA)
     batch = process(records, known)
     try:
-        return batch.to_arrow(), batch.game_ids, batch.skipped
+        return {**batch.to_arrow(), READ_POSITIONS: read}, batch.game_ids, batch.skipped
     except Exception:  # noqa: BLE001 - found game by game below, and reported as a bug of that game
         pass
     remember: dict[str, StoredGame | None] = {}
@@ -358,4 +366,5 @@ def process_arrow(records: list[LogRecord],
             skipped += one.skipped
         for name, table in tables.items():
             parts.setdefault(name, []).append(table)
+    parts[READ_POSITIONS] = [read]
     return {name: pa.concat_tables(tables) for name, tables in parts.items()}, ids, skipped

@@ -185,6 +185,20 @@ def player_change_schema(engine: Any) -> pa.Schema:
     )
 
 
+def player_states_of(name: str) -> str:
+    """The table runs of per-seat state (``<game>_player_changes``) are stored in: ``<game>_player_states``."""
+    return name.removesuffix("_player_changes") + "_player_states"
+
+
+def expand_runs_sql(columns: list[str], source: str) -> str:
+    """The SELECT that expands runs of per-seat state (``player_change_schema``, the columns ``columns``
+    of ``source``) to one row per step, the rows of ``<game>_player_states``: the one expansion both
+    stores use (the DuckDB file as it inserts, the lake as it writes a batch's files)."""
+    values = ", ".join(f'c."{c}"' for c in columns[4:])
+    return (f"SELECT c.game_id, s.step::INTEGER AS step, c.seat, {values} "
+            f'FROM "{source}" c, LATERAL (SELECT unnest(range(c.from_step, c.to_step)) AS step) s')
+
+
 def table_schemas() -> dict[str, pa.Schema]:
     """Every table's Arrow schema by table name, in creation order."""
     from ingest.summaries import SUMMARY_TABLES

@@ -10,14 +10,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ingest.db import DatabaseError, reader
 from replay.errors import DuplicateMismatchError, GovernorError
 from replay.logfile import GameLog
 from replay.replayer import result_error
@@ -97,20 +95,6 @@ class StoredGames(Mapping[str, StoredGame]):
 
     def __len__(self) -> int:
         return len(self._keys)
-
-
-def stored_games(db: str | Path) -> StoredGames:
-    """Every stored game by id (none when the database does not exist yet)."""
-    if not Path(db).exists():
-        return StoredGames()
-    try:
-        with reader(db) as con:
-            tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-            if "games" not in tables:
-                return StoredGames()
-            return stored_in(con)
-    except DatabaseError:
-        return StoredGames()
 
 
 def stored_in(con: Any) -> StoredGames:

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from governor.cli import main
-from ingest import importer
+from ingest import duckdb_store as importer
 from ingest.cli import run_import
 from ingest.importer import import_paths
 from tests.hostile import SJ, line, sample
@@ -154,7 +154,8 @@ def test_written_games_name_every_id_written_and_few_others() -> None:
 
 
 def test_stored_games_find_every_game_of_the_database(sample_db: Path) -> None:
-    from ingest.stored import StoredGame, stored_games
+    from ingest.duckdb_store import stored_games
+    from ingest.stored import StoredGame
 
     stored = stored_games(sample_db)
     expected = {

@@ -102,7 +102,7 @@ class _FullDisk:
 def test_the_real_write_error_is_not_masked_by_the_cleanup() -> None:
     import pyarrow as pa
 
-    from ingest.importer import _insert
+    from ingest.duckdb_store import _insert
 
     with pytest.raises(duckdb.IOException, match="No space left on device"):
         _insert(_FullDisk(), "games", pa.table({"game_id": ["x"]}))  # type: ignore[arg-type]

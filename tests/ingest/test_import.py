@@ -133,7 +133,7 @@ def test_bad_games_are_rejected_once_and_good_ones_kept(tmp_path: Path) -> None:
 def test_rejections_are_reported_as_they_come_and_a_summary_keeps_a_bounded_part(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ingest import importer
+    from ingest import pipeline as importer
 
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -369,9 +369,9 @@ def test_views_answer_the_common_questions(sample_db: Path) -> None:
 def test_batches_stay_row_groups_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Merging small row groups at checkpoints rewrote many batches' logs at once (the import's memory
     # grew with its size): each batch of 4 games must stay one row group of `games`.
-    import ingest.importer
+    import ingest.duckdb_store
 
-    monkeypatch.setattr(ingest.importer, "WRITE_BATCH", 4)
+    monkeypatch.setattr(ingest.duckdb_store, "WRITE_BATCH", 4)
     files = sorted(SJ.glob("*.json"))
     db = tmp_path / "g.duckdb"
     summary = import_paths(files, db, workers=1)
@@ -404,7 +404,7 @@ def test_views_are_made_again_when_the_schema_digest_differs(sample_db_copy: Pat
 
 def test_the_games_are_counted_ahead_only_for_a_progress_bar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Counting reads every file once more (minutes on a million games that do not fit the page cache).
-    from ingest import importer
+    from ingest import pipeline as importer
 
     counted: list[Path] = []
     real = importer.count_games
@@ -479,17 +479,17 @@ def test_a_worker_lays_out_a_chunk_with_the_collector_paused_and_leaves_no_cycle
     and the collector is on again afterwards, or still off when it was off."""
     import gc
 
-    from ingest import importer
-    from ingest.importer import _work
+    from ingest import rows
+    from ingest.duckdb_store import _work
 
     seen: list[bool] = []
-    real = importer.process
+    real = rows.process
 
     def process(*args: object) -> object:
         seen.append(gc.isenabled())
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(importer, "process", process)
+    monkeypatch.setattr(rows, "process", process)
     records = [r for path in sorted((ROOT / "sample_logs").rglob("*.json"))[:6] for r in read_records(path)]
     _work(records[:1])  # the first game builds the schemas and caches kept for later ones
     gc.collect()

@@ -159,7 +159,7 @@ def test_large_database_rates_in_a_process_of_its_own(rating_db: Path, rating_lo
     # From APART_FROM_GAMES stored games on, the end step runs in a spawned process (its memory is not
     # added to the importer's): the same openings and ratings as in the importer's own process.
     import ingest.derived
-    import ingest.importer
+    import ingest.duckdb_store
 
     ran_apart: list[str] = []
     apart = ingest.derived.refresh_derived_apart
@@ -168,8 +168,8 @@ def test_large_database_rates_in_a_process_of_its_own(rating_db: Path, rating_lo
         ran_apart.append(Path(db).name)
         apart(db)
 
-    monkeypatch.setattr(ingest.importer, "APART_FROM_GAMES", 3)
-    monkeypatch.setattr(ingest.importer, "refresh_derived_apart", spy)
+    monkeypatch.setattr(ingest.duckdb_store, "APART_FROM_GAMES", 3)
+    monkeypatch.setattr(ingest.duckdb_store, "refresh_derived_apart", spy)
     db = tmp_path / "apart.duckdb"
     assert import_paths(rating_logs[:2], db, workers=1).imported == 2
     assert ran_apart == []  # 2 games: in the importer's process

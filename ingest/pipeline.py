@@ -1,0 +1,201 @@
+"""One import pipeline over any store: find the logs, replay them in tasks on an executor
+(``ingest.executors``), commit each task's result to the store in order, then refresh the derived
+tables. A store (``Store``) says how its tasks are cut, what a task leaves in the store before it is
+committed (``stage``, run in the worker), how a result is committed and how the derived tables are
+made; the DuckDB file (``ingest.duckdb_store``) and the Parquet lake (``ingest.lake_store``) are the
+two stores, and ``ingest.stores.open_store`` picks one for a target.
+
+Guarantees, for both stores (each has a test): a game is stored with all its rows or not at all;
+importing again adds nothing; a killed import rerun gives the tables a clean run gives; a bad game is
+one rejection, never a failed task, and a bug met on one game rejects that game only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ingest.executors import executor
+from ingest.progress import Progress
+from ingest.stored import StoredGame
+from replay.logfile import count_games, find_logs
+
+#: Rejection messages an ``ImportSummary`` keeps (the first ones): every message goes to its
+#: ``on_message`` as it comes, so an import of millions of bad games does not hold them all.
+KEPT_MESSAGES = 1_000
+
+
+@dataclass
+class ImportSummary:
+    """What an import did: counts, the first ``KEPT_MESSAGES`` rejection messages (every one goes to
+    ``on_message`` as it comes), the stored game ids (when ``keep_ids``), time and rows written."""
+
+    files: int = 0
+    games: int = 0
+    imported: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    rows: int = 0
+    seconds: float = 0.0
+    messages: list[str] = field(default_factory=list)
+    game_ids: list[str] = field(default_factory=list)
+    #: Arguments that named nothing and folders that could not be read (each a message): the rest
+    #: was imported, but the run is incomplete.
+    problems: list[str] = field(default_factory=list)
+    #: Games rejected because of a bug in governor (their messages say so).
+    internal_errors: int = 0
+    #: Whether ``game_ids`` lists the stored games (a page that lists them wants it; the command line,
+    #: importing millions of games, does not keep a growing list).
+    keep_ids: bool = True
+    #: Called with each rejection message as it comes.
+    on_message: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+
+    def add_messages(self, messages: Iterable[str]) -> None:
+        """Record rejection messages: each goes to ``on_message``; the first ``KEPT_MESSAGES`` are kept."""
+        for message in messages:
+            if self.on_message is not None:
+                self.on_message(message)
+            if len(self.messages) < KEPT_MESSAGES:
+                self.messages.append(message)
+
+    def add_ids(self, ids: Iterable[str]) -> None:
+        """Record the ids of stored games (kept only with ``keep_ids``)."""
+        if self.keep_ids:
+            self.game_ids.extend(ids)
+
+    def line(self) -> str:
+        rate = self.games / self.seconds if self.seconds > 0 else 0.0
+        return (
+            f"{self.imported} imported, {self.duplicates} duplicates skipped, {self.rejected} rejected "
+            f"({self.games} games in {self.files} files, {self.rows:,} rows, {self.seconds:.1f} s, {rate:,.0f} games/s)"
+        )
+
+
+@dataclass
+class Staged:
+    """What a task left for the driver: how many games it read, skipped as copies and rejected (with
+    the messages, and how many of those were bugs), and the store's own part (``payload``: the tables
+    to write for a database file, the written files' manifest for a lake)."""
+
+    games_read: int
+    skipped: int
+    rejection_messages: list[str]
+    internal_errors: int
+    payload: Any
+
+
+class Store(Protocol):
+    """Where an import writes (see the module's docstring)."""
+
+    #: The store as the user named it (for messages).
+    target: str
+    #: Tasks in flight per worker.
+    depth: int
+    #: Whether the progress bar's total is counted before the import (the store counts the games to
+    #: cut its tasks anyway) rather than beside it.
+    count_ahead: bool
+
+    def prepare(self) -> Mapping[str, StoredGame]:
+        """Create or migrate the store, repair what a killed import left, and return the games stored."""
+        ...
+
+    def tasks(self, files: Sequence[Path], display_names: dict[str, str]) -> Iterator[Any]:
+        """The import's work items, in order."""
+        ...
+
+    def stager(self, display_names: dict[str, str]) -> Callable[[Any, Any], Staged]:
+        """The function a worker runs on one item with the games stored (picklable: it runs in other
+        processes)."""
+        ...
+
+    def commit(self, staged: Staged, summary: ImportSummary) -> None:
+        """Make a task's result part of the store (now or with the next ones), in order."""
+        ...
+
+    def finish(self, summary: ImportSummary) -> None:
+        """Commit what is still pending once every task is done."""
+        ...
+
+    def refresh_derived(self, summary: ImportSummary) -> None:
+        """Bring the derived tables (openings, ratings) up to date with what is stored."""
+        ...
+
+    def close(self) -> None:
+        """Let go of the store (called once the import ends, whatever the way)."""
+        ...
+
+
+def count_files(files: Sequence[Path]) -> int:
+    """How many games the files hold, for a progress bar (bounded and never blocking: ``count_games``)."""
+    return sum(count_games(file) for file in files)
+
+
+def import_paths(
+    paths: Sequence[str | Path],
+    store: Store,
+    *,
+    cluster: str | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    display_names: dict[str, str] | None = None,
+    on_rejection: Callable[[str], None] | None = None,
+    on_problem: Callable[[str], None] | None = None,
+    keep_ids: bool = True,
+) -> ImportSummary:
+    """Import every game under ``paths`` into ``store``, the tasks run by the executor ``cluster``
+    names (``ingest.executors.executor``; ``None``: ``workers`` local processes). ``display_names``
+    maps a file's path to the name stored and reported for it (uploads keep their original name).
+    Arguments that name nothing and folders that cannot be read are listed in ``problems``; the rest is
+    imported (when nothing at all is found, the store is not touched). ``on_rejection`` is called with
+    each rejection's message as it comes (over the progress bar), ``on_problem`` with each problem as
+    soon as it is found; ``keep_ids`` keeps the stored games' ids in the summary.
+
+    Raises what the store raises when it cannot be written (``ingest.db.DatabaseError``,
+    ``ingest.lake.LakeError``) and ``ingest.executors.ExecutorError`` for a cluster that cannot start."""
+    start = time.monotonic()
+    found = find_logs(paths)
+    files = found.files
+    summary = ImportSummary(files=len(files), problems=found.problems, keep_ids=keep_ids)
+    if on_problem is not None:
+        for problem in found.problems:
+            on_problem(problem)
+    if found.problems and not files:
+        return summary
+    try:
+        known = store.prepare()
+        bar = Progress(count_files(files) if store.count_ahead else (None if progress else 0), progress)
+        summary.on_message = bar.printer(on_rejection)
+        workers = workers or os.cpu_count() or 1
+        try:
+            with executor(cluster, workers, known, store.depth) as run:
+                # The bar's total: counting reads every file once more (205 s of a million-game
+                # import's 90 minutes), so only for a bar that shows it, and beside the import, not
+                # before it (once the workers are forked: a process is not forked while a thread runs).
+                if progress and not store.count_ahead:
+                    _count_beside(bar, files)
+                for staged in run(store.stager(display_names or {}), store.tasks(files, display_names or {})):
+                    summary.games += staged.games_read
+                    summary.duplicates += staged.skipped
+                    summary.rejected += len(staged.rejection_messages)
+                    summary.add_messages(staged.rejection_messages)
+                    summary.internal_errors += staged.internal_errors
+                    store.commit(staged, summary)
+                    bar.update(summary.games, summary.rejected, summary.duplicates)
+                store.finish(summary)
+        finally:
+            bar.close()
+        store.refresh_derived(summary)
+    finally:
+        store.close()
+    summary.seconds = time.monotonic() - start
+    return summary
+
+
+def _count_beside(bar: Progress, files: Sequence[Path]) -> None:
+    import threading
+
+    threading.Thread(target=lambda: bar.set_total(count_files(files)), name="governor-count", daemon=True).start()

@@ -1,0 +1,89 @@
+"""Ctrl-C (SIGINT) and SIGTERM stop ``governor import`` with one line and a documented status (130,
+143), without a traceback from any worker; the store stays consistent and a rerun completes it. Paths
+are bytes: a folder named with any bytes holds a database or a lake; ``--db`` refuses a URL and a
+MotherDuck name."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ingest.db import reader
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _governor(*args: str | bytes, timeout: float = 600) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "governor.cli", *args], capture_output=True, timeout=timeout, cwd=ROOT)
+
+
+def _counts(target: Path | bytes) -> tuple[int, ...]:
+    with reader(os.fsdecode(target)) as con:
+        return tuple(con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0]
+                     for t in ("games", "moves", "san_juan_player_states", "openings", "player_rating_history"))
+
+
+@pytest.mark.parametrize(("signum", "word", "status"), [(signal.SIGINT, "interrupted", 130),
+                                                        (signal.SIGTERM, "terminated", 143)])
+@pytest.mark.parametrize("lake", [False, True], ids=["duckdb", "lake"])
+def test_a_signal_stops_the_import_with_one_line(signum: int, word: str, status: int, lake: bool,
+                                                 tmp_path: Path) -> None:
+    target = tmp_path / ("lake" if lake else "g.duckdb")
+    option = "--lake" if lake else "--db"
+    args = [sys.executable, "-m", "governor.cli", "import", str(ROOT / "sample_logs"), option, str(target),
+            "--workers", "2"]
+    run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while not target.exists() and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the workers are replaying
+    run.send_signal(signum)
+    out, err = run.communicate(timeout=30)
+    assert (run.returncode, err.decode(), out) == (status, f"governor import: {word}\n", b""), err.decode()
+    again = _governor("import", str(ROOT / "sample_logs"), option, str(target), "--workers", "2")
+    assert again.returncode == 0, again.stderr.decode()
+    clean = tmp_path / ("clean_lake" if lake else "clean.duckdb")
+    assert _governor("import", str(ROOT / "sample_logs"), option, str(clean), "--workers", "2").returncode == 0
+    assert _counts(target) == _counts(clean)
+
+
+def test_a_folder_named_with_any_bytes_holds_a_database_and_a_lake(tmp_path: Path) -> None:
+    folder = os.fsencode(tmp_path) + b"/out\xff\xfe"
+    logs = os.fsencode(tmp_path) + b"/logs\xff"
+    os.makedirs(folder)
+    os.makedirs(logs)
+    for path in sorted((ROOT / "sample_logs" / "san_juan").glob("*.json"))[:3]:
+        shutil.copy(path, logs + b"/" + os.fsencode(path.name).replace(b".json", b"\xff.json"))
+    db = folder + b"/g.duckdb"
+    run = _governor("import", logs, "--db", db, "--workers", "1")
+    shown = os.fsdecode(folder).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.decode().startswith(f"{shown}/g.duckdb: 3 imported, 0 duplicates skipped, 0 rejected")
+    assert _counts(db)[0] == 3
+    lake = folder + b"/lake\xff"
+    run = _governor("import", logs, "--lake", lake, "--workers", "2")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.decode().startswith(f"{shown}/lake\\xff: 3 imported")
+    query = _governor("query", "--lake", lake, "--format", "csv", "SELECT count(*) AS n FROM games")
+    assert (query.returncode, query.stdout.splitlines()) == (0, [b"n", b"3"]), query.stderr
+    # DuckDB itself takes only a file name that is UTF-8 text: said in one line, exit 2.
+    run = _governor("import", logs, "--db", folder + b"/g\xff.duckdb", "--workers", "1")
+    assert (run.returncode, run.stderr.decode()) == (2, (
+        f"governor import: {shown}/g\\xff.duckdb: cannot open for writing: DuckDB takes only a file name that "
+        "is UTF-8 text (the folder may be named with any bytes); rename the file\n"))
+
+
+@pytest.mark.parametrize(("db", "message"), [
+    ("file:///tmp/x.duckdb", "file:///tmp/x.duckdb: --db takes a database file, not a URL (a lake at a URL is --lake URL)"),
+    ("md:my_db", "md:my_db: --db takes a database file; MotherDuck databases are not supported"),
+])
+def test_db_refuses_a_url_and_motherduck(db: str, message: str) -> None:
+    run = _governor("import", str(ROOT / "sample_logs" / "san_juan"), "--db", db, "--workers", "1")
+    assert (run.returncode, run.stderr.decode(), run.stdout) == (2, f"governor import: {message}\n", b"")
