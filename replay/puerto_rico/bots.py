@@ -24,6 +24,7 @@ from replay.puerto_rico.catalogue import (
     ISLAND_SPACES,
     PRICES,
     QUARRY,
+    TRADING_HOUSE_SPACES,
     Good,
     Power,
     Role,
@@ -194,7 +195,7 @@ class HeuristicPlayer:
         if Role.TRADER in open_roles:
             house = t.trading_house
             trade = [PRICES[g] + 1 for g, have in zip(GOODS, held) if have and g not in house]
-            scores[Role.TRADER] = (max(trade) if trade and len(house) < 4 else 0) * 0.9
+            scores[Role.TRADER] = (max(trade) if trade and len(house) < TRADING_HOUSE_SPACES else 0) * 0.9
         goods = sum(held)
         scores[Role.CAPTAIN] = min(goods, 8) * 0.7 + (0.5 if goods else -1)
         if Role.MAYOR in open_roles:

@@ -203,8 +203,7 @@ class PuertoRicoEngine(RulesEngine):
             if seat is None:
                 return f"{who} {'produces' if move.take else 'declines to produce'}"
             made = rules.production(state.view(seat))
-            goods = _and([f"{min(n, left)} {g.value}" for g, n, left in zip(GOODS, made, state.goods_supply)
-                          if min(n, left)])
+            goods = _and([f"{n} {g.value}" for g, n in zip(GOODS, rules.received(state, made)) if n])
             return f"{who} produces {goods}" if move.take else f"{who} declines to produce ({goods})"
         if isinstance(move, ExtraGood):
             return f"{who} takes an extra {move.good.value} (craftsman)"

@@ -20,6 +20,11 @@ replayer then takes the default.
 
 A violation raises ``RuleViolation`` with a stable rule code; a malformed setup or a missing reshuffle
 raises ``FieldError`` with the JSON path.
+
+Each rule is said here once. What the bots, the move words or any other module need to know of it
+(whether a building's power works, the barrels a load ships, what a seat may settle, build, sell, load
+or store) they ask these public functions; nothing outside this module calls its private helpers
+(``tests/san_juan/test_sj_rules_helpers.py`` checks it).
 """
 
 from __future__ import annotations
@@ -251,12 +256,17 @@ def _occupied_quarries(pv: PlayerState | MPlayer) -> int:
     return sum(w for k, w in zip(pv.island, pv.island_workers) if k == QUARRY)
 
 
+def _builder_discount(t: Table | PuertoRicoState, seat: int) -> int:
+    """The builder's privilege: 1 doubloon off for the seat that chose the builder, in its phase."""
+    return 1 if seat == t.chooser and t.role is Role.BUILDER else 0
+
+
 def build_cost(t: Table | PuertoRicoState, seat: int, name: str) -> int:
     """What ``seat`` pays for ``name``: the cost, less 1 for the builder, less 1 per occupied quarry up
     to the building's column; never below 0. Raises ``KeyError`` for a name that is not a building."""
     building = BUILDINGS[name]
     pv = t.view(seat)
-    discount = 1 if seat == t.chooser and t.role is Role.BUILDER else 0
+    discount = _builder_discount(t, seat)
     discount += min(_occupied_quarries(pv), building.column)
     return max(0, building.cost - discount)
 
@@ -277,6 +287,13 @@ def production(pv: PlayerState | MPlayer) -> list[int]:
     out = [min(tiles[i], circles[i]) for i in range(5)]
     out[_CORN] = tiles[_CORN]
     return out
+
+
+def received(t: Table | PuertoRicoState, made: Sequence[int]) -> list[int]:
+    """Barrels of each kind a seat making ``made`` (``production``) receives: no more of a kind than
+    the supply holds. Raises nothing."""
+    supply = t.goods_supply
+    return [made[i] if made[i] < supply[i] else supply[i] for i in range(5)]
 
 
 def sale_price(t: Table | PuertoRicoState, seat: int, good: Good) -> int:
@@ -329,7 +346,7 @@ def buildable(t: Table | PuertoRicoState, seat: int) -> list[str]:
     if free <= 0:
         return []
     quarries = _occupied_quarries(pv)
-    base = 1 if seat == t.chooser and t.role is Role.BUILDER else 0
+    base = _builder_discount(t, seat)
     money = pv.doubloons
     city = pv.city
     supply = t.building_supply
@@ -354,7 +371,7 @@ def _can_build(t: Table | PuertoRicoState, seat: int) -> bool:
     if free <= 0:
         return False
     quarries = _occupied_quarries(pv)
-    base = 1 if seat == t.chooser else 0
+    base = _builder_discount(t, seat)
     money = pv.doubloons
     city = pv.city
     supply = t.building_supply
@@ -695,7 +712,7 @@ def _turn(t: Table, seat: int) -> Any:
         made = production(t.view(seat))
         if not any(made):
             return _SKIP
-        if not any(min(m, left) for m, left in zip(made, t.goods_supply)):
+        if not any(received(t, made)):
             # The supply lacks every kind the seat makes: it receives nothing, nothing to decline.
             return _PRODUCE
         return _DECIDE
@@ -936,19 +953,18 @@ def _do_produce(t: Table, seat: int, move: Produce, forced: bool = False) -> Non
         return
     made = production(t.view(seat))
     mp = t.p(seat)
-    received = [0] * 5
+    barrels = received(t, made)
     kinds: list[Good] = []
     for i in range(5):
-        amount = min(made[i], t.goods_supply[i])
+        amount = barrels[i]
         if amount:
             mp.goods[i] += amount
             t.goods_supply[i] -= amount
-            received[i] = amount
             kinds.append(GOODS[i])
     if seat == t.chooser:
         t.craft_kinds = tuple(kinds)
     if forced:
-        t.events.append(("produce", seat, tuple(received), tuple(made)))
+        t.events.append(("produce", seat, tuple(barrels), tuple(made)))
     income = FACTORY_INCOME[len(kinds)]
     if income and power_active(mp, Power.FACTORY):
         mp.doubloons += income

@@ -109,7 +109,7 @@ class HeuristicPlayer:
             return -1.0 if c in VIOLET and c in owned else _VALUE[c]
 
         if stage is Stage.DRAFT:
-            return Draft(sort_cards(sorted(hand, key=keep_value, reverse=True)[:4]))
+            return Draft(sort_cards(sorted(hand, key=keep_value, reverse=True)[: rules.STARTING_HAND]))
         if stage is Stage.CHAPEL:
             if len(hand) >= 3:
                 return Chapel(min(hand, key=keep_value))
@@ -120,13 +120,12 @@ class HeuristicPlayer:
         if role is Role.BUILDER:
             return self._build(t, seat, hand, owned) or _PASS
         if role is Role.COUNCILLOR:
-            keep_n = rules.councillor_keep(owned)
             drawn = list(t.looking)
             if "Archive" in owned:
                 pool = hand + drawn
-                discard = sorted(pool, key=keep_value)[: max(0, len(drawn) - keep_n)]
+                discard = sorted(pool, key=keep_value)[: rules.archive_discards(len(drawn), owned)[0]]
                 return Councillor(discard=sort_cards(discard))
-            keep = sorted(drawn, key=keep_value, reverse=True)[:keep_n]
+            keep = sorted(drawn, key=keep_value, reverse=True)[: rules.councillor_keep(owned)]
             return Councillor(keep=sort_cards(keep))
         if role is Role.PROSPECTOR:
             return GoldMine(max(t.looking, key=keep_value))

@@ -12,7 +12,7 @@ from replay.engine_base import RulesEngine, StateRows
 from replay.errors import FieldError
 from replay.logfile import GameLog
 from replay.san_juan import change_words, events, hidden, rows, rules, scoring
-from replay.san_juan.cards import CARDS, TILES, Good, Role
+from replay.san_juan.cards import CARDS, Good, Role
 from replay.san_juan.moves import (
     Build,
     Chapel,
@@ -181,7 +181,7 @@ class SanJuanEngine(RulesEngine):
         if isinstance(move, Sell):
             price = ""
             if state.tile is not None:
-                total = sum(TILES[state.tile][g] for g in move.goods)
+                total = rules.sale_income(state.tile, move.goods)
                 price = f" for {total} card{'s' if total != 1 else ''}"
             return f"{who} sells {_and([g.value for g in move.goods])}{price}" + _and_declines(move.decline)
         if isinstance(move, Councillor):

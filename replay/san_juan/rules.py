@@ -2,6 +2,11 @@
 
 Order of events follows ``../shared/rules/FACTS.md`` part 3. A violation raises ``RuleViolation``
 with a stable rule code; a malformed setup raises ``FieldError`` with the JSON path.
+
+Each rule is said here once. What the bots, the move words or any other module need to know of it (a
+build's discounts, the goods a black market takes, the hand, production, sale and councillor limits,
+whether the library works) they ask these public functions; nothing outside this module calls its
+private helpers (``tests/san_juan/test_sj_rules_helpers.py`` checks it).
 """
 
 from __future__ import annotations
@@ -236,6 +241,23 @@ def councillor_keep(city: Sequence[str]) -> int:
     """How many of the cards a councillor draws the owner of ``city`` keeps: 1, or 2 with a
     prefecture. Raises nothing."""
     return 2 if "Prefecture" in city else 1
+
+
+def archive_discards(drawn: int, city: Sequence[str]) -> tuple[int, int]:
+    """``(fewest, most)`` cards a councillor who owns an archive (``city``: his buildings) discards
+    from his hand and the ``drawn`` cards together: he keeps as many cards as ``councillor_keep``
+    allows him to take. Raises nothing."""
+    return max(0, drawn - councillor_keep(city)), drawn
+
+
+def sale_income(tile: int, goods: Sequence[Good]) -> int:
+    """Cards the sale of ``goods`` brings at the prices of trading-house tile ``tile`` (before the
+    market stand's and market hall's cards). Raises ``KeyError`` for a tile that is not 1 to 5."""
+    prices = TILES[tile]
+    income = 0
+    for good in goods:
+        income += prices[good]
+    return income
 
 
 def empty_by_good(city: Sequence[str], goods: Sequence[str | None]) -> dict[Good, int]:
@@ -706,8 +728,7 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
         if have.get(good, 0) < count:
             raise RuleViolation("trader.goods", f"has {have.get(good, 0)} {good.value} to sell, not {count}")
     assert t.tile is not None
-    prices = TILES[t.tile]
-    income = 0
+    income = sale_income(t.tile, move.goods)
     for good in move.goods:
         name = PRODUCER_OF[good]
         index = next(
@@ -715,7 +736,6 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
         )
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
-        income += prices[good]
     bonuses = []
     stand = len(move.goods) >= 2 and "Market stand" in t.buildings.read(seat)
     if "Market stand" in move.decline:
@@ -753,7 +773,7 @@ def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
     if move.discard is not None:
         if "Archive" not in t.buildings.read(seat):
             raise RuleViolation("councillor.archive", "discarding from the whole hand needs an archive; name the cards kept ('keep')")
-        low, high = max(0, len(drawn) - keep_limit), len(drawn)
+        low, high = archive_discards(len(drawn), t.buildings.read(seat))
         if not low <= len(move.discard) <= high:
             wanted = f"{low}" if low == high else f"{low} to {high}"
             raise RuleViolation(
@@ -1118,7 +1138,8 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         if "Archive" in city:
             pool = list(hand) + drawn
             out = []
-            for size in range(len(drawn), max(0, len(drawn) - keep_limit) - 1, -1):
+            fewest, most = archive_discards(len(drawn), city)
+            for size in range(most, fewest - 1, -1):
                 out += [_councillor(None, d) for d in _multisets(pool, size)]
         else:
             out = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from replay.puerto_rico import bots, rules
 from replay.puerto_rico.catalogue import Power
 from replay.puerto_rico.engine import ENGINE
-from replay.puerto_rico.moves import WHARF, ChooseRole, Load, Settle, Store
+from replay.puerto_rico.moves import WHARF, ChooseRole, Load, Produce, Settle, Store
 from replay.puerto_rico.state import MPlayer, PuertoRicoState, Stage, Table
 
 from .positions import C, I, K, S, T, at_role, play, seat
@@ -104,3 +104,16 @@ def test_settle_buildable_sellable_extra_goods_and_hacienda() -> None:
     ]
     assert rules.buildable(state, 2) == []
     assert rules.extra_goods(state) == []
+
+
+def test_production_received_is_limited_by_the_supply() -> None:
+    producer = seat(island=["corn", "indigo", "indigo"], city=["Small indigo plant", "Indigo plant"], workers=[1, 2])
+    players = [producer, seat(), seat()]
+    state = at_role(players, 0, goods_supply={I: 1})
+    made = rules.production(producer)
+    assert made == [1, 2, 0, 0, 0]
+    assert rules.received(state, made) == [1, 1, 0, 0, 0]
+    state = play(state, ChooseRole("craftsman"))
+    assert ENGINE.describe_move(state, Produce(), NAMES) == "Ana produces 1 corn and 1 indigo"
+    state = play(state, Produce())
+    assert state.players[0].goods[:2] == (1, 1)

@@ -13,7 +13,7 @@ import pytest
 from replay.errors import RuleViolation
 from replay.san_juan import bots, rules
 from replay.san_juan.cards import Good, Power, Role
-from replay.san_juan.moves import Build, ChooseRole, Pass
+from replay.san_juan.moves import Build, ChooseRole, Councillor, Pass
 from replay.san_juan.state import Stage, Table
 from tests.san_juan.positions import IP, SM, SS, TS, at_role, play, position, seat
 
@@ -164,3 +164,28 @@ def test_has_power_leaves_out_the_building_covered():
     assert rules.has_power(t, 0, Power.SMITHY)
     assert not rules.has_power(t, 0, Power.SMITHY, without="Smithy")
     assert not rules.has_power(t, 1, Power.SMITHY)
+
+
+def test_archive_discards_and_sale_income():
+    assert rules.archive_discards(2, (IP, "Archive")) == (1, 2)
+    assert rules.archive_discards(2, (IP, "Archive", "Prefecture")) == (0, 2)
+    assert rules.archive_discards(7, (IP, "Archive")) == (6, 7)
+    # Tile 1 pays 1, 1, 1, 2, 2 for indigo to silver.
+    assert rules.sale_income(1, (Good.INDIGO, Good.SILVER, Good.SILVER)) == 5
+    assert rules.sale_income(5, (Good.INDIGO, Good.COFFEE)) == 1 + 3
+    with pytest.raises(KeyError):
+        rules.sale_income(6, (Good.INDIGO,))
+
+
+def test_an_archive_owner_discards_too_few_with_the_count_named():
+    players = [seat(hand=("Well", "Hero"), buildings=(IP, "Archive")), seat()]
+    state = play(at_role(players, draw=("Statue", "Tower", "Chapel", "Palace", "Crane", "Smithy", "Quarry")),
+                 ChooseRole(Role.COUNCILLOR))
+    # The councillor draws 5: he discards 4 to 5 of his hand and the drawn cards together.
+    assert len(state.looking) == 5
+    with pytest.raises(RuleViolation) as err:
+        play(state, Councillor(discard=("Well", "Hero", "Statue")))
+    assert (err.value.rule, err.value.reason) == ("councillor.discard_count", "must discard 4 to 5 of 5 drawn cards, not 3")
+    move = bots.HeuristicPlayer(seed=2).choose(state)
+    assert move.discard is not None and len(move.discard) == 4
+    assert move in rules.legal_moves(state)
