@@ -388,8 +388,9 @@ def _run(sql: str, db: str, fmt: str, out: str | None, spill: str) -> int:
     except (duckdb.Error, _ResultError) as err:
         _discard(out)
         if isinstance(err, duckdb.InterruptException):
-            print("governor query: interrupted", file=sys.stderr)
-            return exits.INTERRUPTED
+            word, code = exits.interruption(err)
+            print(f"governor query: {word}", file=sys.stderr)
+            return code
         print(f"governor query: {printable(str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__)}",
               file=sys.stderr)
         return exits.REJECTED

@@ -59,13 +59,22 @@ class Terminated(KeyboardInterrupt):
     cleanly on SIGTERM too; ``interruption`` tells the two apart."""
 
 
+#: Set once SIGTERM arrived: a library that turns the interruption into an error of its own (DuckDB
+#: raises ``InterruptException``, which callers turn back into a plain ``KeyboardInterrupt``) loses
+#: the ``Terminated`` type, not this.
+_terminated = threading.Event()
+
+
 def interruption(err: BaseException) -> tuple[str, int]:
     """The word and exit status of an interruption: ("terminated", 143) for SIGTERM, else
     ("interrupted", 130)."""
-    return ("terminated", TERMINATED) if isinstance(err, Terminated) else ("interrupted", INTERRUPTED)
+    if isinstance(err, Terminated) or _terminated.is_set():
+        return "terminated", TERMINATED
+    return "interrupted", INTERRUPTED
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
+    _terminated.set()
     raise Terminated
 
 
