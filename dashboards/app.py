@@ -42,6 +42,7 @@ page = st.navigation(PAGES + ALIASES)
 with st.sidebar:
     ui.inject_css()
     ui.caption(f"Database: {db_path()}")
+    ui.theme_switch()
 keeps_url = page.url_path in KEEPS_URL
 if keeps_url:
     url_state.restore(page.url_path or "home")

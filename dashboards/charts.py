@@ -17,6 +17,17 @@ import plotly.graph_objects as go
 from dashboards.plain import NAME_CHARS, cut
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
+#: Error bars and reference lines: a grey that stands out on a white and on a near-black page (about
+#: 3.3:1 and 6:1).
+NEUTRAL = "#8b929c"
+#: The label colour on a pale bar (the bar is a light tint in both themes).
+FEW_TEXT = "#14202e"
+
+
+def tint(colour: str, amount: float = 0.6) -> str:
+    """``colour`` (``#rrggbb``) mixed with ``amount`` of white: the pale form of a bar."""
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in (red, green, blue))
 
 
 def chart_text(value: object, limit: int | None = None) -> str:
@@ -43,18 +54,22 @@ def rate_bars(frame: pd.DataFrame, label: str, title: str, group: str | None = N
     groups = list(frame.groupby(group, sort=True)) if group else [(None, frame)]
     for i, (key, rows) in enumerate(groups):
         colour = PALETTE[i % len(PALETTE)] if group else "#2f6fb0"
+        few = [bool(f) for f in rows["few_games"]]
         fig.add_trace(
             go.Bar(
                 x=rows["lift"], y=chart_texts(rows[label].astype(str)), orientation="h",
                 name=chart_text(f"{key} players") if group else "lift",
-                marker={"color": colour, "opacity": [0.35 if few else 1.0 for few in rows["few_games"]]},
+                # Pale bars are solid tints, not transparent ones: their dark labels then read on a light
+                # and on a dark page alike.
+                marker={"color": [tint(colour) if f else colour for f in few],
+                        "line": {"color": colour, "width": 1}},
                 text=[f"{r:.0%} vs {b:.0%}" for r, b in zip(rows["win_rate"], rows["baseline"])],
                 textposition="inside", insidetextanchor="start",
-                textfont={"color": ["#234" if few else "#fff" for few in rows["few_games"]], "size": 11},
+                textfont={"color": [FEW_TEXT if f else "#ffffff" for f in few], "size": 11},
                 error_x={
                     "type": "data", "symmetric": False,
                     "array": rows["lift_high"] - rows["lift"], "arrayminus": rows["lift"] - rows["lift_low"],
-                    "color": "#555", "thickness": 1.2, "width": 3,
+                    "color": NEUTRAL, "thickness": 1.6, "width": 4,
                 },
                 customdata=rows[["n", "win_rate", "ci_low", "ci_high", "baseline"]].to_numpy(),
                 hovertemplate=(
@@ -63,7 +78,7 @@ def rate_bars(frame: pd.DataFrame, label: str, title: str, group: str | None = N
                 ),
             )
         )
-    fig.add_vline(x=1.0, line={"color": "#888", "dash": "dot", "width": 1.5})
+    fig.add_vline(x=1.0, line={"color": NEUTRAL, "dash": "dot", "width": 1.5})
     top = max([1.5] + [float(v) for v in frame["lift_high"] if v == v])
     fig.update_layout(
         title={"text": chart_text(title), "font": {"size": 14}}, barmode="group",

@@ -10,6 +10,7 @@ on hover.
 
 from __future__ import annotations
 
+import json
 import re
 from html import escape
 from pathlib import Path
@@ -41,6 +42,67 @@ def alert(kind: str, value: str) -> None:
     if kind not in ALERT_KINDS:
         raise ValueError(f"unknown alert kind {kind!r} (known: {', '.join(ALERT_KINDS)})")
     st.html(f'<div class="gv-text gv-alert gv-alert-{kind}" role="alert">{escape(str(value))}</div>')
+
+
+#: The theme choices of the sidebar's switch, and what Streamlit's front end calls each in the
+#: browser's storage (where its own settings menu keeps the choice).
+THEMES = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+_STORED_THEME = {"system": "System", "light": "Light", "dark": "Dark"}
+#: The cookie that tells the server the browser's choice when a new session starts (after a reload).
+THEME_COOKIE = "governor_theme"
+#: Page paths of the app: Streamlit keeps a theme choice per path the app was first loaded at.
+_PAGE_PATHS = ("", "replay", "statistics", "explorer", "players", "sql", "import", "games", "home")
+_THEME_SCRIPT = """<script>
+(() => {
+  const choice = %(choice)s, stored = %(stored)s, pages = %(pages)s;
+  const path = window.location.pathname;
+  let base = path;
+  for (const page of pages) {
+    if (page && path.endsWith("/" + page)) { base = path.slice(0, -page.length); break; }
+  }
+  if (!base.endsWith("/")) base += "/";
+  let changed = false;
+  for (const page of pages) {
+    const key = `stActiveTheme-${base}${page}-v2`;
+    const now = window.localStorage.getItem(key);
+    // Streamlit writes its own choice back when it loads ("System" when it follows the browser).
+    if (choice === "system") {
+      if (now !== null && now !== JSON.stringify(stored)) { window.localStorage.removeItem(key); changed = true; }
+    } else if (now !== JSON.stringify(stored)) {
+      window.localStorage.setItem(key, JSON.stringify(stored));
+      changed = true;
+    }
+  }
+  document.cookie = `%(cookie)s=${choice}; path=/; max-age=31536000; SameSite=Lax`;
+  // Streamlit reads the theme when the page loads: a new choice takes a reload (the URL keeps the filters).
+  if (changed) window.location.reload();
+})();
+</script>"""
+
+
+def theme_choice() -> str:
+    """The theme chosen in this session, else the one the browser's cookie remembers, else "system"."""
+    chosen = st.session_state.get("gv_theme")
+    if chosen in THEMES:
+        return str(chosen)
+    try:
+        remembered = st.context.cookies.get(THEME_COOKIE)
+    except (AttributeError, RuntimeError):  # no browser behind this session (a headless test)
+        remembered = None
+    return remembered if remembered in THEMES else "system"
+
+
+def theme_switch() -> str:
+    """The sidebar's light / dark / follow-the-system switch: the choice is kept in the browser (where
+    Streamlit's own settings menu keeps it, for every page path, and in a cookie the server reads on
+    a new session), so it survives page switches and reloads; the charts follow Streamlit's theme.
+    Returns the choice."""
+    st.session_state["gv_theme"] = theme_choice()
+    choice = str(st.radio("Theme", list(THEMES), format_func=THEMES.__getitem__, key="gv_theme", horizontal=True))
+    st.html(_THEME_SCRIPT % {"choice": json.dumps(choice), "stored": json.dumps(_STORED_THEME[choice]),
+                             "pages": json.dumps(list(_PAGE_PATHS)), "cookie": THEME_COOKIE},
+            unsafe_allow_javascript=True)
+    return choice
 
 
 def inject_css() -> None:
