@@ -17,8 +17,9 @@ import pytest
 
 from tests.hostile import ROOT, SJ, line, sample
 
-#: Seconds a command may take to stop (the bound is one second; the rest is a loaded machine's slack).
-STOP_WITHIN = 2.5
+#: Seconds a command may take to stop: about one on an idle machine; the rest is the slack of a machine
+#: shared by parallel test runs. Unstopped, each of these commands would run for minutes or hours.
+STOP_WITHIN = 8.0
 
 
 def _stopped(args: list[str], tmp_path: Path, sig: int, started: str | None = None, delay: float = 1.5) -> tuple[int, str, str, float]:
@@ -58,7 +59,7 @@ def test_ctrl_c_stops_analyse_and_its_workers_with_one_line(tmp_path: Path) -> N
         ["analyse", str(SJ / "san_juan-2p-seed2026-0000.json"), "--workers", "2", "--rollouts", "400"], tmp_path,
         signal.SIGINT, delay=3)
     assert (code, stderr) == (130, "governor analyse: interrupted\n")
-    assert took < STOP_WITHIN + 1  # the workers end the chunk of rollouts they are in
+    assert took < STOP_WITHIN + 4  # the workers end the chunk of rollouts they are in
 
 
 def test_sigterm_stops_simulate_and_keeps_only_whole_files(tmp_path: Path) -> None:
