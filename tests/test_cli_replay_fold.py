@@ -72,3 +72,22 @@ def test_replay_out_of_range_steps(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().err == f"governor replay: --step must be from 0 to {total}, not {total + 1}\n"
     assert main(["replay", str(path), "--step", str(-total - 2)]) == 2
     assert capsys.readouterr().err == f"governor replay: --step must be from 0 to {total}, not {-total - 2}\n"
+
+
+def test_ctrl_c_during_a_replay_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import governor.cli as cli
+    from replay import exits
+
+    def interrupted(log: object, step: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "fold_to", interrupted)
+    assert main(["replay", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 130
+    assert capsys.readouterr() == ("", "governor replay: interrupted\n")
+
+    def terminated(log: object, step: object) -> object:
+        raise exits.Terminated
+
+    monkeypatch.setattr(cli, "fold_to", terminated)
+    assert main(["replay", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 143
+    assert capsys.readouterr().err == "governor replay: terminated\n"
