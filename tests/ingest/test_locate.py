@@ -96,7 +96,7 @@ def test_a_version_5_database_is_located_on_migration(sample_db_copy: Path) -> N
 def test_each_batch_locates_its_own_games_and_an_import_catches_up_on_unlocated_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ingest import importer
+    from ingest import duckdb_store as importer
     from ingest.locate import locate
 
     monkeypatch.setattr(importer, "WRITE_BATCH", 7)  # 30 games: five batches
