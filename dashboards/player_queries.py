@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from dashboards import data
-from dashboards.stats import with_intervals
+from dashboards.stats import role_words, with_intervals
 
 #: The leaderboard's default minimum number of rated games.
 MIN_GAMES = 10
@@ -101,14 +101,15 @@ def by_player_count(game: str, name: str) -> pd.DataFrame:
 
 def roles(game: str, name: str) -> pd.DataFrame:
     """The roles the player chose, most often first: ``choices``, ``share`` of their role choices,
-    and the win rate of the games in which they chose it (``n`` games, ``wins``). Read from the
-    importer's summary table ``player_roles``."""
+    and the win rate of the games in which they chose it (``n`` games, ``wins``), each role in words
+    (``role_words``: "Prospector (2nd)"). Read from the importer's summary table ``player_roles``."""
     rows = data.frame(
-        """SELECT upper(role[1]) || role[2:] AS role, count(*) AS choices, count(DISTINCT game_id) AS n,
+        """SELECT role, count(*) AS choices, count(DISTINCT game_id) AS n,
                   count(DISTINCT CASE WHEN won THEN game_id END) AS wins
            FROM player_roles WHERE game = ? AND name = ? GROUP BY ALL ORDER BY choices DESC, role""",
         (game, name),
     )
+    rows["role"] = [role_words(r) for r in rows["role"]]
     rows = with_intervals(rows)
     total = int(rows["choices"].sum()) if len(rows) else 0
     rows["share"] = rows["choices"] / total if total else 0.0

@@ -83,3 +83,20 @@ def rate_label(wins: float, n: int, baseline: float | None = None) -> str:
 def plural(count: int, one: str, many: str | None = None) -> str:
     """``"1 game"``, ``"2 games"``, ``"1,000 games"``: a count with the word in the right number."""
     return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+def ordinal(number: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``."""
+    suffix = "th" if number % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def role_words(card: str) -> str:
+    """A role card as words: ``builder`` is "Builder", and a second card of a role (``prospector_2``)
+    is "Prospector (2nd)"; the stored names are never shown as they are."""
+    base, _, number = str(card).rpartition("_")
+    if base and number.isdecimal():
+        nth = int(number)
+        return f"{role_words(base)} ({ordinal(nth)})"
+    text = str(card).replace("_", " ")
+    return text[:1].upper() + text[1:]

@@ -20,6 +20,9 @@ from dashboards.stats import plural
 SHOWN = 2000
 BOARDS = {"san_juan": board_san_juan.board_html, "puerto_rico": board_puerto_rico.board_html}
 OWNERS = {"anyone": "any player", "winner": "a winner"}
+#: Pixel widths of the narrow number columns: each header shows whole ("small" cut them to
+#: "Winning sco" and "Length (mo").
+HEADER_WIDTHS = {"Players": 76, "Winning score": 120, "Rounds": 76, "Length (moves)": 128}
 
 
 def _range(raw: list[Any], low: int, high: int) -> tuple[int, int]:
@@ -263,17 +266,18 @@ event = st.dataframe(
     on_select="rerun",
     selection_mode="multi-row" if compare_mode else "single-row",
     height=420 if compare_mode else 560,
-    column_order=["game", "player_count", "players", "played_at", "winner", "top_score", "rounds", "moves", "end_reason",
-                  "source", "game_id"],
+    # No date column when no game has a date (an empty column says nothing).
+    column_order=["game", "player_count", "players"] + (["played_at"] if date_range else [])
+    + ["winner", "top_score", "rounds", "moves", "end_reason", "source", "game_id"],
     column_config={
         "game": st.column_config.TextColumn("Game", width="small"),
-        "player_count": st.column_config.NumberColumn("Players", width="small"),
+        "player_count": st.column_config.NumberColumn("Players", width=HEADER_WIDTHS["Players"]),
         "players": st.column_config.TextColumn("Names", width="medium"),
         "played_at": st.column_config.TextColumn("Date"),
         "winner": st.column_config.TextColumn("Winner"),
-        "top_score": st.column_config.NumberColumn("Winning score", width="small"),
-        "rounds": st.column_config.NumberColumn("Rounds", width="small"),
-        "moves": st.column_config.NumberColumn("Length (moves)", width="small"),
+        "top_score": st.column_config.NumberColumn("Winning score", width=HEADER_WIDTHS["Winning score"]),
+        "rounds": st.column_config.NumberColumn("Rounds", width=HEADER_WIDTHS["Rounds"]),
+        "moves": st.column_config.NumberColumn("Length (moves)", width=HEADER_WIDTHS["Length (moves)"]),
         "end_reason": st.column_config.TextColumn("End"),
         "source": st.column_config.TextColumn("Source"),
         "game_id": st.column_config.TextColumn("Game id"),
