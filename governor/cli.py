@@ -36,6 +36,13 @@ def shown(path: str | Path) -> str:
     return printable(os.fsdecode(path))
 
 
+def print_traceback() -> None:
+    """The current exception's traceback on standard error, each line escaped: a bug's message may
+    quote a log (a card name holding an escape code), which must not reach the terminal raw."""
+    for line in traceback.format_exc().splitlines():
+        print(printable(line), file=sys.stderr)
+
+
 # -- outputs never overwrite inputs -------------------------------------------------------------
 
 
@@ -103,7 +110,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 except GovernorError as err:
                     error = err
                 except Exception as err:  # a bug: say so, and go on with the other games
-                    traceback.print_exc()
+                    print_traceback()
                     error = InternalError(err, file=record.file, game_index=record.index)
             if isinstance(error, InternalError):
                 bugs += 1
@@ -534,7 +541,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{command}: {printable(name + (err.strerror or str(err)))}", file=sys.stderr)
         return exits.ENVIRONMENT
     except Exception:
-        traceback.print_exc()
+        print_traceback()
         print(exits.report_request("the command stopped"), file=sys.stderr)
         return exits.BUG
 

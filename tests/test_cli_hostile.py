@@ -310,3 +310,18 @@ def test_an_export_stopped_midway_leaves_no_half_written_file(
     assert capsys.readouterr().err.endswith("governor export: interrupted\n")
     assert written == [".games.parquet.part", ".players.parquet.part"]
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "players.parquet"]
+
+
+def test_a_bugs_traceback_is_printed_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import replay.golden
+
+    def crash(logs: object, out: object, problems: object = None) -> object:
+        raise KeyError("\x1b]0;owned\x07\r\nforged line")
+
+    monkeypatch.setattr(replay.golden, "write_golden", crash)
+    assert main(["golden", "--logs", str(SJ), "--out", str(tmp_path / "g")]) == 3
+    err = capsys.readouterr().err
+    assert "KeyError: '\\x1b]0;owned\\x07\\r\\nforged line'\n" in err
+    assert "\x1b" not in err and "\r" not in err
