@@ -79,8 +79,8 @@ def _note_interrupted() -> None:
         return
     seconds = max(0.0, time.time() - pending["at"])
     _remember({"sql": pending["sql"], "at": pending["at"],
-               "error": f"The query was stopped after about {seconds:.0f} s because you left the page while it "
-                        "ran; run it again to see its result."})
+               "error": f"The query was stopped after about {seconds:.0f} s because the page was left (or used) "
+                        "while it ran; run it again to see its result."})
 
 
 def _remember(outcome: dict[str, Any]) -> None:

@@ -72,8 +72,8 @@ def test_a_query_stopped_by_leaving_the_page_says_so(dash_db: Path, open_page) -
     at.session_state["sql_pending"] = {"sql": "SELECT 1 AS slow", "at": time.time() - 3}
     at.run()
     (message,) = alerts(at, "error")
-    assert message == ("The query was stopped after about 3 s because you left the page while it ran; run it again "
-                       "to see its result.")
+    assert message == ("The query was stopped after about 3 s because the page was left (or used) while it ran; run "
+                       "it again to see its result.")
     assert at.selectbox(key="sql_history_pick").label == "History (1)"
     at.run()
     assert len(alerts(at, "error")) == 1 and at.selectbox(key="sql_history_pick").label == "History (1)"
