@@ -59,6 +59,13 @@ def payload(variation: V.Variation, base: dict[str, Any], viewer: Viewer | None 
     return data
 
 
+# The position at a branch is the log replayed that far: kept, so that a rerun at the same branch (any
+# click under the board) does not replay a long game again. Only the id and the branch are hashed.
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _start(game_id: str, branch: int, _game_row: dict[str, Any], _log_text: str) -> V.Variation:
+    return V.start(_log_of(_game_row, _log_text), branch)
+
+
 def active(game_id: str) -> V.Variation | None:
     """The variation this session keeps for ``game_id``, if any."""
     held = st.session_state.get(KEY)
@@ -95,7 +102,7 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None, viewer: View
             "Try another move at the position after move", min_value=0, max_value=total, key="whatif_branch",
             help="0 is the start of the game. \"Try a move here\" on the board sets it to the move shown.",
         )
-        start = V.start(_log_of(game_row, log_text), int(branch))
+        start = _start(game_id, int(branch), game_row, log_text)
         if start.over:
             st.caption("The game is over at that position: nothing to try.")
             return

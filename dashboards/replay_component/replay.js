@@ -578,6 +578,14 @@ export default function (component) {
   }
   render(s);
   saveNow(s);
+  // One set of listeners, whether or not the last send's clean-up ran: a key must step once.
+  if (s.unwire) { s.unwire(); }
   const unwire = wire(s);
-  return () => { unwire(); clearTimeout(s.urlTimer); clearTimeout(s.wantTimer); if (s.frame) { cancelAnimationFrame(s.frame); s.frame = 0; } };
+  s.unwire = unwire;
+  return () => {
+    unwire();
+    if (s.unwire === unwire) { s.unwire = null; }
+    clearTimeout(s.urlTimer); clearTimeout(s.wantTimer);
+    if (s.frame) { cancelAnimationFrame(s.frame); s.frame = 0; }
+  };
 }
