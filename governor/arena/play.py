@@ -139,11 +139,15 @@ def play_game(game: str, agents: Sequence[Agent], names: Sequence[str], seed: in
     players = len(agents)
     for seat, agent in enumerate(agents):
         start = getattr(agent, "on_game_start", None)
-        if start is not None:
-            try:
-                start(game, seat, list(names), seed)
-            except Exception:  # a user's hook failing is not a move fault; the game goes on
-                pass
+        if start is None:
+            continue
+        if isinstance(agent, EngineAgent):
+            start(game, seat, list(names), seed)  # a built-in agent that fails is a bug: it propagates
+            continue
+        try:
+            start(game, seat, list(names), seed)
+        except Exception:  # a user's hook failing is not a move fault; the game goes on
+            pass
     moves: list[dict[str, Any]] = []
     faults: list[Fault] = []
     seconds = [0.0] * players

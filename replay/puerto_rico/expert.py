@@ -18,6 +18,7 @@ and the VP chips of others, and it reads neither.
 
 from __future__ import annotations
 
+import random
 from typing import Final
 
 from replay.puerto_rico import rules
@@ -36,7 +37,7 @@ from replay.puerto_rico.catalogue import (
     role_of,
 )
 from replay.puerto_rico.moves import ROLE_CARDS, Build, ChooseRole, Pass, PuertoRicoMove, Settle
-from replay.puerto_rico.state import Stage, Table
+from replay.puerto_rico.state import PuertoRicoState, Stage, Table
 
 #: How much of the others' average gain from a role counts against choosing it.
 OTHERS_WEIGHT: Final = 1.3
@@ -47,8 +48,22 @@ _ROLE_OF: Final = {card: role_of(card) for card in ROLE_CARDS}
 _CHOOSE: Final = {card: ChooseRole(card) for card in ROLE_CARDS}
 
 
-class ExpertPlayer(HeuristicPlayer):
+class ExpertPlayer:
     """The heuristic bot with roles chosen by their gain against the table (deterministic given seed)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+        # The heuristic bot plays every decision the expert leaves to it. Held, not subclassed: the
+        # bots' classes may be compiled (mypyc), and an interpreted class cannot inherit from those.
+        self.base = HeuristicPlayer(seed)
+
+    def choose(self, state: PuertoRicoState) -> PuertoRicoMove:
+        """The move of the seat to act in ``state``."""
+        return self.choose_table(Table(state))
+
+    def choose_working(self, game: rules.Working) -> PuertoRicoMove:
+        """The move of the seat to act in a working game (read from its table, left as it is)."""
+        return self.choose_table(game.t)
 
     def choose_table(self, t: Table) -> PuertoRicoMove:
         """The move of the seat to act on ``t``, which is read and left as it was."""
@@ -61,7 +76,7 @@ class ExpertPlayer(HeuristicPlayer):
             if stage is Stage.BUILDER:
                 return self._expert_build(t, seat)
             return self._expert_settle(t, seat)
-        return super().choose_table(t)
+        return self.base.choose_table(t)
 
     def _expert_build(self, t: Table, seat: int) -> PuertoRicoMove:
         """The building worth most to a shipping economy (``building_worth``), if any is worth its price."""

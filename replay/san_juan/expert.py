@@ -11,13 +11,14 @@ cards. Builds follow the heuristic bot's valuation, with the six-cost monuments 
 
 from __future__ import annotations
 
+import random
 from typing import Final
 
 from replay.san_juan import rules
 from replay.san_juan.bots import HeuristicPlayer
 from replay.san_juan.cards import CARDS, TILES, VIOLET, Good, Role
 from replay.san_juan.moves import ChooseRole, SanJuanMove
-from replay.san_juan.state import Stage, Table
+from replay.san_juan.state import SanJuanState, Stage, Table
 
 #: How much of the others' average gain from a role counts against choosing it.
 OTHERS_WEIGHT: Final = 2.0
@@ -28,8 +29,22 @@ _CHOOSE_ROLE: Final = {(role, library): ChooseRole(role, True) if library else C
 _PRICE: Final = {g: sum(tile[g] for tile in TILES.values()) / len(TILES) for g in Good}
 
 
-class ExpertPlayer(HeuristicPlayer):
+class ExpertPlayer:
     """The heuristic bot with roles chosen by their gain against the table (deterministic given seed)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+        # The heuristic bot plays every decision the expert leaves to it. Held, not subclassed: the
+        # bots' classes may be compiled (mypyc), and an interpreted class cannot inherit from those.
+        self.base = HeuristicPlayer(seed)
+
+    def choose(self, state: SanJuanState) -> SanJuanMove:
+        """The move of the seat to act in ``state``."""
+        return self.choose_table(Table(state))
+
+    def choose_working(self, game: rules.Working) -> SanJuanMove:
+        """The move of the seat to act in a working game (read from its table, left as it is)."""
+        return self.choose_table(game.table)
 
     def choose_table(self, t: Table) -> SanJuanMove:
         """The move of the seat to act on ``t``, which is read and left as it was."""
@@ -37,7 +52,7 @@ class ExpertPlayer(HeuristicPlayer):
             seat = t.current_seat
             assert seat is not None
             return self._expert_role(t, seat)
-        return super().choose_table(t)
+        return self.base.choose_table(t)
 
     def _expert_role(self, t: Table, seat: int) -> SanJuanMove:
         taken = {r for r, _ in t.roles_taken}
@@ -64,7 +79,7 @@ class ExpertPlayer(HeuristicPlayer):
             chooser, library = t.chooser, t.library
             t.chooser, t.library = seat, False
             try:
-                build = self._best_build(t, seat, sorted(hand), owned)
+                build = self.base._best_build(t, seat, sorted(hand), owned)
             finally:
                 t.chooser, t.library = chooser, library
             if build is None:
