@@ -173,10 +173,18 @@ class Lake:
     def create(self) -> None:
         """Make the lake's folders and mark (nothing changes in an existing lake). Raises
         ``LakeError`` for a folder that holds other things, a damaged mark or a lake of a newer format."""
+        if self.refuse_foreign():
+            return
+        self.fs.create_dir(self.path(MANIFESTS), recursive=True)
+        self._write_atomic(LAKE_MARK, json.dumps({"format": LAKE_FORMAT, "schema_version": SCHEMA_VERSION}).encode())
+
+    def refuse_foreign(self) -> bool:
+        """Whether the lake exists (its mark checked); raises ``LakeError`` for a folder that holds
+        other things than a lake, before anything is written in it."""
         info = self.fs.get_file_info(self.path(LAKE_MARK))
         if info.type == pafs.FileType.File:
             self._mark()
-            return
+            return True
         top = self.fs.get_file_info(self.base)
         if top.type == pafs.FileType.Directory:
             # What another importer making this lake at the same moment may have written already.
@@ -185,8 +193,7 @@ class Lake:
                       if i.base_name not in own and not i.base_name.startswith(LAKE_MARK + ".tmp-")]
             if others:
                 raise LakeError(f"{self.root}: the folder is not empty and is not a Governor lake")
-        self.fs.create_dir(self.path(MANIFESTS), recursive=True)
-        self._write_atomic(LAKE_MARK, json.dumps({"format": LAKE_FORMAT, "schema_version": SCHEMA_VERSION}).encode())
+        return False
 
     def check(self) -> None:
         """Raise ``LakeError`` unless ``root`` is a lake this governor can read."""
@@ -264,7 +271,9 @@ class Lake:
             rel = posixpath.relpath(info.path, self.base)
             orphan = (_DATA_FILE.fullmatch(rel) is not None and _table_of(rel) in table_schemas()
                       and rel not in named)
-            if orphan or _TEMP_FILE.fullmatch(rel) and _table_of(rel) in (*table_schemas(), MANIFESTS, LAKE_MARK):
+            temp = _TEMP_FILE.fullmatch(rel) is not None and (
+                _table_of(rel) in (*table_schemas(), MANIFESTS) or rel.startswith(LAKE_MARK + ".tmp-"))
+            if orphan or temp:
                 self.fs.delete_file(info.path)
                 removed += 1
         return removed

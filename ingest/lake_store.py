@@ -84,6 +84,7 @@ class LakeStore:
         """Take the lake for writing (``Lake.writing``: other importers wait their turn), make it (or
         check it), delete what a killed import left, and read what it holds. Raises
         ``ingest.lake.LakeError`` when the lake cannot be used or is damaged."""
+        self.lake.refuse_foreign()  # before the lock file is made in a folder that is not a lake
         self._held.enter_context(self.lake.writing())
         self.lake.create()
         self.lake.drop_stale_derived()

@@ -107,6 +107,13 @@ def test_an_import_leaves_the_users_own_files_alone(logs: Path, tmp_path: Path,
     assert (summary.imported, summary.duplicates, summary.rejected) == (12, 12, 1)
     assert [p.read_bytes() for p in theirs] == [b"the user's own " + p.name.encode() for p in theirs]
     assert contents(lake) == clean
+    # A folder that is not a lake is refused before anything is written in it.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "NOTES.txt").write_text("mine")
+    with pytest.raises(LakeError, match="the folder is not empty and is not a Governor lake"):
+        import_to_lake([logs], str(other), workers=1)
+    assert [p.name for p in other.iterdir()] == ["NOTES.txt"]
 
 
 def test_importers_at_once_take_turns(logs: Path, tmp_path: Path, clean: dict[str, list[tuple[Any, ...]]]) -> None:
