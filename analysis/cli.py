@@ -12,6 +12,7 @@ from typing import Any
 from analysis.decisions import THRESHOLDS, Decision, Options
 from analysis.rollouts import MAX_ROLLOUTS
 from replay import exits
+from replay.errors import printable
 from replay.exits import bounded_int
 
 #: Candidates per decision: the ``analysis`` table's ``top`` and ``rank`` are 16-bit, and no position of
@@ -97,8 +98,10 @@ def _count(n: int, name: str) -> str:
 def line(decision: Decision) -> str:
     """One decision as a line of text."""
     played, best = decision.played, decision.best
+    # A part of another seat's move (a refrain from the councillor's draw) is marked as such.
+    who = decision.player if decision.mover is None else f"{decision.player} (in {decision.mover_player}'s move)"
     text = (
-        f"move {decision.step:>3}  {decision.player}: {played.text}  "
+        f"move {decision.step:>3}  {printable(who)}: {played.text}  "
         f"{_percent(played.estimate)} [{_percent(played.low)}-{_percent(played.high)}]"
     )
     if best is not played:

@@ -501,12 +501,21 @@ def build_parser() -> argparse.ArgumentParser:
     from analysis.cli import add_parser as add_analyse
 
     add_analyse(sub, default_db, workers)
+
+    from governor.arena.cli import add_arguments as add_arena
+    from governor.arena.cli import run as run_arena
+
+    p = sub.add_parser("arena", help="agents play each other: every game recorded, then ranked", description=(
+        "A seat-balanced round robin of agents (built-in or your own) on the engines; each game written as "
+        "a log (and imported with --db), then a leaderboard. See docs/agents.md."))
+    add_arena(p)
+    p.set_defaults(func=run_arena)
     return parser
 
 
 #: The subcommands' names (``analyze`` is ``analyse``'s alias).
 COMMANDS = frozenset({"validate", "replay", "simulate", "golden", "import", "query", "export", "dashboard", "native",
-                      "analyse", "analyze"})
+                      "analyse", "analyze", "arena"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
