@@ -123,11 +123,14 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None, viewer: View
     if cols[0].button("Let the bots finish", disabled=variation.over, key="whatif_finish"):
         st.session_state[KEY] = V.finish(variation, seed=variation.seed)
         st.rerun()
+    # A log holds every hand and the deck's order: only the view that sees everything offers it.
+    whole = viewer.sees_everything
     cols[1].download_button(
-        "Download the variation (.json)", data=V.to_text(variation) if variation.over else "",
+        "Download the variation (.json)", data=V.to_text(variation) if variation.over and whole else "",
         file_name=f"variation-{game_id[:12]}-after-{variation.branch}.json", mime="application/json",
-        disabled=not variation.over, key="whatif_download",
-        help="A complete log of the format (governor validate accepts it); finish the game first.",
+        disabled=not variation.over or not whole, key="whatif_download",
+        help="A complete log of the format (governor validate accepts it); finish the game first."
+        if whole else "A log holds every hand: choose the view everything to download it.",
     )
     if cols[2].button("Back to the game", key="whatif_back"):
         st.session_state.pop(KEY, None)

@@ -87,3 +87,35 @@ def test_unanalysed_game_offers_the_analysis(open_page: Callable, dash_db: Path)
     texts = [h.body for h in at.get("html")]
     assert any("This game has not been analysed yet." in t for t in texts)
     assert at.button(key="analysis_start").label == "Analyse this game"
+
+
+def test_a_seat_view_offers_the_seats_own_decisions_only(open_page: Callable, dash_db: Path) -> None:
+    log = _log()
+    names = list(log.players)
+    # The first position where seat 0 is to act and the first where seat 1 is.
+    acting = {}
+    for branch in range(len(log.moves)):
+        acting.setdefault(V.start(log, branch).seat, branch)
+        if len(acting) == 2:
+            break
+    mine, other = acting[1], acting[0]
+    at = open_page(dash_db, "views/replay.py", game=log.game_id, step=mine, view="seat1")
+    assert at.selectbox(key=f"whatif_group_{mine}_0").options == list(dict.fromkeys(
+        c.group for c in V.choices(V.start(log, mine))))
+    # A finished variation's log holds every hand: not offered in a seat's view.
+    at.button(key=f"whatif_play_{mine}_0").click().run()
+    at.button(key="whatif_finish").click().run()
+    assert not at.exception and at.session_state["whatif"].over
+    (download,) = [b for b in at.get("download_button") if b.proto.label == "Download the variation (.json)"]
+    assert download.proto.disabled and download.proto.help == "A log holds every hand: choose the view everything to download it."
+    at.button(key="whatif_back").click().run()
+    at = open_page(dash_db, "views/replay.py", game=log.game_id, step=other, view="seat1")
+    texts = [h.body for h in at.get("html")]
+    assert any(f"In {names[1]}&#x27;s seat view, What if? offers {names[1]}&#x27;s own decisions only: at this "
+               f"position {names[0]} is to act" in t for t in texts), texts
+    assert not [s for s in at.selectbox if s.key and s.key.startswith("whatif_")]
+    at = open_page(dash_db, "views/replay.py", game=log.game_id, step=mine, view="public")
+    texts = [h.body for h in at.get("html")]
+    assert any(f"In the public view, What if? lists no decision of a hidden hand: {names[1]} is to act here." in t
+               for t in texts)
+    assert not [s for s in at.selectbox if s.key and s.key.startswith("whatif_")]
