@@ -7,9 +7,11 @@ The database comes from ``--db FILE`` after ``--`` on the streamlit command line
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime import Runtime
 
 from dashboards import ui, url_state
 from dashboards.data import db_path
+from dashboards.uploads import cap_held_uploads
 
 st.set_page_config(page_title="Governor", page_icon="\U0001f3db", layout="wide")
 
@@ -37,6 +39,10 @@ ALIASES = [st.Page(_to_games, title="Games", url_path="games", visibility="hidde
 #: Pages whose filters live in the URL and come back after a visit to another page (the Replay page
 #: keeps its game, step and view by itself). The default page's path is "".
 KEEPS_URL = {"", "statistics", "explorer", "players", "sql", "import"}
+
+if Runtime.exists():
+    # Streamlit holds every uploaded file in memory until the page reads it: bound what it holds.
+    cap_held_uploads(Runtime.instance().uploaded_file_mgr)
 
 page = st.navigation(PAGES + ALIASES)
 with st.sidebar:

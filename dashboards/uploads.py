@@ -56,6 +56,53 @@ CHUNK = 2**20
 SUFFIXES = (".jsonl.gz", ".json.gz", ".jsonl", ".json")
 
 
+#: The most Streamlit's in-memory upload store may hold for all sessions together.
+MAX_HELD_BYTES = 1024 * 2**20
+
+
+class HeldUploadsFull(Exception):
+    """A file would take what Streamlit holds of uploads past its bound; the message says which."""
+
+
+def cap_held_uploads(manager: Any, per_session: int | None = None, total: int = MAX_HELD_BYTES) -> bool:
+    """Make Streamlit's in-memory upload store (``Runtime.instance().uploaded_file_mgr``) refuse a file
+    that would take one session's files past ``per_session`` bytes (default ``MAX_UPLOAD_BYTES``, what
+    one import takes) or all sessions' past ``total``: Streamlit limits each file (``maxUploadSize``)
+    but not how many a visitor adds, and holds every one in memory until the page reads it. The
+    refused file's upload fails (HTTP 413) before it is stored. Installs once; returns whether it did
+    now (False for a store of another kind, or one already capped).
+
+    The wrapped ``add_file`` raises ``starlette.exceptions.HTTPException`` (413) when Starlette is
+    the server, else ``HeldUploadsFull``."""
+    if getattr(manager, "_governor_capped", False) or not hasattr(manager, "file_storage"):
+        return False
+    limit = MAX_UPLOAD_BYTES if per_session is None else per_session
+    original = manager.add_file
+
+    def add_file(session_id: str, file: Any) -> None:
+        with manager._lock:
+            mine = sum(len(held.data) for key, held in manager.file_storage.get(session_id, {}).items()
+                       if key != file.file_id)
+            everyone = int(getattr(manager, "_total_bytes", 0))
+        if mine + len(file.data) > limit:
+            _refuse(f"the files in the upload box would hold more than {limit // 2**20} MB: import these first")
+        if everyone + len(file.data) > total:
+            _refuse("the server holds as many uploads as it may: try again in a moment")
+        original(session_id, file)
+
+    manager.add_file = add_file
+    manager._governor_capped = True
+    return True
+
+
+def _refuse(reason: str) -> None:
+    try:
+        from starlette.exceptions import HTTPException
+    except ImportError:  # another server: its handler turns any exception into an error status
+        raise HeldUploadsFull(reason) from None
+    raise HTTPException(status_code=413, detail=reason)
+
+
 @dataclass
 class ImportReport:
     """What an upload did: counts, refused files with the reason, the first ``MAX_MESSAGES``

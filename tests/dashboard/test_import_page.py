@@ -238,3 +238,31 @@ def test_the_upload_box_is_emptied_after_an_import(dash_db_copy: Path, open_page
     assert {m.label: m.value for m in at.metric}["Duplicates skipped"] == "1"
     assert at.file_uploader(key="import_files_1").value == []
     assert at.button(key="import_run").disabled
+
+
+def test_streamlit_holds_no_more_uploads_than_one_import_takes() -> None:
+    from starlette.exceptions import HTTPException
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+
+    store = MemoryUploadedFileManager("/_stcore/upload_file")
+    assert uploads.cap_held_uploads(store, per_session=450, total=1000)
+    assert not uploads.cap_held_uploads(store)  # once only
+
+    def put(session: str, file_id: str, size: int) -> None:
+        store.add_file(session, UploadedFileRec(file_id, f"{file_id}.json", "application/json", b" " * size))
+
+    for i in range(4):  # ten 45 MB files, scaled down: the first four fit
+        put("s1", f"f{i}", 100)
+    put("s1", "f0", 150)  # a file sent again replaces itself
+    with pytest.raises(HTTPException) as refused:
+        put("s1", "f4", 100)
+    assert refused.value.status_code == 413
+    assert refused.value.detail == "the files in the upload box would hold more than 0 MB: import these first"
+    assert sorted(store.file_storage["s1"]) == ["f0", "f1", "f2", "f3"]
+    put("s2", "g0", 400)
+    with pytest.raises(HTTPException, match="413"):
+        put("s3", "h0", 200)  # all sessions together: 450 + 400 held, 1,000 at most
+    store.remove_file("s1", "f1")
+    put("s1", "f4", 100)
+    assert sorted(store.file_storage["s1"]) == ["f0", "f2", "f3", "f4"] and store._total_bytes == 850
