@@ -165,6 +165,8 @@ def test_hostile_names_are_plain_text_on_every_page(hostile: dict) -> None:
         visit("sql", "sql")
         page.locator("textarea").fill(f'SELECT * FROM "{LINK}"')
         page.get_by_role("button", name="Run").click()
+        # The query runs in a process of its own (the first one starts the fork server): wait for its answer.
+        page.wait_for_selector(".gv-alert-error", timeout=60_000)
         wait_for_app(page)
         assert markup_made(page) == []
         assert LINK in page.inner_text("body")
