@@ -167,12 +167,21 @@ rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lamb
                              "below one owned by 3,000 at 60%.")
 split = opts[3].toggle("Split by player count", key="stats_split", width="content")
 
+# The sliders of the Win rates tab: seeded here, so that they are in the URL whichever tab is open.
+top_round = int(data.frame("SELECT max(rounds) AS r FROM games WHERE game = ?", (game,))["r"].iloc[0] or 1)
+default_k = min(5, max(2, top_round))
+url_state.seed("stats_round_k", "k", url_state.int_in(1, max(2, top_round)), default_k)
+url_state.seed("stats_role_round", "round", url_state.int_in(1, max(2, top_round)), None)
+chosen_k = st.session_state.get("stats_round_k")
+chosen_role_round = st.session_state.get("stats_role_round")
+
 url_state.publish({
     "game": game, "counts": counts if sorted(counts) != counts_all else None, "player": player,
     "dates": [date_from, date_to] if date_from and date_to else None,
     "ties": ties if ties != "full" else None, "min_n": min_n if min_n != FEW_GAMES else None,
     "rank": rank_by if rank_by != "lift_low" else None, "split": split or None,
     "tab": st.session_state["stats_tab"] if st.session_state["stats_tab"] != TABS[0] else None,
+    "k": chosen_k if chosen_k != default_k else None, "round": chosen_role_round if chosen_role_round != 1 else None,
 })
 
 if not counts:
@@ -237,8 +246,9 @@ if win_tab.open:
             ranked_bars(owned, "building", "Win rate by building owned at the end (n = owners)", "stats_building_chart")
         left, right = st.columns(2)
         with left:
-            top_round = int(data.frame("SELECT max(rounds) AS r FROM games WHERE game = ?", (game,))["r"].iloc[0] or 1)
-            k = st.slider("Built by round k", 1, max(2, top_round), min(5, max(2, top_round)), key="stats_round_k")
+            st.session_state["stats_round_k"] = min(max(1, st.session_state.get("stats_round_k") or default_k),
+                                                    max(2, top_round))
+            k = st.slider("Built by round k", 1, max(2, top_round), key="stats_round_k")
             built = win_rate_by_building_round(filters, k, split)
             ranked_bars(built, "building", f"Win rate by building built by round {k} (n = builders)", "stats_built_chart")
         with right:
@@ -255,8 +265,10 @@ if win_tab.open:
                                     key=f"stats_role_heatmap_{count}")
                 st.caption(f"Heat map: lift of the players who chose each role in each round; blank cells rest on "
                            f"fewer than {min_n} choices (late rounds: only long games reach them).")
-                chosen_round = st.slider("Round", int(roles["round"].min()), max(int(roles["round"].max()),
-                                         int(roles["round"].min()) + 1), int(roles["round"].min()), key="stats_role_round")
+                first, last = int(roles["round"].min()), max(int(roles["round"].max()), int(roles["round"].min()) + 1)
+                st.session_state["stats_role_round"] = min(max(first, st.session_state.get("stats_role_round") or first),
+                                                           last)
+                chosen_round = st.slider("Round", first, last, key="stats_role_round")
                 st.caption(f"Roles chosen in round {chosen_round}.")
                 rate_table(roles[roles["round"] == chosen_round], "role", "choices (n)",
                            "Times the role was chosen in this round: one player in one game each (a role is chosen "

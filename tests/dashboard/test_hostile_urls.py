@@ -15,7 +15,7 @@ from dashboards.stats import FEW_GAMES, MAX_MIN_N
 PAGE_PARAMS = {
     "views/games.py": ["q", "types", "counts", "player", "winner", "building", "owner", "end", "compare", "ids",
                        "rounds", "score", "dates"],
-    "views/statistics.py": ["game", "counts", "player", "ties", "min_n", "rank", "split", "tab", "dates"],
+    "views/statistics.py": ["game", "counts", "player", "ties", "min_n", "rank", "split", "tab", "dates", "k", "round"],
     "views/explorer.py": ["type", "players", "path"],
     "views/players.py": ["type", "name", "min_games"],
     "views/sql.py": ["q"],

@@ -32,6 +32,17 @@ def test_statistics_filters_and_tab_come_back(dash_db: Path, open_page) -> None:
                                      "tab": "VP curves"}
 
 
+def test_statistics_sliders_are_in_the_url_whichever_tab_is_open(dash_db: Path, open_page) -> None:
+    at = open_page(dash_db, "views/statistics.py", k="3", round="2")
+    assert at.slider(key="stats_round_k").value == 3 and at.slider(key="stats_role_round").value == 2
+    at.slider(key="stats_round_k").set_value(4).run()
+    assert at.query_params["k"] == "4" and at.query_params["round"] == "2"
+    at = sidebar_round_trip(at, "views/statistics.py")
+    assert at.slider(key="stats_round_k").value == 4 and at.slider(key="stats_role_round").value == 2
+    at = open_page(dash_db, "views/statistics.py", k="9" * 400)
+    assert at.slider(key="stats_round_k").value == at.slider(key="stats_round_k").max
+
+
 def test_games_search_comes_back(dash_db: Path, open_page) -> None:
     at = open_page(dash_db, "views/import_logs.py")
     at.query_params.update({"q": "Ana", "counts": "3"})
