@@ -49,3 +49,27 @@ def test_ctrl_enter_runs_and_cancel_stops_a_query(dash_db: Path, tmp_path: Path)
         assert "Running..." not in body and "History (2)" in body
         assert not errors and page.locator('[data-testid="stException"]').count() == 0
         browser.close()
+
+
+def test_a_query_stopped_by_a_page_switch_says_so_on_return(dash_db: Path, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "browser.duckdb"
+    shutil.copy(dash_db, db)
+    with running_dashboard(db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/sql")
+        wait_for_app(page)
+        box = page.locator("textarea")
+        box.fill(ENDLESS)
+        box.press("Control+Enter")
+        page.get_by_text("Running...").wait_for(timeout=30_000)
+        page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Games").first.click()
+        page.get_by_text("Select a row to replay the game.").wait_for(timeout=30_000)
+        page.locator('[data-testid="stSidebarNav"] a').filter(has_text="SQL").first.click()
+        page.get_by_text("because the page was left (or used) while it ran").wait_for(timeout=30_000)
+        wait_for_app(page)
+        assert page.locator("textarea").input_value() == ENDLESS
+        assert "History (1)" in page.inner_text("body") and "Running..." not in page.inner_text("body")
+        browser.close()
