@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -19,6 +20,9 @@ from replay import exits
 from replay.errors import printable
 from replay.logfile import dumps_game
 from replay.registry import all_engines
+
+#: The longest time budget of a decision, in seconds (a day: any longer is a mistake).
+MAX_BUDGET = 86_400.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"governor arena: unknown game {printable(repr(args.game))} (known: {', '.join(sorted(engines))})",
               file=sys.stderr)
         return exits.ENVIRONMENT
-    if args.budget < 0 or args.budget != args.budget:
-        print("governor arena: --budget must be 0 or more seconds", file=sys.stderr)
+    if not math.isfinite(args.budget) or not 0 <= args.budget <= MAX_BUDGET:
+        print(f"governor arena: --budget must be from 0 to {MAX_BUDGET:g} seconds, not {args.budget:g}", file=sys.stderr)
         return exits.ENVIRONMENT
     try:
         cycle = len(schedule(len(args.agents), args.players))

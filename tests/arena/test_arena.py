@@ -124,6 +124,10 @@ def test_cli_refuses_what_cannot_run(capsys: pytest.CaptureFixture[str]) -> None
     assert "4 seats need at least 4 agents, 3 given" in capsys.readouterr().err
     assert arena(["--game", "puerto_rico", "--players", "2", "--agents", "random", "random"]) == 2
     assert "puerto_rico is played by 3 to 5 players, not 2" in capsys.readouterr().err
+    assert arena(["--game", "san_juan", "--players", "2", "--agents", "random", "random", "--budget", "inf"]) == 2
+    assert "governor arena: --budget must be from 0 to 86400 seconds, not inf" in capsys.readouterr().err
+    assert arena(["--game", "san_juan", "--players", "2", "--agents", "random", "random", "--budget", "-1"]) == 2
+    assert "--budget must be from 0 to 86400 seconds, not -1" in capsys.readouterr().err
     assert arena(["--game", "san_juan", "--players", "2", "--agents", "random", "nosuch.module:Bot"]) == 2
     assert ("governor arena: nosuch.module:Bot: cannot import 'nosuch.module': "
             "ModuleNotFoundError: No module named 'nosuch'") in capsys.readouterr().err
