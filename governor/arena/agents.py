@@ -7,7 +7,7 @@ moves in their fixed order, and the move returned must be one of them. ``on_game
 
 The built-in agents (``random``, ``heuristic``, ``expert``, ``search:R``) are engine agents: they read the
 engine's working table directly (each looks only at what its seat sees; the search agent first deals
-again what its seat cannot see), which is what lets an arena play a hundred games a second.
+again what its seat cannot see), so that an arena of them plays about as fast as ``governor simulate``.
 """
 
 from __future__ import annotations
