@@ -47,3 +47,14 @@ def test_games_headers_are_whole_and_no_date_column_without_dates(dash_db: Path,
         assert columns[column]["width"] >= 7.5 * len(label) + 16, (label, columns[column]["width"])
     at = open_page(dated_db, "views/games.py")
     assert "played_at" in list(games_table(at).proto.column_order)
+
+
+def test_the_theme_choice_is_kept_across_pages(dash_db: Path, open_page) -> None:
+    at = open_page(dash_db, "views/statistics.py")
+    switch = at.radio(key="gv_theme")
+    assert switch.value == "system" and switch.options == ["Follow the system", "Light", "Dark"]
+    switch.set_value("dark").run()
+    at.switch_page("views/players.py").run()
+    assert at.radio(key="gv_theme").value == "dark"
+    scripts = [e.proto.body for e in at.get("html") if "stActiveTheme" in e.proto.body]
+    assert len(scripts) == 1 and 'const choice = "dark", stored = "Dark"' in scripts[0]
