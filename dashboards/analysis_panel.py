@@ -19,6 +19,8 @@ import streamlit as st
 
 from analysis.decisions import THRESHOLDS, Decision, Options, analyse
 from dashboards import data, ui
+from dashboards.charts import chart_text, chart_texts
+from dashboards.plain import NAME_CHARS
 from replay.logfile import parse_game
 from replay.protocol import Viewer
 from replay.registry import view_for
@@ -59,7 +61,9 @@ def _frame(decisions: list[Decision]) -> pd.DataFrame:
 
 
 def chart(rows: pd.DataFrame, names: list[str]) -> go.Figure:
-    """Each seat's estimated winning chance after each of its decisions, tagged moves marked."""
+    """Each seat's estimated winning chance after each of its decisions, tagged moves marked. Every
+    string from the game (names in the legend, moves in the hover labels) goes through
+    ``charts.chart_text``: Plotly reads its labels as HTML, and a name is text."""
     fig = go.Figure()
     for seat, name in enumerate(names):
         mine = rows[rows["seat"] == seat]
@@ -67,14 +71,16 @@ def chart(rows: pd.DataFrame, names: list[str]) -> go.Figure:
             continue
         symbols = [TAG_SYMBOLS.get(t, "circle") if isinstance(t, str) else "circle" for t in mine["tag"]]
         fig.add_trace(go.Scatter(
-            x=mine["step"], y=mine["estimate"] * 100, mode="lines+markers", name=ui.cut(name),
+            x=mine["step"], y=mine["estimate"] * 100, mode="lines+markers", name=chart_text(name, NAME_CHARS),
             line={"color": SEAT_COLOURS[seat % len(SEAT_COLOURS)]},
             marker={"symbol": symbols, "size": [11 if isinstance(t, str) else 5 for t in mine["tag"]]},
-            customdata=list(zip(mine["candidate"], mine["tag"].fillna(""))),
-            hovertemplate="move %{x}: %{customdata[0]}<br>%{y:.0f}% %{customdata[1]}<extra></extra>",
+            customdata=list(zip(chart_texts(mine["candidate"]), mine["tag"].fillna(""), [chart_text(name, NAME_CHARS)] * len(mine))),
+            hovertemplate="%{customdata[2]}, move %{x}: %{customdata[0]}<br>%{y:.0f}% %{customdata[1]}<extra></extra>",
         ))
-    fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis_title="winning chance (%)",
-                      xaxis_title="move", yaxis_range=[0, 100], legend={"orientation": "h"})
+    # The legend sits above the plot: under it, five names in two rows would cover the axis title.
+    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 30, "b": 10}, yaxis_title="winning chance (%)",
+                      xaxis_title="move", yaxis_range=[0, 100],
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0})
     return fig
 
 
