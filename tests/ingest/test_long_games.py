@@ -5,6 +5,7 @@ fail to lay out (a bug) is rejected alone, never with the other games of its tas
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 from pathlib import Path
@@ -163,3 +164,25 @@ def test_an_older_file_with_16_bit_columns_is_widened(folder: Path, tmp_path: Pa
         assert con.execute("SELECT game_id, rounds FROM games ORDER BY game_id").fetchall() == before
     summary = import_paths([folder], db, workers=1)
     assert (summary.imported, summary.duplicates, summary.rejected) == (31, 30, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("GOVERNOR_LONG_GAME"), reason="builds and imports a 16 MiB game twice "
+                    "(minutes): GOVERNOR_LONG_GAME=1 runs it")
+def test_a_game_of_more_than_32767_rounds_is_stored_in_full(tmp_path: Path) -> None:
+    """The audit's case itself: a legal game of more than 32,767 rounds (16-bit columns refused it and
+    lost every game of its import), in a folder with the 60 samples: all 61 stored, in both stores."""
+    folder = tmp_path / "logs"
+    shutil.copytree(ROOT / "sample_logs", folder / "sample_logs")
+    text = json.dumps(quiet_game(32_760), separators=(",", ":"))
+    assert len(text.encode()) < 16 * 1024 * 1024
+    (folder / "long.json").write_text(text)
+    db = tmp_path / "g.duckdb"
+    assert (import_paths([folder], db, workers=2).imported, import_to_lake([folder], str(tmp_path / "lake"),
+                                                                         workers=2).imported) == (61, 61)
+    for con in (duckdb.connect(str(db), read_only=True), Lake(str(tmp_path / "lake")).connect()):
+        try:
+            assert con.execute("SELECT count(*), max(rounds) FROM games").fetchall() == [(61, 32_775)]
+            assert con.execute("SELECT max(round) FROM moves").fetchall() == [(32_775,)]
+        finally:
+            con.close()
