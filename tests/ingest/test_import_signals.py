@@ -54,7 +54,10 @@ def test_a_signal_stops_the_import_with_one_line(signum: int, word: str, status:
     assert _counts(target) == _counts(clean)
 
 
-def test_a_folder_named_with_any_bytes_holds_a_database_and_a_lake(tmp_path: Path) -> None:
+def test_a_folder_named_with_any_bytes_holds_a_database_and_a_lake(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))  # where the links are made (ingest.paths)
     folder = os.fsencode(tmp_path) + b"/out\xff\xfe"
     logs = os.fsencode(tmp_path) + b"/logs\xff"
     os.makedirs(folder)
@@ -71,6 +74,7 @@ def test_a_folder_named_with_any_bytes_holds_a_database_and_a_lake(tmp_path: Pat
     run = _governor("import", logs, "--lake", lake, "--workers", "2")
     assert run.returncode == 0, run.stderr
     assert run.stderr.decode().startswith(f"{shown}/lake\\xff: 3 imported")
+    assert len(list((cache / "governor" / "links").iterdir())) == 2  # the database's folder, the lake
     query = _governor("query", "--lake", lake, "--format", "csv", "SELECT count(*) AS n FROM games")
     assert (query.returncode, query.stdout.splitlines()) == (0, [b"n", b"3"]), query.stderr
     # DuckDB itself takes only a file name that is UTF-8 text: said in one line, exit 2.
