@@ -49,6 +49,9 @@ class Reply:
     branch: int | None = None
     #: A step and a view to be sent (``{"step": int, "view": str}``): past the window or another view.
     want: dict[str, Any] | None = None
+    #: A variation's move clicked in the move list: the variation's index and the step (index -1: back
+    #: to the game, at that step).
+    variation: tuple[int, int] | None = None
 
 
 def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, request: str, key: str = "replay_viewer",
@@ -59,11 +62,17 @@ def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, requ
     position; a rerun with the same ``request`` leaves the viewer where the user has stepped it. With
     ``branch``, the controls offer "Try a move here"."""
     result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch},
-                    on_branch_change=lambda: None, on_want_change=lambda: None)
+                    on_branch_change=lambda: None, on_want_change=lambda: None,
+                    on_variation_change=lambda: None)
     value = getattr(result, "branch", None)
     at = int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
     wanted = getattr(result, "want", None)
     want = None
     if isinstance(wanted, dict) and isinstance(wanted.get("step"), int | float) and isinstance(wanted.get("view"), str):
         want = {"step": int(wanted["step"]), "view": str(wanted["view"])[:16]}
-    return Reply(at, want)
+    picked = getattr(result, "variation", None)
+    variation = None
+    if isinstance(picked, dict) and all(isinstance(picked.get(k), int | float) and not isinstance(picked.get(k), bool)
+                                        for k in ("k", "step")):
+        variation = (max(-1, min(64, int(picked["k"]))), max(-1, int(picked["step"])))
+    return Reply(at, want, variation)

@@ -142,6 +142,22 @@ function tagHtml(tag) {
   return tag && TAG_LABELS[tag] ? `<span class="tag tag-${tag}" title="${esc(tag)}">${TAG_LABELS[tag]} ${esc(tag)}</span>` : "";
 }
 
+// The game's variations (What if?) that start after `step`: under the move they start from,
+// indented and marked, each with its result ("unfinished" until the bots finish it). A click on one
+// opens it in the viewer (a round trip: its positions are made on the server, in this view).
+const VARIATION_MOVES_SHOWN = 12;
+function variationsHtml(game, step) {
+  return list(game.data.variations).filter((v) => v.branch === step).map((v) => {
+    const words = list(v.words);
+    const shown = words.slice(0, VARIATION_MOVES_SHOWN).map((w, i) => `<div class="vmv" data-var="${Number(v.k)}" data-vstep="${v.branch + i + 1}">`
+      + `<span class="n">${v.branch + i + 1}</span><span class="w">${esc(w)}</span></div>`).join("");
+    const more = words.length > VARIATION_MOVES_SHOWN
+      ? `<div class="vmv more-v" data-var="${Number(v.k)}" data-vstep="${v.branch + words.length}">… ${words.length - VARIATION_MOVES_SHOWN} more moves</div>` : "";
+    return `<div class="vline${v.active ? " active" : ""}" data-var="${Number(v.k)}"><div class="vhead" data-var="${Number(v.k)}" data-vstep="${v.branch + 1}">`
+      + `<span class="vmark">↳ Variation ${Number(v.k) + 1}</span> <span class="vres">${esc(v.result)}</span></div>${shown}${more}</div>`;
+  }).join("");
+}
+
 // The moves of the window; a row before and after it asks the server for the moves beyond.
 function moveListHtml(game) {
   const m = game.data.moves;
@@ -152,7 +168,13 @@ function moveListHtml(game) {
   if (game.lo > 0) {
     rows.push(`<div class="more" data-want="${game.lo - 1}">Moves 1 to ${game.lo}: show earlier moves</div>`);
   }
+  const branchAfter = game.data.branch_after;
+  const isVariation = branchAfter !== undefined && branchAfter !== null;
+  if (isVariation) {
+    rows.push(`<div class="vback" data-var="-1" data-vstep="${branchAfter}">↰ Back to the game (variation ${Number(game.data.variation_k) + 1}: ${esc(game.data.variation_result)})</div>`);
+  }
   rows.push(`<div class="mv" data-step="${game.lo}"><span class="n">${game.lo}</span><span class="body"><span class="w">${first}</span></span></div>`);
+  rows.push(variationsHtml(game, game.lo));
   let lastRound = null;
   m.step.forEach((step, i) => {
     if (m.round[i] !== lastRound) {
@@ -163,8 +185,10 @@ function moveListHtml(game) {
       ? events[i].map((e) => `<span class="ev">${esc(e)}</span>`).join("") : "";
     // The raw form of a move is sent only when the view sees all of it.
     const title = m.text[i] === null || m.text[i] === undefined ? "" : ` title="${esc(m.text[i])}"`;
-    rows.push(`<div class="mv" data-step="${step}"${title}><span class="n">${step}</span>`
+    const own = isVariation && step > branchAfter ? " varmv" : "";
+    rows.push(`<div class="mv${own}" data-step="${step}"${title}><span class="n">${step}</span>`
       + `<span class="body"><span class="w">${esc(m.words[i])}</span>${tagHtml(tags && tags[i])}${ev}</span></div>`);
+    rows.push(variationsHtml(game, step));
   });
   if (game.hi < game.total) {
     rows.push(`<div class="more" data-want="${game.hi + 1}">Moves ${game.hi + 1} to ${game.total}: show later moves</div>`);
@@ -365,7 +389,8 @@ function setGame(s, data) {
   ui.title.textContent = `${data.title}: ${data.names.join(", ")}`;
   ui.title.title = ui.title.textContent;
   const winners = data.winners.map((w) => data.names[w]).join(", ");
-  ui.facts.textContent = [...data.facts, winners ? `winner ${winners}` : "no winner", `source ${data.source}`, `game id ${data.game_id}`].join(" \u00b7 ");
+  const outcome = data.unfinished ? "unfinished" : winners ? `winner ${winners}` : "no winner";
+  ui.facts.textContent = [...data.facts, outcome, `source ${data.source}`, `game id ${data.game_id}`].join(" \u00b7 ");
   ui.facts.title = ui.facts.textContent;
   ui.slider.max = String(game.total);
   ui.round.innerHTML = game.rounds.map((r) => `<option value="${r}">${r}</option>`).join("");
@@ -518,6 +543,13 @@ function wire(s) {
   });
   on(ui.view, "change", () => { ui.view.blur(); if (s.game && ui.view.value !== s.view) { want(s, s.step, ui.view.value); } });
   on(ui.moves, "click", (event) => {
+    const line = event.target.closest ? event.target.closest("[data-var]") : null;
+    if (line && s.trigger) {
+      const k = Number(line.getAttribute("data-var"));
+      const at = line.getAttribute("data-vstep");
+      s.trigger("variation", { k, step: at === null ? -1 : Number(at) });
+      return;
+    }
     const more = event.target.closest ? event.target.closest(".more") : null;
     if (more) { go(s, Number(more.getAttribute("data-want"))); return; }
     const row = event.target.closest ? event.target.closest(".mv") : null;
@@ -554,7 +586,8 @@ export default function (component) {
   s.ui.branch.hidden = !data.branch;
   // What makes two sends of a game differ for the viewer: another game, view, window or length, the
   // analysis tags.
-  const signature = (g) => `${g.game_id}|${g.view}|${g.lo}|${g.hi}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`;
+  const signature = (g) => `${g.game_id}|${g.view}|${g.lo}|${g.hi}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`
+    + `|${JSON.stringify(g.variations || null)}`;
   const fresh = !s.game || s.game.data.game_id !== data.game.game_id || s.request !== data.request;
   if (!fresh && signature(s.game.data) !== signature(data.game)) {
     // The same game sent again with more in it (e.g. tags of an analysis just stored): keep the position.

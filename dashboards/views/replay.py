@@ -65,24 +65,51 @@ if prepared is None:
     st.dataframe(data.game_moves(game_id)[["step", "round", "player", "words"]], hide_index=True)
     st.stop()
 
-variation = whatif_panel.active(game_id)
+# The game's variations (What if?) come back from the URL after a reload or from a shared link; the
+# log is read before the board only when there are some.
+log_text: str | None = None
+if "var" in st.query_params or whatif_panel.lines(game_id):
+    log_text = data.game_log(game_id, found.row_id)
+    restored = whatif_panel.restore(game, log_text)
+    if restored:
+        ui.alert("warning", restored)
+kept = whatif_panel.lines(game_id)
+variation = whatif_panel.active(game_id, game, log_text)
 if variation is not None:
-    # A what-if variation (this session only): shown at its newest move, the URL keeping the game.
+    # A what-if variation: shown at the move chosen in the move list, else at its newest move; the URL
+    # keeps the game.
     payload = whatif_panel.payload(variation, game, viewer)
     payload["url_game"] = game_id
-    reply = replay_viewer(window(payload, payload["total"]), payload["total"], viewer.name,
-                          f"variation|{payload['game_id']}|{viewer.name}")
+    payload["variation_result"] = whatif_panel.result_text(variation, [str(n) for n in game["players"]])
+    payload["variation_k"] = whatif_panel.active_index(game_id)
+    at = st.session_state.get("whatif_at")
+    shown = at[1] if isinstance(at, tuple) and at[0] == payload["game_id"] else payload["total"]
+    shown = min(max(0, int(shown)), payload["total"])
+    reply = replay_viewer(window(payload, shown), shown, viewer.name,
+                          f"variation|{payload['game_id']}|{viewer.name}|{shown}")
 else:
     payload = prepared.payload(viewer, around=step or 0)
     tags = analysis_panel.tags_by_step(found.analysis)
     if tags:  # the stored analysis's tags in the move list (a copy: the payload is kept for other reruns)
         payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
+    if kept and log_text is not None:
+        payload = {**payload, "variations": whatif_panel.move_list(game, log_text, viewer)}
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
     # stepped it; a new game, step or view in the URL moves it.
     request = f"{game_id}|{step_param}|{view_param}"
     reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True)
     if reply.branch is not None:
         whatif_panel.branch_at(reply.branch)
+if reply.variation is not None:
+    # A variation's move clicked in the move list (or "Back to the game"): the viewer shows that line.
+    k, at_step = reply.variation
+    whatif_panel.open_line(game_id, k if k >= 0 else None)
+    opened = whatif_panel.active(game_id, game, log_text) if k >= 0 and log_text is not None else None
+    if opened is not None:
+        st.session_state["whatif_at"] = (whatif_panel.payload_id(opened, game_id), at_step)
+    elif at_step >= 0:
+        st.query_params["step"] = str(min(at_step, total))
+    st.rerun()
 if reply.want is not None:
     # Another view, or a step past the window the browser holds: the URL names it, and the rerun sends it.
     wanted_view, _ = parse_view(reply.want["view"], int(game["player_count"]))
@@ -91,6 +118,7 @@ if reply.want is not None:
     st.rerun()
 
 # The log (for the panels under the board) is read once the board is on its way.
-log_text = data.game_log(game_id, found.row_id)
+if log_text is None:
+    log_text = data.game_log(game_id, found.row_id)
 whatif_panel.show(game, log_text, step, viewer)
 analysis_panel.show(game, log_text, found.analysis, viewer)

@@ -54,14 +54,17 @@ def test_replay_page_branches_plays_and_goes_back(open_page: Callable, dash_db: 
     assert at.selectbox(key="whatif_group_10_0").options == groups
     at.button(key="whatif_play_10_0").click().run()
     assert not at.exception
-    held = at.session_state["whatif"]
-    assert held.branch == 10 and len(held.moves) == 1
+    (held,) = at.session_state["whatif_lines"][game_id]
+    assert held.branch == 10 and len(held.picks) == 1 and not held.finished
+    assert at.session_state["whatif_active"][game_id] == 0
     at.button(key="whatif_finish").click().run()
     assert not at.exception
-    assert at.session_state["whatif"].over
+    assert at.session_state["whatif_lines"][game_id][0].finished
     assert at.button(key="whatif_finish").disabled
     at.button(key="whatif_back").click().run()
-    assert "whatif" not in at.session_state
+    # Back to the game: the variation stays in the list (and the URL), the viewer shows the game.
+    assert at.session_state["whatif_active"][game_id] is None
+    assert len(at.session_state["whatif_lines"][game_id]) == 1
 
 
 def test_stored_analysis_shows_at_once(open_page: Callable, dash_db_copy: Path) -> None:
@@ -105,9 +108,12 @@ def test_a_seat_view_offers_the_seats_own_decisions_only(open_page: Callable, da
     # A finished variation's log holds every hand: not offered in a seat's view.
     at.button(key=f"whatif_play_{mine}_0").click().run()
     at.button(key="whatif_finish").click().run()
-    assert not at.exception and at.session_state["whatif"].over
-    (download,) = [b for b in at.get("download_button") if b.proto.label == "Download the variation (.json)"]
-    assert download.proto.disabled and download.proto.help == "A log holds every hand: choose the view everything to download it."
+    assert not at.exception and at.session_state["whatif_lines"][log.game_id][0].finished
+    # The panel's button and the variation list's: both refused in a seat's view.
+    downloads = [b for b in at.get("download_button") if b.proto.label == "Download the variation (.json)"]
+    assert len(downloads) == 2
+    for download in downloads:
+        assert download.proto.disabled and download.proto.help == "A log holds every hand: choose the view everything to download it."
     at.button(key="whatif_back").click().run()
     at = open_page(dash_db, "views/replay.py", game=log.game_id, step=other, view="seat1")
     texts = [h.body for h in at.get("html")]
