@@ -32,7 +32,8 @@ import duckdb  # noqa: E402
 
 from bench.bench_import import renamed_corpus  # noqa: E402
 from bench.common import OUT, machine  # noqa: E402
-from ingest.schema import VIEWS, ensure_schema, vp_by_step_view  # noqa: E402
+from ingest.migrations import ensure_schema  # noqa: E402
+from ingest.schema import VIEWS, vp_by_step_view  # noqa: E402
 
 GOVERNOR = str(Path(sys.executable).parent / "governor")
 

@@ -360,7 +360,7 @@ def test_log_declining_every_power_and_keeping_less_replays() -> None:
             # Where a log saying nothing would keep the most, Ana keeps less: 1 barrel, warehouse unused.
             seen.add("keeps less")
             held = at.players[0].goods
-            assert rules._storage_slots(at.players[0]) >= 1 and not move.warehouse and move.keep is not None
+            assert rules.storage_slots(at.players[0]) >= 1 and not move.warehouse and move.keep is not None
             assert after.players[0].goods == tuple(1 if g is move.keep else 0 for g in GOODS) != held
             assert step.words == f"Ana keeps 1 {move.keep.value}"
     assert seen == {"production", "hospice", "university", "privilege", "keeps less"}
