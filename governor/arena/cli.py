@@ -20,6 +20,7 @@ from replay import exits
 from replay.errors import printable
 from replay.logfile import dumps_game
 from replay.registry import all_engines
+from replay.simulate import MAX_MOVES
 
 #: The longest time budget of a decision, in seconds (a day: any longer is a mistake).
 MAX_BUDGET = 86_400.0
@@ -126,8 +127,13 @@ def run(args: argparse.Namespace) -> int:
                         out.write(dumps_game(record.log) + "\n")
                     bar.update(index + 1, len(record.faults))
 
+                def on_unfinished(index: int, seated: list[str]) -> None:
+                    names = ", ".join(printable(n) for n in seated)
+                    print(f"\rgovernor arena: game {index} ({names}) did not end within {MAX_MOVES} moves: "
+                          "not recorded", file=sys.stderr, flush=True)
+
                 entries, board = run_arena(args.game, args.players, args.agents, args.games, args.seed,
-                                           args.budget, args.workers, on_game)
+                                           args.budget, args.workers, on_game, on_unfinished)
             bar.close()
             if write:
                 partial.replace(final)
@@ -144,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         if args.db:
             status = import_logs([str(final)], args.db, args.progress)
         if args.out:
-            print(f"governor arena: {args.games} games written to {printable(str(final))}", file=sys.stderr)
+            recorded = args.games - board.unfinished_total
+            print(f"governor arena: {recorded} games written to {printable(str(final))}", file=sys.stderr)
     _print_board(board, args)
     return status
 

@@ -44,6 +44,8 @@ class Standing:
     faults: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     decisions: int = 0
+    #: Games this agent sat in that did not end within the move limit (not recorded, not rated).
+    unfinished_games: int = 0
     mu: float = 25.0
     sigma: float = 25.0 / 3
 
@@ -78,7 +80,7 @@ class Standing:
             "average_score": round(self.average_score, 4),
             "places": {str(i + 1): n for i, n in enumerate(self.places)},
             "faults": sum(self.faults.values()), "faults_by_kind": dict(sorted(self.faults.items())),
-            "ms_per_decision": round(self.ms_per_decision, 4),
+            "ms_per_decision": round(self.ms_per_decision, 4), "unfinished": self.unfinished_games,
         }
 
 
@@ -90,6 +92,8 @@ class Leaderboard:
 
         self.model = PlackettLuce()
         self.players = players
+        #: Games that did not end within the move limit.
+        self.unfinished_total = 0
         self.standings = {name: Standing(name, spec, version, places=[0] * players)
                           for name, spec, version in entries}
 
@@ -113,6 +117,12 @@ class Leaderboard:
         for line, (new,) in zip(lines, rated):
             line.mu, line.sigma = float(new.mu), float(new.sigma)
 
+    def unfinished(self, seated: Sequence[str]) -> None:
+        """A game of these agents that did not end: counted, neither scored nor rated."""
+        self.unfinished_total += 1
+        for name in set(seated):
+            self.standings[name].unfinished_games += 1
+
     def rows(self) -> list[Standing]:
         """Best first: by win rate, then rating, then name."""
         return sorted(self.standings.values(), key=lambda s: (-s.win_rate, -s.ordinal, s.name))
@@ -124,12 +134,13 @@ class Leaderboard:
         out = io.StringIO()
         fields = ["agent", "spec", "version", "games", "wins", "win_rate", "win_rate_low", "win_rate_high",
                   "mu", "sigma", "ordinal", "average_score"] + [f"place_{i + 1}" for i in range(self.players)] + [
-                  "faults", "ms_per_decision"]
+                  "faults", "ms_per_decision", "unfinished"]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
         for row in self.to_json():
             places = [row["places"][str(i + 1)] for i in range(self.players)]
-            writer.writerow([row[f] for f in fields[:12]] + places + [row["faults"], row["ms_per_decision"]])
+            writer.writerow([row[f] for f in fields[:12]] + places + [row["faults"], row["ms_per_decision"],
+                                                                      row["unfinished"]])
         return out.getvalue()
 
     def table(self) -> str:
@@ -144,6 +155,8 @@ class Leaderboard:
                 f"{printable(s.name)[:20]:<20} {s.games:>6} {s.win_rate:>8.1%} {f'{low:.1%}-{high:.1%}':>15} "
                 f"{s.ordinal:>7.2f} {s.average_score:>6.1f} {share} {sum(s.faults.values()):>6} {s.ms_per_decision:>8.2f}"
             )
+        if self.unfinished_total:
+            lines.append(f"{self.unfinished_total} game(s) did not end within the move limit: not recorded, not counted")
         return "\n".join(lines)
 
     def dumps(self) -> str:

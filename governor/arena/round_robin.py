@@ -17,12 +17,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from governor.arena.agents import Agent, load_agent
+from governor.arena.agents import Agent, EngineAgent, load_agent
 from governor.arena.leaderboard import Leaderboard
 from governor.arena.play import GameRecord, play_game
 from replay.registry import engine_for
 
-#: A game that reaches a dead end is played again from the next attempt seed (as ``simulate`` does).
+#: A game of built-in agents that reaches a dead end is played again from the next attempt seed (as
+#: ``simulate`` does: random play can meet a position the rules have no exit for). A game with an
+#: agent from outside is played once: agents that keep a game going forever would do so again.
 MAX_ATTEMPTS = 20
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -105,7 +107,7 @@ def _init(config: ArenaConfig) -> None:
     _WORKER["agents"] = [load_agent(e.spec, config.game) for e in config.entries]
 
 
-def _play(index: int) -> tuple[int, GameRecord]:
+def _play(index: int) -> tuple[int, GameRecord | None]:
     config: ArenaConfig = _WORKER["config"]
     agents: list[Agent] = _WORKER["agents"]
     seating = config.cycle[index % len(config.cycle)]
@@ -119,16 +121,17 @@ def _play(index: int) -> tuple[int, GameRecord]:
     }
     source_id = f"arena-{config.game}-{config.players}p-{config.seed}-{index:06d}"
     base = config.seed * 1_000_003 + index
-    for attempt in range(MAX_ATTEMPTS):
+    attempts = MAX_ATTEMPTS if all(isinstance(a, EngineAgent) for a in seated) else 1
+    for attempt in range(attempts):
         record = play_game(config.game, seated, names, base + attempt * 1_000_000_007, config.budget,
                            source_id, meta)
         if record is not None:
             return index, record
-    raise ArenaError(f"game {index}: no attempt ended")
+    return index, None
 
 
-def play_games(config: ArenaConfig, games: int, workers: int) -> Iterator[tuple[int, GameRecord]]:
-    """Each game's index and record, in index order (on ``workers`` processes when more than one)."""
+def play_games(config: ArenaConfig, games: int, workers: int) -> Iterator[tuple[int, GameRecord | None]]:
+    """Each game's index and record (None for a game that did not end within the move limit), in index order (on ``workers`` processes when more than one)."""
     if workers <= 1:
         _init(config)
         for index in range(games):
@@ -141,10 +144,12 @@ def play_games(config: ArenaConfig, games: int, workers: int) -> Iterator[tuple[
 
 
 def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: int, budget: float = 1.0,
-              workers: int = 1, on_game: Callable[[int, GameRecord], None] | None = None
-              ) -> tuple[list[Entry], Leaderboard]:
+              workers: int = 1, on_game: Callable[[int, GameRecord], None] | None = None,
+              on_unfinished: Callable[[int, list[str]], None] | None = None) -> tuple[list[Entry], Leaderboard]:
     """Play ``games`` games and rank the agents; ``on_game`` sees every record in game order (to
-    write its log or draw progress).
+    write its log or draw progress). A game that does not end within the simulation's move limit (agents
+    that keep it going) is not recorded: it is counted against each of its agents (``unfinished``) and
+    ``on_unfinished`` sees its index and the agents' names.
 
     Raises ``ArenaError`` when the arena cannot start (bad player count, too few agents, an agent
     that cannot be built)."""
@@ -159,6 +164,11 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
     board = Leaderboard([(e.name, e.spec, e.version) for e in entries], players)
     for index, record in play_games(config, games, workers):
         seated = [entries[i].name for i in cycle[index % len(cycle)]]
+        if record is None:
+            board.unfinished(seated)
+            if on_unfinished is not None:
+                on_unfinished(index, seated)
+            continue
         board.add(seated, record.scores, record.ranks, record.shares,
                   [(f.seat, f.kind) for f in record.faults], record.seconds, record.decisions)
         if on_game is not None:

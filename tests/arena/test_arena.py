@@ -159,3 +159,31 @@ def test_seat_view_hides_other_hands_and_the_next_tile() -> None:
     assert all(name in text for name in own)
     # No hidden card appears unless a visible one has the same name.
     assert all(name not in text for name in hidden - own - {b for p in state.players for b in p.buildings})
+
+
+def test_expert_and_search_agents_with_a_faulty_agent_rank_and_import(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "ladder.duckdb"
+    status = arena(["--game", "san_juan", "--players", "2", "--agents", "expert", "search:1", FAULTY,
+                    "--games", "6", "--seed", "2", "--budget", "0.2", "--db", str(db), "--json"])
+    assert status == 0
+    rows = {row["agent"]: row for row in json.loads(capsys.readouterr().out)}
+    assert sorted(rows) == ["expert", "faulty", "search:1"]
+    assert {name: row["games"] for name, row in rows.items()} == dict.fromkeys(rows, 4)
+    assert rows["faulty"]["faults_by_kind"] == {"error": 4, "illegal": 4, "timeout": 4}
+    assert rows["search:1"]["faults"] == rows["expert"]["faults"] == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM games").fetchone() == (6,)
+        stored = con.execute("SELECT name, games FROM player_ratings ORDER BY name").fetchall()
+    assert stored == [("expert", 4), ("faulty", 4), ("search:1", 4)]
+
+
+def test_a_game_agents_keep_going_forever_is_counted_not_recorded(capsys: pytest.CaptureFixture[str]) -> None:
+    # The last-move and faulty agents, face to face, never end a San Juan game: each game is played
+    # once (not again from other seeds), reported, and the arena goes on.
+    assert arena(["--game", "san_juan", "--players", "2", "--agents", USER, FAULTY, "--games", "2",
+                  "--budget", "0.2", "--seed", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert err.count("did not end within 5000 moves: not recorded") == 2
+    assert "game 0 (last-move, faulty) did not end" in err
+    assert out.rstrip().endswith("2 game(s) did not end within the move limit: not recorded, not counted")
