@@ -101,3 +101,24 @@ def test_action_names_and_layout_are_documented() -> None:
     for codec in (san_juan_spaces, puerto_rico_spaces):
         assert codec.LAYOUT.markdown() in docs
         assert f"{codec.SIZE} values" in docs
+
+
+def test_puerto_rico_observation_hides_other_seats_chips_until_the_end() -> None:
+    from dataclasses import replace
+
+    engine = engine_for("puerto_rico")
+    names = ["a", "b", "c"]
+    log = engine.new_random_game(names, 3, {})
+    state = engine.simulation_state(log, 3)
+    players = list(state.players)
+    players[1] = replace(players[1], vp_chips=7)
+    state = replace(state, players=tuple(players))
+    layout = {f.name: f for f in puerto_rico_spaces.LAYOUT.fields}
+    mine, theirs = layout["seat+0"], layout["seat+1"]
+    chips_known = theirs.labels.index("chips_known")
+    # Seat 0 sees seat 1 (its seat+1) without chips; seat 1 sees its own 7.
+    seen_by_0 = puerto_rico_spaces.encode(seat_view("puerto_rico", state, 0, names))
+    seen_by_1 = puerto_rico_spaces.encode(seat_view("puerto_rico", state, 1, names))
+    assert seen_by_0[theirs.start + chips_known] == 0 and seen_by_0[theirs.start + chips_known + 1] == 0
+    assert seen_by_1[mine.start + chips_known] == 1 and seen_by_1[mine.start + chips_known + 1] == 7
+    assert seen_by_0[theirs.start + theirs.labels.index("vp")] == seen_by_1[mine.start + mine.labels.index("vp")] - 7
