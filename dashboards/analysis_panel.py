@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from analysis.decisions import THRESHOLDS, Decision, Options, analyse
+from analysis.decisions import THRESHOLDS, Candidate, Decision, Options, analyse, significant
 from dashboards import data, ui
 from dashboards.charts import chart_text, chart_texts
 from dashboards.plain import NAME_CHARS
@@ -46,10 +46,55 @@ class Job:
 
 def tags_by_step(rows: pd.DataFrame) -> dict[int, str]:
     """The tag of each analysed move that has one (for the viewer's move list), from a game's stored
-    analysis (``data.OpenedGame.analysis``)."""
+    analysis (``data.OpenedGame.analysis``, by step then as stored). A step may hold two decisions (a
+    refrain from the councillor's draw is the other seat's): the first tag of a step is kept."""
     if rows.empty:
         return {}
-    return {int(r.step): str(r.tag) for r in rows.itertuples() if isinstance(r.tag, str)}
+    out: dict[int, str] = {}
+    for r in rows.itertuples():
+        if isinstance(r.tag, str):
+            out.setdefault(int(r.step), str(r.tag))
+    return out
+
+
+def verdict(row: Any) -> str:
+    """A decision's tag, ``not significant`` when the loss reaches an inaccuracy but the rollouts do not
+    tell the two moves apart (``analysis.decisions.significant``), else empty."""
+    if isinstance(row.tag, str):
+        return str(row.tag)
+    smallest = THRESHOLDS[-1][1]
+    if float(row.loss) >= smallest:
+        best = Candidate(None, "", "", False, float(row.best_wins), int(row.best_rollouts))
+        played = Candidate(None, "", "", True, float(row.wins), int(row.rollouts))
+        if not significant(best, played):
+            return "not significant"
+    return ""
+
+
+def hidden_seats(game: str, seats: int, viewer: Viewer) -> set[int]:
+    """The seats whose decisions ``viewer`` may not see (``GameView.sees_decisions``): their moves are
+    not named in the analysis this view is shown."""
+    seen = view_for(game)
+    return {seat for seat in range(seats) if not seen.sees_decisions(seat, viewer)}
+
+
+def for_viewer(rows: pd.DataFrame, game: str, seats: int, viewer: Viewer) -> list[list[Any]]:
+    """The stored analysis as the viewer's move list and chart take it, one list per decision:
+    ``[step, seat, estimate, low, high, tag or verdict, played words, best words, best estimate,
+    best low, best high]`` (chances as shares). A seat whose decisions ``viewer`` may not see keeps
+    its chances and tags, but its moves are None."""
+    if rows.empty:
+        return []
+    hidden = hidden_seats(game, seats, viewer)
+    out = []
+    for r in rows.itertuples():
+        seat = int(r.seat)
+        shown = seat not in hidden
+        out.append([int(r.step), seat, round(float(r.estimate), 4), round(float(r.ci_low), 4), round(float(r.ci_high), 4),
+                    verdict(r) or None, str(r.words) if shown else None,
+                    str(r.best_words) if shown and isinstance(r.best_words, str) else None,
+                    round(float(r.best_estimate), 4), round(float(r.best_low), 4), round(float(r.best_high), 4)])
+    return out
 
 
 def _frame(decisions: list[Decision]) -> pd.DataFrame:
@@ -124,41 +169,60 @@ def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, viewer: Vi
         first = rows.iloc[0]
         ui.caption(
             f"{len(rows)} decisions analysed, {int(first.rollouts_asked)} rollouts per candidate, seed {int(first.seed)}: "
-            "the share of rollouts the acting seat wins after its move (docs/analysis.md)."
+            "the share of rollouts the acting seat wins after its move, with its 95% interval (docs/analysis.md). "
+            "The chart under the board's VP chart follows the board; N and P go to the next and previous "
+            "inaccuracy or worse (of the viewed seat in a seat's view)."
         )
-        seen = view_for(str(game_row["game"]))
-        hidden = {seat for seat in range(len(names)) if not seen.sees_decisions(seat, viewer)}
-        if hidden:
-            # The chart keeps every seat's chances; a move this view may not see is not named.
-            rows = rows.copy()
-            rows.loc[rows["seat"].isin(sorted(hidden)), ["candidate", "best"]] = "(hidden)"
-        st.plotly_chart(chart(rows, names), use_container_width=True, key="analysis_chart")
+        hidden = hidden_seats(str(game_row["game"]), len(names), viewer)
         if hidden:
             ui.caption("Moves of " + ", ".join(names[s] for s in sorted(hidden)) + " are left out of the table "
                        "below: their candidates would name cards of a hand this view does not see.")
-        _tagged(rows[~rows["seat"].isin(sorted(hidden))] if hidden else rows, game_id)
+        _tagged(rows[~rows["seat"].isin(sorted(hidden))] if hidden else rows)
     else:
         ui.caption("This game has not been analysed yet.")
     _controls(game_row, log_text)
 
 
-def _tagged(rows: pd.DataFrame, game_id: str) -> None:
+def _chance(estimate: float, low: float, high: float) -> str:
+    return f"{estimate * 100:.0f}% ({low * 100:.0f}\u2013{high * 100:.0f}%)"
+
+
+def review_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The tagged moves, and the moves whose loss reaches an inaccuracy without being significant, in
+    the move list's words: the move played and the best, each with its chance and 95% interval."""
+    verdicts = [verdict(r) for r in rows.itertuples()]
+    keep = rows[[bool(v) for v in verdicts]]
+    return pd.DataFrame({
+        "move": keep["step"].astype(int).to_numpy(), "player": keep["player"].astype(str).to_numpy(),
+        "played": keep["words"].astype(str).to_numpy(),
+        "chance": [_chance(r.estimate, r.ci_low, r.ci_high) for r in keep.itertuples()],
+        "best": keep["best_words"].astype(str).to_numpy(),
+        "best chance": [_chance(r.best_estimate, r.best_low, r.best_high) for r in keep.itertuples()],
+        "loss": (keep["loss"] * 100).round(0).to_numpy(), "tag": [v for v in verdicts if v],
+    })
+
+
+def _tagged(rows: pd.DataFrame) -> None:
     tagged = rows[rows["tag"].notna()]
     counts = ", ".join(f"{int((tagged['tag'] == name).sum())} {name}" for name, _ in reversed(THRESHOLDS))
-    ui.caption(f"Tagged moves: {counts} (inaccuracy >= 5, mistake >= 10, blunder >= 20 points of winning chance lost).")
-    if tagged.empty:
+    ui.caption(f"Tagged moves: {counts} (inaccuracy >= 5, mistake >= 10, blunder >= 20 points of winning chance "
+               "lost, when the rollouts tell the moves apart; a loss they do not is shown \"not significant\"). "
+               "Select a row to show the move on the board.")
+    table = review_table(rows)
+    if table.empty:
         return
-    table = pd.DataFrame({
-        # The link opens the position before the move; the text is the move's number.
-        "move": [f"?game={game_id}&step={int(s) - 1}&move={int(s)}" for s in tagged["step"]],
-        "player": tagged["player"], "played": tagged["candidate"],
-        "chance": (tagged["estimate"] * 100).round(0), "best": tagged["best"],
-        "loss": (tagged["loss"] * 100).round(0), "tag": tagged["tag"],
-    })
-    st.dataframe(table, hide_index=True, use_container_width=True, column_config={
-        "move": st.column_config.LinkColumn("move", display_text=r"move=(\d+)$", help="Open the position before the move"),
-        "chance": st.column_config.NumberColumn("chance %"), "loss": st.column_config.NumberColumn("loss (points)"),
-    })
+    picked = st.dataframe(table, hide_index=True, use_container_width=True, key="analysis_table",
+                          on_select="rerun", selection_mode="single-row", column_config={
+                              "move": st.column_config.NumberColumn("move", format="%d"),
+                              "loss": st.column_config.NumberColumn("loss (points)")})
+    chosen = list(getattr(getattr(picked, "selection", None), "rows", []) or [])
+    if chosen:
+        # The board moves in place: the URL's step changes and the viewer is sent there on this rerun.
+        target = str(int(table.iloc[int(chosen[0])]["move"]))
+        if st.query_params.get("step") != target or st.session_state.get("analysis_went") != target:
+            st.session_state["analysis_went"] = target
+            st.query_params["step"] = target
+            st.rerun()
 
 
 def _controls(game_row: dict[str, Any], log_text: str) -> None:

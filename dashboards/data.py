@@ -168,12 +168,17 @@ def schema_columns() -> pd.DataFrame:
 # -- replay ------------------------------------------------------------------------------------
 
 
-#: The stored analysis of a game (``governor analyse --store``): one row per decision, the move played,
-#: with the best candidate's move; by step.
+#: The stored analysis of a game (``governor analyse --store``): one row per decision, the move played
+#: (engine text and words, estimate, interval, rollouts), with the best candidate's; by step, then the
+#: decisions of a step in the order they were stored (the seat to act's first: a refrain from the
+#: councillor's draw is the other seat's decision at the same step, stored after it).
 STORED_ANALYSIS_SQL = (
-    "SELECT step, seat, player, candidate, estimate, ci_low, ci_high, loss, tag, rollouts_asked, seed, "
-    "(SELECT candidate FROM analysis b WHERE b.game_id = a.game_id AND b.step = a.step AND b.seat = a.seat AND b.rank = 1) AS best "
-    "FROM analysis a WHERE game_id = ? AND played ORDER BY step"
+    "SELECT a.step, a.seat, a.player, a.candidate, a.words, a.estimate, a.ci_low, a.ci_high, a.wins, a.rollouts, "
+    "a.loss, a.tag, a.rollouts_asked, a.seed, b.candidate AS best, b.words AS best_words, "
+    "b.estimate AS best_estimate, b.ci_low AS best_low, b.ci_high AS best_high, b.wins AS best_wins, "
+    "b.rollouts AS best_rollouts "
+    "FROM analysis a LEFT JOIN analysis b ON b.game_id = a.game_id AND b.step = a.step AND b.seat = a.seat AND b.rank = 1 "
+    "WHERE a.game_id = ? AND a.played ORDER BY a.step, a.rowid"
 )
 
 

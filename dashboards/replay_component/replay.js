@@ -71,6 +71,14 @@ function decode(data) {
     rounds: [],
   };
   data.moves.step.forEach((step, i) => game.moveIndex.set(step, i));
+  // The stored analysis: [step, seat, estimate, low, high, verdict, words, best words, best estimate,
+  // best low, best high] per decision, by step (a step may hold two decisions).
+  game.analysis = list(data.analysis);
+  game.review = new Map();
+  game.analysis.forEach((d) => {
+    if (!game.review.has(d[0])) { game.review.set(d[0], []); }
+    game.review.get(d[0]).push(d);
+  });
   for (const [round, step] of Object.entries(data.round_first)) {
     game.roundFirst[Number(round)] = step;
     game.rounds.push(Number(round));
@@ -137,9 +145,35 @@ const BOARDS = BOARD_TABLE;
 // -- the move list, the chart and what changed ---------------------------------------------------
 
 // A move the stored analysis tagged (docs/analysis.md): a short badge after its words.
-const TAG_LABELS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
-function tagHtml(tag) {
-  return tag && TAG_LABELS[tag] ? `<span class="tag tag-${tag}" title="${esc(tag)}">${TAG_LABELS[tag]} ${esc(tag)}</span>` : "";
+const TAG_LABELS = { inaccuracy: "?!", mistake: "?", blunder: "??", "not significant": "~" };
+const TAG_COLOURS = { inaccuracy: "#c9a400", mistake: "#e07000", blunder: "#d0201b" };
+function pct(v) { return `${Math.round(Number(v) * 100)}%`; }
+function chanceText(est, lo, hi) { return `${pct(est)} (${Math.round(Number(lo) * 100)}\u2013${pct(hi)})`; }
+
+// One decision in words: who, the chance after the move played with its interval, and the best move's.
+function reviewText(game, d) {
+  const who = seatName(game, d[1]);
+  let text = `${who}: ${d[6] === null ? "this move" : d[6]} ${chanceText(d[2], d[3], d[4])}`;
+  if (d[7] !== null && d[7] !== d[6]) { text += `; best: ${d[7]} ${chanceText(d[8], d[9], d[10])}`; }
+  if (d[5]) { text += ` \u2014 ${d[5]}`; }
+  return text;
+}
+
+function tagHtml(tag, title) {
+  const tip = title || tag;
+  return tag && TAG_LABELS[tag] ? `<span class="tag tag-${tag.replace(/ /g, "-")}" title="${esc(tip)}">${TAG_LABELS[tag]} ${esc(tag)}</span>` : "";
+}
+
+// The move list's mark of an analysed step: its tag (the first of the step's decisions that has
+// one) or the estimate, with every decision's chances and best move on hover.
+function reviewHtml(game, step, storedTag) {
+  const found = game.review.get(step);
+  if (!found) { return tagHtml(storedTag); }
+  const title = found.map((d) => reviewText(game, d)).join("\n");
+  const tagged = found.find((d) => d[5]);
+  const tag = storedTag || (tagged ? tagged[5] : null);
+  if (tag) { return tagHtml(tag, title); }
+  return `<span class="est" title="${esc(title)}">${pct(found[0][2])}</span>`;
 }
 
 // The game's variations (What if?) that start after `step`: under the move they start from,
@@ -187,7 +221,7 @@ function moveListHtml(game) {
     const title = m.text[i] === null || m.text[i] === undefined ? "" : ` title="${esc(m.text[i])}"`;
     const own = isVariation && step > branchAfter ? " varmv" : "";
     rows.push(`<div class="mv${own}" data-step="${step}"${title}><span class="n">${step}</span>`
-      + `<span class="body"><span class="w">${esc(m.words[i])}</span>${tagHtml(tags && tags[i])}${ev}</span></div>`);
+      + `<span class="body"><span class="w">${esc(m.words[i])}</span>${reviewHtml(game, step, tags && tags[i])}${ev}</span></div>`);
     rows.push(variationsHtml(game, step));
   });
   if (game.hi < game.total) {
@@ -260,6 +294,43 @@ function chartSvg(game, width) {
   };
 }
 
+// The winning chance of each seat after each of its analysed decisions (lichess's evaluation graph),
+// tagged moves marked in their tag's colour; a cursor at the step shown, a click goes to a move.
+function chanceSvg(game, width) {
+  const height = 130;
+  const pad = { l: 30, r: 8, t: 8, b: 14 };
+  const total = Math.max(1, game.total);
+  const x = (s) => pad.l + (s / total) * (width - pad.l - pad.r);
+  const y = (v) => height - pad.b - Number(v) * (height - pad.t - pad.b);
+  const parts = [];
+  for (const v of [0, 0.5, 1]) {
+    parts.push(`<line x1="${pad.l}" x2="${width - pad.r}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`
+      + `<text x="${pad.l - 4}" y="${y(v) + 3}" class="tick" text-anchor="end">${v * 100}</text>`);
+  }
+  game.names.forEach((_, seat) => {
+    const mine = game.analysis.filter((d) => d[1] === seat);
+    if (!mine.length) { return; }
+    const points = mine.map((d) => `${x(d[0]).toFixed(1)},${y(d[2]).toFixed(1)}`).join(" ");
+    parts.push(`<polyline points="${points}" stroke="${PALETTE[seat % PALETTE.length]}" class="line" fill="none"/>`);
+    mine.filter((d) => TAG_COLOURS[d[5]]).forEach((d) => {
+      parts.push(`<circle r="4.5" class="tagdot" cx="${x(d[0]).toFixed(1)}" cy="${y(d[2]).toFixed(1)}" fill="${TAG_COLOURS[d[5]]}"`
+        + ` stroke="${PALETTE[seat % PALETTE.length]}"><title>${esc(`move ${d[0]}: ${reviewText(game, d)}`)}</title></circle>`);
+    });
+  });
+  return {
+    html: `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Winning chances by move">`
+      + `${parts.join("")}<line class="cursor" y1="${pad.t}" y2="${height - pad.b}"/></svg>`,
+    x, pad, width,
+  };
+}
+
+// The steps of the moves tagged inaccuracy or worse, of the viewed seat in a seat's view.
+function taggedSteps(game, view) {
+  const seat = viewSeat(view);
+  const steps = game.analysis.filter((d) => TAG_COLOURS[d[5]] && (seat === null || d[1] === seat)).map((d) => d[0]);
+  return Array.from(new Set(steps)).sort((a, b) => a - b);
+}
+
 function legendHtml(game) {
   return game.names.map((name, seat) => `<span class="lg" title="${esc(name)}"><span class="sw" style="background:${PALETTE[seat % PALETTE.length]}"></span>`
     + `<span class="lgname">${esc(name)}</span></span>`).join("");
@@ -293,7 +364,9 @@ const HTML = `
   <div class="main">
     <div class="boardcol"><div class="board"></div>
       <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span></div>
-      <div class="chart"></div><div class="legend"></div></div></div>
+      <div class="chart"></div><div class="legend"></div></div>
+      <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
+      <div class="chance"></div></div></div>
     <div class="side">
       <div class="sidehead">Moves</div><div class="moves" tabindex="-1"></div>
       <div class="sidehead">What changed <span class="chg-step"></span></div><div class="changes"></div>
@@ -325,7 +398,7 @@ function setup(parent, host) {
   const ui = {
     root: el(".gv-root"), title: el(".title"), facts: el(".facts"), slider: el(".slider"), pos: el(".pos"),
     round: el("select.round"), view: el("select.view"), now: el(".now"), board: el(".board"),
-    chart: el(".chart"), legend: el(".legend"), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
+    chart: el(".chart"), legend: el(".legend"), chance: el(".chance"), chanceBox: el(".chancebox"), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
     branch: el("button.branch"), buttons: {},
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
@@ -412,6 +485,9 @@ function drawStatic(s) {
   s.chart = chartSvg(game, width);
   ui.chart.innerHTML = s.chart.html;
   s.chart.width = width;
+  ui.chanceBox.hidden = !game.analysis.length;
+  s.chance = game.analysis.length ? chanceSvg(game, width) : null;
+  ui.chance.innerHTML = s.chance ? s.chance.html : "";
   s.drawnStep = game.lo;
   s.drawn = game;
 }
@@ -430,7 +506,9 @@ function render(s) {
   ui.view.value = s.view;
   const i = game.moveIndex.get(step);
   const words = step === 0 ? "the start of the game" : game.data.moves.words[i];
-  ui.now.innerHTML = `<b>Move ${step} of ${game.total}</b> \u00b7 round ${esc(round)} \u00b7 <span class="words">${esc(words)}</span>`;
+  const reviewed = game.review.get(step);
+  const review = reviewed ? `<div class="review">${reviewed.map((d) => `<span class="${d[5] ? `tag-${d[5].replace(/ /g, "-")}` : ""}">${esc(reviewText(game, d))}</span>`).join("<br>")}</div>` : "";
+  ui.now.innerHTML = `<b>Move ${step} of ${game.total}</b> \u00b7 round ${esc(round)} \u00b7 <span class="words">${esc(words)}</span>${review}`;
   ui.buttons.first.disabled = ui.buttons.prev.disabled = step === 0;
   ui.buttons.next.disabled = ui.buttons.last.disabled = step >= game.total;
   // Move list: only the rows between the old and the new position change class.
@@ -456,6 +534,12 @@ function render(s) {
       dot.setAttribute("cx", x);
       dot.setAttribute("cy", c.y(c.series[seat][step]).toFixed(1));
     });
+  }
+  const chanceCursor = s.chance ? ui.chance.querySelector(".cursor") : null;
+  if (chanceCursor) {
+    const cx = s.chance.x(step).toFixed(1);
+    chanceCursor.setAttribute("x1", cx);
+    chanceCursor.setAttribute("x2", cx);
   }
   // What drawing this step cost in script and DOM work (the benchmark reads it beside its own clock).
   ui.root.setAttribute("data-render-ms", (performance.now() - started).toFixed(2));
@@ -508,7 +592,7 @@ function roundJump(s, direction) {
 
 function onKey(s, event) {
   if (!s.game || event.altKey || event.ctrlKey || event.metaKey) { return; }
-  const keys = { ArrowLeft: 1, ArrowRight: 1, Home: 1, End: 1, PageUp: 1, PageDown: 1 };
+  const keys = { ArrowLeft: 1, ArrowRight: 1, Home: 1, End: 1, PageUp: 1, PageDown: 1, n: 1, p: 1, N: 1, P: 1 };
   if (!keys[event.key]) { return; }
   const target = event.composedPath ? event.composedPath()[0] : event.target;
   const ours = s.ui.slider === target;
@@ -523,6 +607,12 @@ function onKey(s, event) {
   else if (event.key === "End") { go(s, s.game.total); }
   else if (event.key === "PageUp") { roundJump(s, -1); }
   else if (event.key === "PageDown") { roundJump(s, 1); }
+  else if (event.key === "n" || event.key === "N" || event.key === "p" || event.key === "P") {
+    const steps = taggedSteps(s.game, s.view);
+    const forward = event.key === "n" || event.key === "N";
+    const found = forward ? steps.find((st) => st > s.step) : steps.slice().reverse().find((st) => st < s.step);
+    if (found !== undefined) { go(s, found); }
+  }
 }
 
 function wire(s) {
@@ -564,6 +654,14 @@ function wire(s) {
     const span = c.width - c.pad.l - c.pad.r;
     go(s, Math.round(((x - c.pad.l) / span) * s.game.total));
   });
+  on(ui.chance, "click", (event) => {
+    const c = s.chance;
+    const svg = ui.chance.querySelector("svg");
+    if (!c || !svg || !s.game) { return; }
+    const box = svg.getBoundingClientRect();
+    const x = (event.clientX - box.left) * (c.width / box.width);
+    go(s, Math.round(((x - c.pad.l) / (c.width - c.pad.l - c.pad.r)) * s.game.total));
+  });
   const keydown = (event) => onKey(s, event);
   on(document, "keydown", keydown);
   const resize = new ResizeObserver(() => { if (s.game && s.chart && Math.abs(ui.chart.clientWidth - s.chart.width) > 40) { schedule(s); } });
@@ -587,7 +685,7 @@ export default function (component) {
   // What makes two sends of a game differ for the viewer: another game, view, window or length, the
   // analysis tags.
   const signature = (g) => `${g.game_id}|${g.view}|${g.lo}|${g.hi}|${g.total}|${g.moves && g.moves.tag ? g.moves.tag.join(",") : ""}`
-    + `|${JSON.stringify(g.variations || null)}`;
+    + `|${JSON.stringify(g.variations || null)}|${g.analysis ? g.analysis.length : 0}`;
   const fresh = !s.game || s.game.data.game_id !== data.game.game_id || s.request !== data.request;
   if (!fresh && signature(s.game.data) !== signature(data.game)) {
     // The same game sent again with more in it (e.g. tags of an analysis just stored): keep the position.

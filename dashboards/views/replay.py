@@ -92,6 +92,9 @@ else:
     tags = analysis_panel.tags_by_step(found.analysis)
     if tags:  # the stored analysis's tags in the move list (a copy: the payload is kept for other reruns)
         payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
+    reviewed = analysis_panel.for_viewer(found.analysis, game_type, int(game["player_count"]), viewer)
+    if reviewed:  # estimates, intervals and best moves for the move list and the winning-chance chart
+        payload = {**payload, "analysis": reviewed}
     if kept and log_text is not None:
         payload = {**payload, "variations": whatif_panel.move_list(game, log_text, viewer)}
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user

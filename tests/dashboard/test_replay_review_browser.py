@@ -1,6 +1,7 @@
-"""Reviewing a game on the Replay page in headless Chromium: hostile names in the Winning-chances chart
-show as typed (no tag of theirs is drawn), and a what-if variation survives a reload (it is in the
-URL) and opens from the move list."""
+"""Reviewing a game on the Replay page in headless Chromium: hostile names in the Replay charts show as
+typed (no tag of theirs is drawn), the stored analysis moves the board in place (a tagged move, the
+N / P keys, a click on the winning-chance chart: no new tab, no reload), and a what-if variation
+survives a reload (it is in the URL) and opens from the move list."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import pytest
 
 from analysis.decisions import Options, analyse
 from analysis.store import store
-from dashboards.plain import cut
 from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
 from replay.logfile import parse_game
 
@@ -47,6 +47,12 @@ def review_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     log = parse_game(json.loads((folder / Path(SOURCES[1]).name).read_text()), file=SOURCES[1])
     options = Options(rollouts=2, top=2, seed=1, steps=(1, 10), workers=1)
     store(db, log.game_id, "1.0", list(analyse(log, options)), options)
+    # Two tagged moves to step between (a few rollouts seldom give a significant loss).
+    import duckdb
+
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE analysis SET tag = 'mistake', loss = 0.12 WHERE step = 7 AND played")
+        con.execute("UPDATE analysis SET tag = 'blunder', loss = 0.3 WHERE step = 9 AND played")
     return db, ids
 
 
@@ -71,15 +77,44 @@ def open_replay(site, query: str, width: int = 1400, height: int = 1000) -> Any:
     return page
 
 
-def test_hostile_names_in_the_winning_chances_chart_show_as_typed(site, review_db) -> None:
+def test_hostile_names_in_the_replay_charts_show_as_typed(site, review_db) -> None:
     _, ids = review_db
-    page = open_replay(site, f"game={ids['puerto_rico']}")
-    page.wait_for_selector(".js-plotly-plot .legendtext", timeout=15000)
-    legend = page.eval_on_selector_all(".js-plotly-plot .legendtext", "els => els.map(e => [e.textContent, e.innerHTML])")
-    assert [text for text, _ in legend] == [cut(name) for name in NAMES]
-    # Plotly draws <b>, <i>, <br>, <span style> and <a href> as tspans and links: none is drawn.
-    assert [inner for _, inner in legend if "<tspan" in inner or "<a" in inner] == []
-    assert page.locator(".js-plotly-plot a").count() == 0
+    page = open_replay(site, f"game={ids['puerto_rico']}&step=7")
+    page.wait_for_selector(".chancebox:not([hidden]) .chance svg")
+    # The charts' legend (VP and winning chances) names each seat as typed, and nothing of a name is drawn
+    # as a link, bold, a line break or a styled span.
+    assert page.locator(".gv-root .legend .lgname").all_text_contents() == NAMES
+    for selector in ("a", "b", "i", "br", "span[style*='40px']"):
+        assert page.locator(f".gv-root .legend {selector}, .gv-root .chance {selector}").count() == 0, selector
+    titles = page.locator(".chance .tagdot title").all_text_contents()
+    assert len(titles) == 2 and titles[0].startswith(f"move 7: {NAMES[1]}: ")
+    assert page.locator(".now .review").text_content().startswith(f"{NAMES[1]}: ")
+    assert page.errors == []
+    page.close()
+
+
+def test_the_analysis_moves_the_board_in_place(site, review_db) -> None:
+    _, ids = review_db
+    page = open_replay(site, f"game={ids['puerto_rico']}&step=0")
+    page.wait_for_selector(".chancebox:not([hidden]) .chance svg")
+    page.evaluate("window.__samePage = 1")
+    pages = len(page.context.pages)
+    page.locator(".moves .mv[data-step='9'] .tag").click()
+    page.wait_for_selector(".gv-root[data-step='9']", timeout=5000)
+    page.keyboard.press("p")
+    page.wait_for_selector(".gv-root[data-step='7']", timeout=5000)
+    page.keyboard.press("n")
+    page.wait_for_selector(".gv-root[data-step='9']", timeout=5000)
+    # A click on the winning-chance chart goes to the move under the pointer.
+    total = int(page.locator(".gv-root .slider").get_attribute("max"))
+    page.locator(".chance svg").scroll_into_view_if_needed()
+    box = page.locator(".chance svg").bounding_box()
+    half = total // 2
+    page.mouse.click(box["x"] + 30 + half / total * (box["width"] - 38), box["y"] + box["height"] / 2)
+    page.wait_for_selector(".gv-root:not([data-step='9'])", timeout=5000)
+    assert abs(int(page.locator(".gv-root").get_attribute("data-step")) - half) <= 1
+    # In place: no new tab, and the page was not loaded again.
+    assert len(page.context.pages) == pages and page.evaluate("window.__samePage") == 1
     assert page.errors == []
     page.close()
 

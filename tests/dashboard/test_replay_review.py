@@ -1,0 +1,79 @@
+"""The stored analysis on the Replay page, as the move list, the winning-chance chart and the table
+take it: the first tag of a step, estimates with their intervals in the move list's words, "not
+significant" shown as such, and a seat's view naming no hidden move of another seat."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from analysis.decisions import Options, analyse
+from analysis.store import store
+from dashboards import analysis_panel
+from replay.logfile import parse_game
+from replay.protocol import Viewer
+
+GAME_FILE = Path(__file__).resolve().parents[2] / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"
+
+
+def _row(step: int, seat: int, tag: str | None, loss: float, wins: float, rollouts: int, best_wins: float) -> dict:
+    return {"step": step, "seat": seat, "player": f"P{seat}", "candidate": "c", "words": f"move {step}/{seat}",
+            "estimate": wins / rollouts, "ci_low": 0.1, "ci_high": 0.9, "wins": wins, "rollouts": rollouts,
+            "loss": loss, "tag": tag, "rollouts_asked": rollouts, "seed": 0, "best": "b", "best_words": f"best {step}",
+            "best_estimate": best_wins / rollouts, "best_low": 0.2, "best_high": 0.95, "best_wins": best_wins,
+            "best_rollouts": rollouts}
+
+
+def test_the_first_tag_of_a_step_is_kept() -> None:
+    rows = pd.DataFrame([_row(4, 0, None, 0.0, 5, 10, 5), _row(5, 1, "mistake", 0.12, 3, 100, 15),
+                         _row(5, 0, "blunder", 0.3, 1, 100, 31)])
+    assert analysis_panel.tags_by_step(rows) == {5: "mistake"}
+
+
+def test_a_loss_the_rollouts_cannot_tell_from_chance_is_not_significant() -> None:
+    small = pd.DataFrame([_row(3, 0, None, 0.5, 0, 2, 1), _row(4, 0, None, 0.02, 49, 100, 51),
+                          _row(6, 1, "blunder", 0.3, 10, 100, 40)])
+    assert [analysis_panel.verdict(r) for r in small.itertuples()] == ["not significant", "", "blunder"]
+    table = analysis_panel.review_table(small)
+    assert table.to_dict("records") == [
+        {"move": 3, "player": "P0", "played": "move 3/0", "chance": "0% (10\u201390%)", "best": "best 3",
+         "best chance": "50% (20\u201395%)", "loss": 50.0, "tag": "not significant"},
+        {"move": 6, "player": "P1", "played": "move 6/1", "chance": "10% (10\u201390%)", "best": "best 6",
+         "best chance": "40% (20\u201395%)", "loss": 30.0, "tag": "blunder"},
+    ]
+
+
+def test_a_seat_view_names_no_hidden_move_of_another_seat() -> None:
+    rows = pd.DataFrame([_row(3, 0, None, 0.5, 0, 2, 1), _row(6, 1, "blunder", 0.3, 10, 100, 40)])
+    everything = analysis_panel.for_viewer(rows, "san_juan", 2, Viewer.everything())
+    assert [d[6:8] for d in everything] == [["move 3/0", "best 3"], ["move 6/1", "best 6"]]
+    seat1 = analysis_panel.for_viewer(rows, "san_juan", 2, Viewer.parse("seat1", 2))
+    assert [d[:2] + d[5:8] for d in seat1] == [[3, 0, "not significant", None, None], [6, 1, "blunder", "move 6/1", "best 6"]]
+
+
+def test_the_page_sends_the_analysis_in_words(open_page: Callable, dash_db_copy: Path) -> None:
+    log = parse_game(json.loads(GAME_FILE.read_text()), file=str(GAME_FILE))
+    options = Options(rollouts=2, top=2, seed=3, steps=(1, 8))
+    decisions = list(analyse(log, options))
+    store(dash_db_copy, log.game_id, "1.0", decisions, options)
+    at = open_page(dash_db_copy, "views/replay.py", game=log.game_id)
+    (element,) = at.get("bidi_component")
+    sent = json.loads(element.proto.json)["game"]["analysis"]
+    assert [(d[0], d[1], d[6], d[7]) for d in sent] == [(d.step, d.seat, d.played.words, d.best.words) for d in decisions]
+    assert [d[2:5] for d in sent] == [[round(d.played.estimate, 4), round(d.played.low, 4), round(d.played.high, 4)]
+                                      for d in decisions]
+    # A tag stored by hand on a step: the table lists it in words, with both intervals.
+    with duckdb.connect(str(dash_db_copy)) as con:
+        con.execute("UPDATE analysis SET tag = 'blunder', loss = 0.4 WHERE game_id = ? AND step = ? AND played",
+                    [log.game_id, decisions[0].step])
+    at = open_page(dash_db_copy, "views/replay.py", game=log.game_id)
+    (table,) = [d for d in at.dataframe if list(d.value.columns) == ["move", "player", "played", "chance", "best",
+                                                                    "best chance", "loss", "tag"]]
+    first = table.value.iloc[0]
+    d = decisions[0]
+    assert (int(first["move"]), first["played"], first["best"], first["tag"]) == (d.step, d.played.words, d.best.words, "blunder")
+    assert first["chance"] == f"{d.played.estimate * 100:.0f}% ({d.played.low * 100:.0f}\u2013{d.played.high * 100:.0f}%)"
