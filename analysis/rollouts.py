@@ -130,3 +130,52 @@ def _run_task(task: RolloutTask) -> RolloutResult:
             wins[index] += win_share(winners, task.seat)
             played[index] += 1
     return RolloutResult(task.step, tuple(wins), tuple(played))
+
+
+#: The engine line's default length and the rollouts it is read from.
+LINE_MOVES = 8
+LINE_ROLLOUTS = 24
+
+
+def engine_line(game: str, state: Any, seat: int, move: Any, seed: int, step: int,
+                rollouts: int = LINE_ROLLOUTS, length: int = LINE_MOVES) -> list[Any]:
+    """The continuation the heuristic bots played most after ``move`` in the decision's rollouts
+    (lichess's engine line): the same determinisations and bots as the estimates (``world_rng`` of
+    ``seed``, ``step`` and the rollout number), then move by move the most frequent next move among
+    the rollouts that played the line so far (ties: the one met first), at most ``length`` moves,
+    typed. Empty when ``move`` is illegal in every sampled world. Raises nothing else of its own."""
+    engine = engine_for(game)
+    lines: list[list[Any]] = []
+    for number in range(rollouts):
+        rng = world_rng(seed, step, number)
+        world = engine.determinise(state, seat, rng)
+        play = random.Random(rng.randrange(2**62))
+        working = engine.working(world)
+        try:
+            working.apply(move)
+        except (RuleViolation, FieldError):
+            continue
+        choose = [make_bot(engine.game, "heuristic", play.randrange(2**31)).choose_working
+                  for _ in range(state_players(world))]
+        line = []
+        for _ in range(length):
+            if working.is_over():
+                break
+            chosen = choose[working.current_seat()](working)  # type: ignore[index]
+            working.apply(chosen)
+            line.append(chosen)
+        lines.append(line)
+    out: list[Any] = []
+    while True:
+        counts: dict[str, int] = {}
+        first: dict[str, Any] = {}
+        for line in lines:
+            if len(line) > len(out):
+                key = line[len(out)].text()
+                counts[key] = counts.get(key, 0) + 1
+                first.setdefault(key, line[len(out)])
+        if not counts:
+            return out
+        best = max(counts, key=lambda k: counts[k])  # max keeps the first of equal counts
+        out.append(first[best])
+        lines = [line for line in lines if len(line) > len(out) - 1 and line[len(out) - 1].text() == best]

@@ -177,7 +177,7 @@ def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, viewer: Vi
         if hidden:
             ui.caption("Moves of " + ", ".join(names[s] for s in sorted(hidden)) + " are left out of the table "
                        "below: their candidates would name cards of a hand this view does not see.")
-        _tagged(rows[~rows["seat"].isin(sorted(hidden))] if hidden else rows)
+        _tagged(rows[~rows["seat"].isin(sorted(hidden))] if hidden else rows, game_row, log_text, viewer)
     else:
         ui.caption("This game has not been analysed yet.")
     _controls(game_row, log_text)
@@ -202,7 +202,8 @@ def review_table(rows: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _tagged(rows: pd.DataFrame) -> None:
+def _tagged(rows: pd.DataFrame, game_row: dict[str, Any] | None = None, log_text: str | None = None,
+            viewer: Viewer | None = None) -> None:
     tagged = rows[rows["tag"].notna()]
     counts = ", ".join(f"{int((tagged['tag'] == name).sum())} {name}" for name, _ in reversed(THRESHOLDS))
     ui.caption(f"Tagged moves: {counts} (inaccuracy >= 5, mistake >= 10, blunder >= 20 points of winning chance "
@@ -216,6 +217,8 @@ def _tagged(rows: pd.DataFrame) -> None:
                               "move": st.column_config.NumberColumn("move", format="%d"),
                               "loss": st.column_config.NumberColumn("loss (points)")})
     chosen = list(getattr(getattr(picked, "selection", None), "rows", []) or [])
+    if chosen and game_row is not None and log_text is not None:
+        _engine_line(game_row, log_text, rows, int(table.iloc[int(chosen[0])]["move"]), viewer or Viewer.everything())
     if chosen:
         # The board moves in place: the URL's step changes and the viewer is sent there on this rerun.
         target = str(int(table.iloc[int(chosen[0])]["move"]))
@@ -223,6 +226,67 @@ def _tagged(rows: pd.DataFrame) -> None:
             st.session_state["analysis_went"] = target
             st.query_params["step"] = target
             st.rerun()
+
+
+@dataclass(frozen=True)
+class EngineLine:
+    """The best candidate's continuation as the page shows it: each move in words, the indices of the
+    moves among the legal ones (a ``whatif_panel.Line``'s picks), and how many moves the rollouts'
+    line had (the real game may stop following it sooner: a move that needed cards the deciding seat
+    could not see)."""
+
+    words: tuple[str, ...]
+    picks: tuple[int, ...]
+    sampled: int
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def engine_line_of(game_id: str, step: int, seat: int, best_move: str, seed: int, _log_text: str) -> EngineLine:
+    """The engine line of the decision of ``seat`` at ``step`` (``analysis.rollouts.engine_line``, the
+    stored seed), played in the real game from the position before the move: the best move (its
+    stored JSON), then the line's moves while each is legal there. Raises ``ValueError`` for a step
+    out of the game."""
+    from analysis import variation as V
+    from analysis.rollouts import engine_line
+
+    log = parse_game(json.loads(_log_text), file="game")
+    variation = V.start(log, step - 1)
+    choices = V.choices(variation)
+    wanted = json.loads(best_move)
+    first = next((i for i, c in enumerate(choices) if c.move.to_json() == wanted), None)
+    if first is None:
+        return EngineLine((), (), 0)
+    typed = engine_line(log.game, variation.state, seat, choices[first].move, seed, step)
+    words, picks = [choices[first].words], [first]
+    variation = V.play(variation, choices[first].move)
+    for move in typed:
+        if variation.over:
+            break
+        choices = V.choices(variation)
+        found = next((i for i, c in enumerate(choices) if c.move.to_json() == move.to_json()), None)
+        if found is None:
+            break
+        words.append(choices[found].words)
+        picks.append(found)
+        variation = V.play(variation, choices[found].move)
+    return EngineLine(tuple(words), tuple(picks), len(typed))
+
+
+def _engine_line(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, step: int, viewer: Viewer) -> None:
+    from dashboards import whatif_panel
+
+    if not viewer.sees_everything:
+        ui.caption("The engine line is shown in the view everything only: its moves would name cards of hidden hands.")
+        return
+    row = rows[rows["step"] == step].iloc[0]
+    line = engine_line_of(str(game_row["game_id"]), step, int(row["seat"]), str(row["best_move"]), int(row["seed"]), log_text)
+    if not line.words:
+        return
+    ui.caption(f"Engine line from move {step} (the best move, then what the rollouts' bots played most, "
+               f"{len(line.words)} moves): " + " \u2192 ".join(line.words))
+    if st.button("Open the engine line as a variation", key=f"analysis_line_{step}"):
+        whatif_panel.add_line(str(game_row["game_id"]), whatif_panel.Line(step - 1, line.picks))
+        st.rerun()
 
 
 def _controls(game_row: dict[str, Any], log_text: str) -> None:

@@ -176,7 +176,7 @@ STORED_ANALYSIS_SQL = (
     "SELECT a.step, a.seat, a.player, a.candidate, a.words, a.estimate, a.ci_low, a.ci_high, a.wins, a.rollouts, "
     "a.loss, a.tag, a.rollouts_asked, a.seed, b.candidate AS best, b.words AS best_words, "
     "b.estimate AS best_estimate, b.ci_low AS best_low, b.ci_high AS best_high, b.wins AS best_wins, "
-    "b.rollouts AS best_rollouts "
+    "b.rollouts AS best_rollouts, b.move AS best_move "
     "FROM analysis a LEFT JOIN analysis b ON b.game_id = a.game_id AND b.step = a.step AND b.seat = a.seat AND b.rank = 1 "
     "WHERE a.game_id = ? AND a.played ORDER BY a.step, a.rowid"
 )

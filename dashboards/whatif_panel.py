@@ -231,6 +231,16 @@ def open_line(game_id: str, index: int | None) -> None:
     _set(game_id, lines(game_id), index if index is not None and 0 <= index < len(lines(game_id)) else None)
 
 
+def add_line(game_id: str, line: Line) -> bool:
+    """Keep ``line`` as a new variation of the game and show it; False (nothing kept) when the game
+    already holds ``MAX_LINES`` variations."""
+    kept = lines(game_id)
+    if len(kept) >= MAX_LINES:
+        return False
+    _set(game_id, [*kept, line], len(kept))
+    return True
+
+
 def branch_at(step: int) -> None:
     """The viewer's "Try a move here" was pressed at ``step``: the panel's branch point moves there."""
     st.session_state["whatif_branch"] = step

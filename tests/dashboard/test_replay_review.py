@@ -77,3 +77,27 @@ def test_the_page_sends_the_analysis_in_words(open_page: Callable, dash_db_copy:
     d = decisions[0]
     assert (int(first["move"]), first["played"], first["best"], first["tag"]) == (d.step, d.played.words, d.best.words, "blunder")
     assert first["chance"] == f"{d.played.estimate * 100:.0f}% ({d.played.low * 100:.0f}\u2013{d.played.high * 100:.0f}%)"
+
+
+def test_the_engine_line_opens_as_a_variation(open_page: Callable, dash_db_copy: Path) -> None:
+    from analysis import variation as V
+    from dashboards.whatif_panel import Line
+
+    log = parse_game(json.loads(GAME_FILE.read_text()), file=str(GAME_FILE))
+    options = Options(rollouts=2, top=2, seed=3, steps=(5, 5))
+    (decision,) = [d for d in analyse(log, options) if d.step == 5]
+    best = json.dumps(decision.best.move.to_json(), sort_keys=True)
+    line = analysis_panel.engine_line_of(log.game_id, 5, decision.seat, best, 3, GAME_FILE.read_text())
+    # It starts with the best move, in the move list's words, and is played in the real game.
+    assert line.words[0] == decision.best.words and 1 <= len(line.words) <= 9
+    variation = V.start(log, 4)
+    for pick, words in zip(line.picks, line.words):
+        choice = V.choices(variation)[pick]
+        assert choice.words == words
+        variation = V.play(variation, choice.move)
+    # "Open as a variation" keeps it as a line: the link brings it back in the move list.
+    code = Line(4, line.picks).code()
+    at = open_page(dash_db_copy, "views/replay.py", game=log.game_id, var=code)
+    (element,) = at.get("bidi_component")
+    (listed,) = json.loads(element.proto.json)["game"]["variations"]
+    assert (listed["branch"], listed["words"], listed["result"]) == (4, list(line.words), "unfinished")
