@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from dashboards.stats import ordinal
 from replay.protocol import Viewer
 from replay.registry import engine_for, view_for
 
@@ -55,6 +56,14 @@ def _items(before: Any, after: Any) -> list[str]:
     old = Counter(str(x) for x in _as_list(before))
     new = Counter(str(x) for x in _as_list(after))
     return [f"+{x}" for x in (new - old).elements()] + [f"{MINUS}{x}" for x in (old - new).elements()]
+
+
+def _tag_words(name: str) -> str:
+    """A tag's name in words: a second card of a role (``prospector_2``) is "prospector (2nd)"."""
+    base, _, number = name.rpartition("_")
+    if base and number.isdecimal():
+        return f"{base.replace('_', ' ')} ({ordinal(int(number))})"
+    return name.replace("_", " ")
 
 
 def _tagged(value: Any) -> dict[str, int]:
@@ -113,7 +122,7 @@ def change(kind: str, label: str | None, before: Any, after: Any, names: Sequenc
     if kind == "tagged":
         old_tags, new_tags = _tagged(before), _tagged(after)
         return [
-            f"{label} {name} {_shown(old_tags.get(name))} {ARROW} {_shown(new_tags.get(name))}"
+            f"{label} {_tag_words(name)} {_shown(old_tags.get(name))} {ARROW} {_shown(new_tags.get(name))}"
             for name in list(dict.fromkeys([*old_tags, *new_tags]))
             if old_tags.get(name) != new_tags.get(name)
         ]

@@ -9,6 +9,19 @@ function prColonists(filled, circles) {
   return out;
 }
 
+// A role card in words: a second card of a role ("prospector_2") is "Prospector (2nd)".
+function prRoleWords(card) {
+  const text = String(card || "");
+  const found = /^(.*)_(\d+)$/.exec(text);
+  if (found) {
+    const n = Number(found[2]);
+    const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[n % 10] || "th";
+    return `${prRoleWords(found[1])} (${n}${suffix})`;
+  }
+  const words = text.replace(/_/g, " ");
+  return words.slice(0, 1).toUpperCase() + words.slice(1);
+}
+
 function prTile(kind) {
   const worked = kind.endsWith("*");
   const name = kind.replace(/\*+$/, "");
@@ -31,16 +44,16 @@ function draw(game, step) {
   const taken = list(t.roles_taken);
   const roleChips = pairs(t.role_doubloons).map(([card, coins]) => {
     const extra = coins && coins !== "0" ? ` +${coins}$` : "";
-    return chip(card + extra, card === t.role ? "now" : taken.includes(card) ? "done" : "");
+    return chip(prRoleWords(card) + extra, card === t.role ? "now" : taken.includes(card) ? "done" : "");
   }).join("");
   const ships = list(t.ships).map((s) => `<span class="ship">${esc(s)}</span>`).join("");
   const house = list(t.trading_house).join(", ") || "empty";
   const supply = pairs(t.goods_supply).map(([g, n]) => `${g} ${n}`).join(", ");
   const faceUp = list(t.face_up_plantations).map((k) => prTile(String(k))).join("");
   const acting = t.to_act;
-  const stage = t.role ? `${t.role} phase` : String(t.stage || "").replace(/_/g, " ");
+  const stage = t.role ? `${prRoleWords(t.role)} phase` : String(t.stage || "").replace(/_/g, " ");
   const waiting = acting !== null && acting !== undefined ? ` · <b>to act</b> <span class="who" title="${esc(seatName(game, acting))}">${esc(seatName(game, acting))}</span>` : "";
-  const triggers = list(t.end_triggers).join(", ");
+  const triggers = list(t.end_triggers).map((x) => String(x).replace(/_/g, " ").replace(/^vp /, "VP ")).join(", ");
   const bar = '<div class="bar">'
     + `<span><b>Round</b> <span class="round-now">${esc(num(t.round))}</span></span>`
     + `<span><b>Governor</b> <span class="who" title="${esc(seatName(game, t.governor))}">${esc(seatName(game, t.governor))}</span></span>`
@@ -83,5 +96,15 @@ function draw(game, step) {
       + `<div class="island">${island}</div>`
       + `<div class="city">${built}${'<div class="bld empty"></div>'.repeat(free)}</div></div>`;
   });
-  return { bar, panels, cls: "players pr" };
+  // The end-of-game scoring by source (the rules' tie-break: doubloons plus goods). A view that may
+  // not see the VP chips gets no number for them.
+  const scoring = {
+    columns: ["buildings", "VP chips", "bonuses", "total", "tie-break (doubloons + goods)"],
+    rows: game.seats.map((cols) => {
+      const p = rowAt(game, cols, step);
+      const chips = p.vp_chips === null || p.vp_chips === undefined ? "hidden" : p.vp_chips;
+      return [p.vp_buildings, chips, p.vp_bonus, p.vp, Number(p.doubloons || 0) + Number(p.goods_total || 0)];
+    }),
+  };
+  return { bar, panels, cls: "players pr", scoring };
 }

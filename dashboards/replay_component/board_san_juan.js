@@ -83,5 +83,13 @@ function draw(game, step) {
       + (covered.length ? `<div class="meta">Under cranes: ${esc(covered.join(", "))}</div>` : "")
       + `<div class="section">Hand (${esc(num(p.hand_size))})</div><div class="hand">${hand}</div></div>`;
   });
-  return { bar, panels, cls: "players" };
+  // The end-of-game scoring by source (the rules' tie-break: cards in hand plus goods).
+  const scoring = {
+    columns: ["buildings", "chapel", "bonuses", "total", "tie-break (hand + goods)"],
+    rows: game.seats.map((cols) => {
+      const p = rowAt(game, cols, step);
+      return [p.vp_buildings, p.vp_chapel, p.vp_bonus, p.vp, Number(p.hand_size || 0) + list(p.goods).length];
+    }),
+  };
+  return { bar, panels, cls: "players", scoring };
 }

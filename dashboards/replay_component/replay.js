@@ -6,6 +6,9 @@
 
 const PALETTE = ["#2f7ed8", "#d9412b", "#2e9a48", "#e08a00", "#8e5cc7", "#1a9c9c"];
 const STATE_KEY = "governor-replay:";
+// Each seat's line has a dash of its own as well as a colour: five seats stay apart without colour.
+const DASHES = ["", "7 3", "2 3", "9 3 2 3", "4 2 1 2", "1 3"];
+const MARKS = ["circle", "square", "diamond", "triangle", "cross", "circle"];
 
 function esc(value) {
   return String(value === null || value === undefined ? "" : value)
@@ -268,7 +271,8 @@ function chartSvg(game, width) {
       if (values[s] !== values[s - 1]) { d += `H${x(s).toFixed(1)}V${y(values[s]).toFixed(1)}`; }
     }
     d += `H${x(game.total).toFixed(1)}`;
-    return `<path d="${d}" stroke="${PALETTE[seat % PALETTE.length]}" class="line"/>`;
+    const dash = DASHES[seat % DASHES.length];
+    return `<path d="${d}" stroke="${PALETTE[seat % PALETTE.length]}" class="line"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`;
   }).join("");
   const ticks = [];
   const stepTick = max > 40 ? 20 : max > 20 ? 10 : 5;
@@ -284,7 +288,7 @@ function chartSvg(game, width) {
       ticks.push(`<text x="${x(s)}" y="${height - 6}" class="tick" text-anchor="middle">${round}</text>`);
     }
   }
-  const dots = game.seats.map((_, seat) => `<circle r="4" class="dot" data-seat="${seat}" fill="${PALETTE[seat % PALETTE.length]}"/>`).join("");
+  const dots = game.seats.map((_, seat) => markSvg(seat, "dot")).join("");
   return {
     html: `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Victory points by move">`
       + `${ticks.join("")}<text x="${pad.l - 4}" y="${height - 6}" class="tick" text-anchor="end">rd</text>`
@@ -331,9 +335,37 @@ function taggedSteps(game, view) {
   return Array.from(new Set(steps)).sort((a, b) => a - b);
 }
 
+// A seat's marker (moved to a point with a transform): a shape of its own as well as a colour.
+function markSvg(seat, cls) {
+  const fill = PALETTE[seat % PALETTE.length];
+  const shape = MARKS[seat % MARKS.length];
+  const path = shape === "square" ? "M-3.5,-3.5h7v7h-7z" : shape === "diamond" ? "M0,-5L5,0L0,5L-5,0z"
+    : shape === "triangle" ? "M0,-5L4.5,4L-4.5,4z" : shape === "cross" ? "M-1.6,-5h3.2v3.4h3.4v3.2h-3.4v3.4h-3.2v-3.4h-3.4v-3.2h3.4z"
+      : "M-4,0a4,4 0 1,0 8,0a4,4 0 1,0 -8,0";
+  return `<path class="${cls}" data-seat="${seat}" d="${path}" fill="${fill}"/>`;
+}
+
 function legendHtml(game) {
-  return game.names.map((name, seat) => `<span class="lg" title="${esc(name)}"><span class="sw" style="background:${PALETTE[seat % PALETTE.length]}"></span>`
-    + `<span class="lgname">${esc(name)}</span></span>`).join("");
+  return game.names.map((name, seat) => {
+    const dash = DASHES[seat % DASHES.length];
+    const swatch = `<svg class="sw" viewBox="-14 -6 28 12" aria-hidden="true"><line x1="-13" x2="13" y1="0" y2="0" stroke="${PALETTE[seat % PALETTE.length]}"`
+      + ` stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ""}/>${markSvg(seat, "lgmark")}</svg>`;
+    return `<span class="lg" title="${esc(name)}">${swatch}<span class="lgname">${esc(name)}</span></span>`;
+  }).join("");
+}
+
+// The VP of every seat at a step, for the chart's hover readout.
+function vpAt(game, step) {
+  return game.names.map((name, seat) => `${name} ${Number(game.vp[seat][step] || 0)}`).join(" \u00b7 ");
+}
+
+// The end-of-game scoring table: VP by source per seat, as the board's game declares its sources.
+function scoringHtml(game, scoring) {
+  const head = `<tr><th>player</th>${scoring.columns.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
+  const body = scoring.rows.map((row, seat) => `<tr${game.data.winners.includes(seat) ? ' class="won"' : ""}>`
+    + `<td class="who" title="${esc(game.names[seat])}">${esc(game.names[seat])}</td>`
+    + row.map((v) => `<td>${esc(num(v))}</td>`).join("") + "</tr>").join("");
+  return `<div class="sidehead">Final scoring</div><table class="score"><thead>${head}</thead><tbody>${body}</tbody></table>`;
 }
 
 // -- the component -------------------------------------------------------------------------------
@@ -361,9 +393,14 @@ const HTML = `
     <button type="button" class="branch" title="Try another move from this position (What if?, below the board)" aria-label="Try a move here">${ICON.branch}<span class="lbl">Try a move here</span></button>
   </div>
   <div class="now"></div>
-  <div class="main">
-    <div class="boardcol"><div class="board"></div>
-      <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span></div>
+  <div class="tabs" role="tablist" aria-label="Parts of the replay">
+    <button type="button" role="tab" data-tab="board" aria-selected="true">Board</button>
+    <button type="button" role="tab" data-tab="moves" aria-selected="false">Moves</button>
+    <button type="button" role="tab" data-tab="charts" aria-selected="false">Charts</button>
+  </div>
+  <div class="main" data-tab="board">
+    <div class="boardcol"><div class="board"></div><div class="scoring" hidden></div>
+      <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span> <span class="readout"></span></div>
       <div class="chart"></div><div class="legend"></div></div>
       <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
       <div class="chance"></div></div></div>
@@ -398,7 +435,8 @@ function setup(parent, host) {
   const ui = {
     root: el(".gv-root"), title: el(".title"), facts: el(".facts"), slider: el(".slider"), pos: el(".pos"),
     round: el("select.round"), view: el("select.view"), now: el(".now"), board: el(".board"),
-    chart: el(".chart"), legend: el(".legend"), chance: el(".chance"), chanceBox: el(".chancebox"), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
+    chart: el(".chart"), legend: el(".legend"), chance: el(".chance"), chanceBox: el(".chancebox"),
+    scoring: el(".scoring"), readout: el(".readout"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
     branch: el("button.branch"), buttons: {},
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
@@ -498,7 +536,11 @@ function render(s) {
   const started = performance.now();
   if (s.drawn !== game || (s.chart && Math.abs((ui.chart.clientWidth || s.chart.width) - s.chart.width) > 40)) { drawStatic(s); }
   const step = s.step;
-  if (BOARDS[game.data.game]) { paintBoard(s, BOARDS[game.data.game](game, step)); }
+  const parts = BOARDS[game.data.game] ? BOARDS[game.data.game](game, step) : null;
+  if (parts) { paintBoard(s, parts); }
+  // The last step of a finished game: the scoring by source under the board.
+  const scoring = parts && parts.scoring && step === game.total && !game.data.unfinished ? scoringHtml(game, parts.scoring) : "";
+  if (scoring !== (s.scoringHtml || "")) { ui.scoring.innerHTML = scoring; ui.scoring.hidden = !scoring; s.scoringHtml = scoring; }
   ui.slider.value = String(step);
   ui.pos.textContent = `${step} / ${game.total}`;
   const round = roundAt(game, step);
@@ -531,8 +573,7 @@ function render(s) {
     cursor.setAttribute("x2", x);
     ui.chart.querySelectorAll(".dot").forEach((dot) => {
       const seat = Number(dot.getAttribute("data-seat"));
-      dot.setAttribute("cx", x);
-      dot.setAttribute("cy", c.y(c.series[seat][step]).toFixed(1));
+      dot.setAttribute("transform", `translate(${x},${c.y(c.series[seat][step]).toFixed(1)})`);
     });
   }
   const chanceCursor = s.chance ? ui.chance.querySelector(".cursor") : null;
@@ -654,6 +695,21 @@ function wire(s) {
     const span = c.width - c.pad.l - c.pad.r;
     go(s, Math.round(((x - c.pad.l) / span) * s.game.total));
   });
+  on(ui.chart, "mousemove", (event) => {
+    const c = s.chart;
+    const svg = ui.chart.querySelector("svg");
+    if (!c || !svg || !s.game) { return; }
+    const box = svg.getBoundingClientRect();
+    const x = (event.clientX - box.left) * (c.width / box.width);
+    const at = Math.max(0, Math.min(s.game.total, Math.round(((x - c.pad.l) / (c.width - c.pad.l - c.pad.r)) * s.game.total)));
+    ui.readout.textContent = `move ${at}: ${vpAt(s.game, at)}`;
+  });
+  on(ui.chart, "mouseleave", () => { ui.readout.textContent = ""; });
+  ui.tabs.forEach((tab) => on(tab, "click", () => {
+    ui.main.setAttribute("data-tab", tab.getAttribute("data-tab"));
+    ui.tabs.forEach((t) => t.setAttribute("aria-selected", String(t === tab)));
+    if (tab.getAttribute("data-tab") !== "board") { schedule(s); }
+  }));
   on(ui.chance, "click", (event) => {
     const c = s.chance;
     const svg = ui.chance.querySelector("svg");

@@ -90,6 +90,9 @@ def test_diff_kinds_speak_words_and_never_column_names() -> None:
     assert change("count", "tobacco", 3, 1) == ["\u22122 tobacco"]
     assert change("goods", None, ["indigo"], ["indigo", "sugar", "sugar"]) == ["+2 sugar"]
     assert change("tagged", "supply of", ["corn:10", "sugar:3"], ["corn:8", "sugar:3"]) == ["supply of corn 10 \u2192 8"]
+    # A second card of a role in words, never its internal label.
+    assert change("tagged", "doubloons on", ["settler:0", "prospector_2:0"], ["settler:1", "prospector_2:1"]) == [
+        "doubloons on settler 0 \u2192 1", "doubloons on prospector (2nd) 0 \u2192 1"]
     assert change("ships", None, ["empty 0/4", "corn 5/5"], ["indigo 2/4", "empty 0/5"]) == [
         "the 4-ship: empty \u2192 2 indigo", "the 5-ship: 5 corn \u2192 empty"
     ]
