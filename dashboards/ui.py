@@ -20,6 +20,7 @@ import streamlit as st
 from dashboards import data
 from dashboards.plain import NAME_CHARS, cut, name_html  # noqa: F401  (shared with the pages)
 from ingest.db import DatabaseError
+from replay import registry
 
 CSS = (Path(__file__).resolve().parent / "style.css").read_text(encoding="utf-8")
 
@@ -129,12 +130,13 @@ def require_games() -> None:
         st.stop()
 
 
-GAME_TITLES = {"san_juan": "San Juan", "puerto_rico": "Puerto Rico"}
+#: Every declared game's title by name (``replay.registry``: each game declares its own).
+GAME_TITLES = {name: registry.game_title(name) for name in registry.game_names()}
 
 
 def game_title(game: str) -> str:
-    """The display name of a game type."""
-    return GAME_TITLES.get(game, game.replace("_", " ").title())
+    """The display name of a game type (a name no game declares is written from its words)."""
+    return registry.game_title(game)
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|:$~&=\"'])")

@@ -9,6 +9,7 @@ An engine subclasses ``RulesEngine`` and sets ``rules`` (a module with ``new_gam
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Protocol
@@ -25,8 +26,9 @@ class RulesEngine:
     rules: ModuleType
     scoring: ModuleType
     event_words: ModuleType
-    #: A module with ``determinise(state, seat, rng)``: what the seat cannot see, dealt again at random.
-    hidden: ModuleType
+    #: The game's view module (``replay.protocol.GameView``): its ``determinise(state, seat, rng)`` deals
+    #: again what the seat cannot see, decided where everything a viewer sees is decided.
+    view: ModuleType
     parse: Callable[[Any, str], Any]
     over: Any
 
@@ -105,7 +107,7 @@ class RulesEngine:
     def determinise(self, state: Any, seat: int, rng: Any) -> Any:
         """``state`` with everything ``seat`` cannot see dealt again from ``rng`` (analysis rollouts);
         depends only on what the seat sees and on ``rng``."""
-        return self.hidden.determinise(state, seat, rng)
+        return self.view.determinise(state, seat, rng)
 
     def round_of(self, state: Any) -> int:
         return state.round  # type: ignore[no-any-return]
@@ -176,6 +178,22 @@ class RulesEngine:
             }
         )
         return obj
+
+
+class RandomPlayer:
+    """A bot uniformly random among the legal moves of any engine (every game's ``random`` bot)."""
+
+    def __init__(self, engine: Any, seed: int = 0) -> None:
+        self.engine = engine
+        self.rng = random.Random(seed)
+
+    def choose(self, state: Any) -> Any:
+        """One of ``state``'s legal moves. Raises ``IndexError`` when the game is over."""
+        return self.rng.choice(self.engine.legal_moves(state))
+
+    def choose_working(self, game: Working) -> Any:
+        """The move in a working game: its legal moves are listed from its snapshot."""
+        return self.choose(game.snapshot())
 
 
 class SnapshotWorking:

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from replay.errors import GovernorError, LogFormatError, has_control, printable
+from replay.game import game_names
 from replay.names import check_player_name
 
 FORMAT_NAME = "governor-log"
 FORMAT_VERSION = 1
-GAMES = ("san_juan", "puerto_rico")
 LOG_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 #: A single game larger than this is refused before parsing (real games are a few tens of KiB). A
 #: compressed ``.json.gz`` is decompressed only this far: a small file cannot make a large read.
@@ -178,8 +178,9 @@ def parse_game(obj: Any, *, file: str | None = None, index: int | None = None) -
                 path="version",
             )
         game = _expect(obj, "game", str, "a game name")
-        if game not in GAMES:
-            raise LogFormatError(f"unknown game '{game}' (known: {', '.join(GAMES)})", path="game")
+        known = game_names()
+        if game not in known:
+            raise LogFormatError(f"unknown game '{game}' (known: {', '.join(known)})", path="game")
         players_raw = _expect(obj, "players", list, "a list of players in seat order")
         players: list[str] = []
         for i, player in enumerate(players_raw):

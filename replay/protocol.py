@@ -64,6 +64,14 @@ class Working(Protocol):
         ...
 
 
+class Bot(Protocol):
+    """A player program: the move it makes in a state, or in a working game (``Working``)."""
+
+    def choose(self, state: Any) -> Any: ...
+
+    def choose_working(self, game: Any) -> Any: ...
+
+
 class Engine(Protocol):
     """What every game engine provides. States are immutable; ``apply`` is pure."""
 

@@ -1,47 +1,61 @@
-"""The engines and the views by game name. Ingestion, analysis and the dashboard find a game here and
-hold no rules and no secrets of their own."""
+"""The games, their engines, views and bots, found from the games' own declarations.
+
+Each package ``replay/<game>/`` declares itself once (``GAME = GameDeclaration(...)`` in its
+``__init__.py``, see ``replay.game``); ingestion, analysis, the dashboard and the command line find a
+game here and hold no rules, no secrets and no game names of their own. Adding a game is adding its
+package (and its board module in ``dashboards/``), nothing else.
+"""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from replay.game import GameDeclaration, declaration, declarations, load
+from replay.protocol import Bot, Engine, GameView
 
-from replay.protocol import GameView
-
-_ENGINES: dict[str, Any] = {}
+_ENGINES: dict[str, Engine] = {}
 _VIEWS: dict[str, GameView] = {}
 
 
-def engine_for(game: str) -> Any:
-    """The engine of ``game`` (``san_juan`` or ``puerto_rico``). Raises ``KeyError`` for others."""
-    if not _ENGINES:
-        _load()
+def game_names() -> tuple[str, ...]:
+    """The name of every declared game, in the declared order (``san_juan``, ``puerto_rico``)."""
+    return tuple(declarations())
+
+
+def game_of(game: str) -> GameDeclaration:
+    """The declaration of ``game``. Raises ``KeyError`` naming the known games for another name."""
+    return declaration(game)
+
+
+def game_title(game: str) -> str:
+    """The title players write of ``game`` (``San Juan``); an unknown name (a table from another
+    build) is written from its words (``chess_960`` -> ``Chess 960``), never an error."""
+    found = declarations().get(game)
+    return found.title if found is not None else game.replace("_", " ").title()
+
+
+def engine_for(game: str) -> Engine:
+    """The engine of ``game``, loaded from its declaration when first asked for. Raises ``KeyError``
+    naming the known games for a game no package declares."""
+    if game not in _ENGINES:
+        _ENGINES[game] = load(declaration(game).engine)
     return _ENGINES[game]
 
 
-def all_engines() -> dict[str, Any]:
-    """Every engine by game name."""
-    if not _ENGINES:
-        _load()
-    return dict(_ENGINES)
+def all_engines() -> dict[str, Engine]:
+    """Every engine by game name, in the declared order (loads every engine)."""
+    return {name: engine_for(name) for name in declarations()}
 
 
 def view_for(game: str) -> GameView:
-    """What a viewer of ``game`` may see: the module ``replay/<game>/view.py`` its package declares
-    (``replay.protocol.GameView``). Raises ``KeyError`` for a game the registry does not know."""
+    """What a viewer of ``game`` may see: the module its declaration names (``replay/<game>/view.py``,
+    a ``replay.protocol.GameView``). Raises ``KeyError`` for a game the registry does not know."""
     if game not in _VIEWS:
-        engine_for(game)  # a KeyError for an unknown game, before any import by name
-        module: Any = importlib.import_module(f"replay.{game}.view")
-        _VIEWS[game] = module
+        _VIEWS[game] = load(declaration(game).view)
     return _VIEWS[game]
 
 
-def _load() -> None:
-    from replay.san_juan.engine import ENGINE as SAN_JUAN
-
-    _ENGINES[SAN_JUAN.game] = SAN_JUAN
-    try:
-        from replay.puerto_rico.engine import ENGINE as PUERTO_RICO
-    except ImportError:  # the Puerto Rico engine is optional until it lands
-        return
-    _ENGINES[PUERTO_RICO.game] = PUERTO_RICO
+def make_bot(game: str, kind: str, seed: int) -> Bot:
+    """A new ``kind`` bot (``heuristic``, ``random``, as ``game`` declares them) seeded with ``seed``.
+    Raises ``KeyError`` naming the known games, or the game's bot kinds, for others."""
+    factory = load(declaration(game).bot_path(kind))
+    bot: Bot = factory(engine_for(game), seed)
+    return bot

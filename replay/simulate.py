@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.logfile import dumps_game, write_games
-from replay.registry import engine_for
+from replay.registry import engine_for, make_bot
 
 BOTS = ("heuristic", "random", "mixed")
 NAMES = ("Ana", "Bruno", "Carla", "Diego", "Elena")
@@ -25,22 +25,6 @@ MAX_GAMES = 10_000_000
 #: ``1_000_000_007`` per dropped attempt), which its log records in ``meta.seed``, then stays within
 #: the 64-bit integers the log format allows.
 MAX_SEED = 10**12
-
-
-def make_bot(game: str, kind: str, seed: int) -> Any:
-    """A bot for ``game``: ``heuristic`` or ``random``."""
-    engine = engine_for(game)
-    if kind == "random":
-        from replay.san_juan.bots import RandomPlayer
-
-        return RandomPlayer(engine, seed)
-    if game == "san_juan":
-        from replay.san_juan.bots import HeuristicPlayer
-
-        return HeuristicPlayer(seed)
-    from replay.puerto_rico.bots import HeuristicPlayer as PRHeuristic  # type: ignore[import-not-found]
-
-    return PRHeuristic(seed)
 
 
 class SimulationError(Exception):
@@ -69,6 +53,7 @@ def _play(game: str, players: int, seed: int, bot: str, options: dict[str, Any])
     play = engine.working(state)
     while not play.is_over():
         seat = play.current_seat()
+        assert seat is not None, "a game not over has a seat to act"
         move = bots[seat].choose_working(play)
         default = play.default_move()
         play.apply(move)

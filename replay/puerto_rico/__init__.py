@@ -1,1 +1,19 @@
-"""Puerto Rico (3 to 5 players): catalogue, moves, state, rules, scoring, engine and bots."""
+"""Puerto Rico (3 to 5 players): catalogue, moves, state, rules, scoring, engine, view and bots.
+
+This file declares the game and imports nothing else: reading the declaration costs no engine."""
+
+from replay.game import GameDeclaration
+
+GAME = GameDeclaration(
+    name="puerto_rico",
+    title="Puerto Rico",
+    min_players=3,
+    max_players=5,
+    engine="replay.puerto_rico.engine:ENGINE",
+    view="replay.puerto_rico.view",
+    catalogue="replay.puerto_rico.catalogue",
+    bots=(("heuristic", "replay.puerto_rico.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer")),
+    log_schema="pr_",
+    opening_words=", plantations and quarries taken",
+    order=1,
+)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from replay.engine_base import RulesEngine, StateRows
 from replay.logfile import GameLog
-from replay.puerto_rico import change_words, events, hidden, rows, rules, scoring
+from replay.puerto_rico import GAME, change_words, events, rows, rules, scoring, view
 from replay.puerto_rico.arrangements import colonists_to_place
 from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOODS, QUARRY, Power, role_of
 from replay.puerto_rico.moves import (
@@ -32,6 +32,9 @@ from replay.puerto_rico.moves import (
     with_parts_from,
 )
 from replay.puerto_rico.state import PuertoRicoState, Stage
+
+if TYPE_CHECKING:
+    from replay.puerto_rico.bots import HeuristicPlayer
 
 _str_list = pa.list_(pa.string())
 
@@ -60,11 +63,11 @@ class PuertoRicoEngine(RulesEngine):
     scoring = scoring
     event_words = events
     change_words = change_words.WORDS
-    hidden = hidden
+    view = view
     parse = staticmethod(parse_move)
     over = Stage.OVER
 
-    game = "puerto_rico"
+    game = GAME.name
     version = "1.0"
     min_players = rules.MIN_PLAYERS
     max_players = rules.MAX_PLAYERS
@@ -365,6 +368,13 @@ class PuertoRicoEngine(RulesEngine):
         from dataclasses import replace
 
         return replace(state, shuffle_seed=seed)
+
+
+def heuristic_bot(engine: object, seed: int) -> HeuristicPlayer:
+    """The heuristic bot (the declaration's ``heuristic``; ``engine`` is this game's own)."""
+    from replay.puerto_rico.bots import HeuristicPlayer
+
+    return HeuristicPlayer(seed)
 
 
 ENGINE = PuertoRicoEngine()

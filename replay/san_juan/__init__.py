@@ -1,0 +1,20 @@
+"""San Juan (2 to 4 players): catalogue, moves, state, rules, scoring, engine, view and bots.
+
+This file declares the game and imports nothing else: reading the declaration costs no engine."""
+
+from replay.game import GameDeclaration, GameOption
+
+GAME = GameDeclaration(
+    name="san_juan",
+    title="San Juan",
+    min_players=2,
+    max_players=4,
+    engine="replay.san_juan.engine:ENGINE",
+    view="replay.san_juan.view",
+    catalogue="replay.san_juan.cards",
+    bots=(("heuristic", "replay.san_juan.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer")),
+    log_schema="sj_",
+    options=(GameOption("draft_start", "the draft-start variant: seats are dealt 5, 6, 7 and 8 cards and each "
+                                       "keeps 4 with a draft move before the first round"),),
+    order=0,
+)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from replay.engine_base import RulesEngine, StateRows
 from replay.errors import FieldError
 from replay.logfile import GameLog
-from replay.san_juan import change_words, events, hidden, rows, rules, scoring
+from replay.san_juan import GAME, change_words, events, rows, rules, scoring, view
 from replay.san_juan.cards import CARDS, Good, Role
 from replay.san_juan.moves import (
     Build,
@@ -30,6 +30,9 @@ from replay.san_juan.moves import (
     with_parts_from,
 )
 from replay.san_juan.state import SanJuanState, Stage
+
+if TYPE_CHECKING:
+    from replay.san_juan.bots import HeuristicPlayer
 
 _str_list = pa.list_(pa.string())
 
@@ -67,11 +70,11 @@ class SanJuanEngine(RulesEngine):
     scoring = scoring
     event_words = events
     change_words = change_words.WORDS
-    hidden = hidden
+    view = view
     parse = staticmethod(parse_move)
     over = Stage.OVER
 
-    game = "san_juan"
+    game = GAME.name
     version = "1.0"
     min_players = rules.MIN_PLAYERS
     max_players = rules.MAX_PLAYERS
@@ -304,6 +307,13 @@ class SanJuanEngine(RulesEngine):
         rng = random.Random(f"san_juan:{seed}")
         setup = rules.random_setup(len(players), rng, draft=bool(options.get("draft_start")))
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
+
+
+def heuristic_bot(engine: object, seed: int) -> HeuristicPlayer:
+    """The heuristic bot (the declaration's ``heuristic``; ``engine`` is this game's own)."""
+    from replay.san_juan.bots import HeuristicPlayer
+
+    return HeuristicPlayer(seed)
 
 
 ENGINE = SanJuanEngine()

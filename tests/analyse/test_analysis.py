@@ -83,7 +83,7 @@ def test_san_juan_determinisation_reshuffles_hidden_cards() -> None:
 def test_san_juan_keeps_the_seats_own_looked_at_cards() -> None:
     state = position([seat(hand=["Statue"]), seat(hand=["Well", "Smithy"])], draw=["Chapel", "Tower"],
                      stage=Stage.PHASE, chooser=0, queue=(0, 1), looking=["Library", "Palace"])
-    from replay.san_juan.hidden import determinise
+    from replay.san_juan.view import determinise
 
     world = determinise(state, 0, random.Random(1))
     assert world.looking == ("Library", "Palace")
