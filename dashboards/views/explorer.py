@@ -24,6 +24,7 @@ from dashboards.explorer_queries import (
 )
 from dashboards.stats import FEW_GAMES, wilson
 from ingest.openings import OPENING_ROUNDS
+from replay import registry
 
 
 def _set_path(path: tuple[str, ...]) -> None:
@@ -79,7 +80,7 @@ right.multiselect("Player count", available, key="explorer_counts", on_change=_o
                   help="No player count chosen counts every player count.")
 st.caption(
     f"Decisions of the first {OPENING_ROUNDS} rounds: role choices and builds"
-    + (", plantations and quarries taken" if game == "puerto_rico" else "")
+    + (registry.game_of(game).opening_words if game in registry.game_names() else "")
     + f". A win counts for the seat that made the decision (on a full tie every tied seat wins); "
     f"the baseline is chance, 1 / player count. Rates from fewer than {FEW_GAMES} games are marked few."
 )

@@ -6,6 +6,8 @@ shows the newest ``SHOWN`` matches."""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from datetime import date
 from html import escape
 from typing import Any, cast
@@ -13,12 +15,23 @@ from typing import Any, cast
 import pandas as pd
 import streamlit as st
 
-from dashboards import board_puerto_rico, board_san_juan, charts, data, ui, url_state
+from dashboards import charts, data, ui, url_state
 from dashboards.stats import plural
+from replay import registry
 
 #: Rows sent to the browser at most (the count of all matches is always given).
 SHOWN = 2000
-BOARDS = {"san_juan": board_san_juan.board_html, "puerto_rico": board_puerto_rico.board_html}
+def _board_html(game: str) -> Callable[..., str] | None:
+    """The final-board drawing of ``game``: its board module ``dashboards.board_<game>`` (the one
+    presentation module a game has), or None for a game without one (or a name no game declares)."""
+    if game not in registry.game_names():
+        return None
+    try:
+        module = importlib.import_module(f"dashboards.board_{game}")
+    except ImportError:
+        return None
+    draw: Callable[..., str] | None = getattr(module, "board_html", None)
+    return draw
 OWNERS = {"anyone": "any player", "winner": "a winner"}
 #: Pixel widths of the narrow number columns: each header shows whole ("small" cut them to
 #: "Winning sco" and "Length (mo").
@@ -100,9 +113,10 @@ def compare(ids: list[str]) -> None:
             result = data.game_players(game_id)
             st.dataframe(result[["seat", "name", "score", "rank", "won", "tiebreak"]], hide_index=True, width="stretch",
                          column_config={"seat": st.column_config.NumberColumn("seat", help="From 0, as in SQL.")})
-        if game in data.games_with_states() and game in BOARDS:
+        draw = _board_html(game)
+        if game in data.games_with_states() and draw is not None:
             state, seats = final_state(game, game_id)
-            boards.append(BOARDS[game](state, seats, names, winners))
+            boards.append(draw(state, seats, names, winners))
             vp = vp_by_round(game, game_id)
             vp["line"] = [f"{letter}: {names[s] if s < len(names) else s}" for s in vp["seat"]]
             vp["game"] = letter

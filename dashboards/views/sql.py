@@ -30,7 +30,9 @@ from dashboards.sql_sandbox import (
 )
 from dashboards.stats import plural
 from ingest.db import DatabaseError
+from replay import registry
 
+_FIRST_GAME = registry.game_names()[0]
 EXAMPLES = {
     "Win rate by seat": "SELECT game, player_count, seat, games, wins, round(win_rate, 3) AS win_rate\n"
     "FROM win_rate_by_seat\nORDER BY game, player_count, seat",
@@ -39,9 +41,11 @@ EXAMPLES = {
     "Most built buildings": "SELECT building, count(*) AS times_built\nFROM buildings_built\nGROUP BY building\n"
     "ORDER BY times_built DESC",
     "Games by type and player count (PIVOT)": "PIVOT games ON player_count USING count(*) GROUP BY game",
+    # Every game's state tables are <game>_states and <game>_player_states with round and vp columns:
+    # the example reads the first declared game's, named by the registry.
     "VP after each round (one game)": "SELECT s.round, p.seat, max(p.vp) AS vp\n"
-    "FROM san_juan_player_states p JOIN san_juan_states s USING (game_id, step)\n"
-    "WHERE game_id = (SELECT min(game_id) FROM games WHERE game = 'san_juan')\nGROUP BY ALL ORDER BY s.round, p.seat",
+    f"FROM {_FIRST_GAME}_player_states p JOIN {_FIRST_GAME}_states s USING (game_id, step)\n"
+    f"WHERE game_id = (SELECT min(game_id) FROM games WHERE game = '{_FIRST_GAME}')\nGROUP BY ALL ORDER BY s.round, p.seat",
     "Rejected logs": "SELECT file, game_index, move_number, player, message\nFROM rejections\nORDER BY rejected_at DESC",
 }
 #: Queries kept in the session's history, newest first.
