@@ -148,6 +148,38 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, page
     return written
 
 
+#: The Replay page with a stored analysis: at 1400 px in the light theme, and on a 390 px phone in the
+#: dark theme (its Moves tab: tags and estimates in the move list).
+ANALYSIS_SHOTS = (("replay_analysis", 1400, 1000, "light", None), ("replay_analysis_phone_dark", 390, 900, "dark", "Moves"))
+
+
+def take_analysis_screenshots(db: str | Path, out: Path, game_id: str, step: int) -> list[Path]:
+    """Write ``ANALYSIS_SHOTS`` of ``game_id`` (a game with a stored analysis, ``governor analyse
+    --store``) at ``step`` into ``out``; returns the files. Raises ``RuntimeError`` as
+    ``running_dashboard``."""
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with running_dashboard(db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        for name, width, height, scheme, tab in ANALYSIS_SHOTS:
+            page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
+            page.goto(url + f"/replay?game={game_id}&step={step}")
+            wait_for_app(page)
+            page.wait_for_selector(f".gv-root[data-step='{step}']")
+            page.wait_for_selector(".chancebox:not([hidden])", state="attached")
+            if tab:
+                page.get_by_role("tab", name=tab).click()
+            page.wait_for_timeout(300)
+            target = out / f"{name}.png"
+            page.screenshot(path=str(target))
+            written.append(target)
+            page.close()
+        browser.close()
+    return written
+
+
 def _first_game(db: str | Path, game: str) -> str | None:
     """The game to show of a kind: most players, then most moves, then the smallest id."""
     from ingest.db import read_arrow
@@ -167,7 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="output folder")
     parser.add_argument("--game", help="game id for the first Replay screenshot (default: the largest game)")
     parser.add_argument("--pages", nargs="+", choices=list(PAGES), help="only these pages (default: all)")
+    parser.add_argument("--analysis", metavar="GAME_ID", help="only the Replay shots with the stored analysis of this game")
+    parser.add_argument("--step", type=int, default=40, help="the step of the analysis shots (default: 40)")
     args = parser.parse_args(argv)
+    if args.analysis:
+        for path in take_analysis_screenshots(args.db, Path(args.out), args.analysis, args.step):
+            print(path)
+        return 0
     for path in take_screenshots(args.db, Path(args.out), args.game, args.pages):
         print(path)
     return 0

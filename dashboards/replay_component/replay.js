@@ -156,7 +156,8 @@ function chanceText(est, lo, hi) { return `${pct(est)} (${Math.round(Number(lo) 
 // One decision in words: who, the chance after the move played with its interval, and the best move's.
 function reviewText(game, d) {
   const who = seatName(game, d[1]);
-  let text = `${who}: ${d[6] === null ? "this move" : d[6]} ${chanceText(d[2], d[3], d[4])}`;
+  // The words of a move name its player already; a hidden move is named by its seat only.
+  let text = `${d[6] === null ? `${who}'s move` : d[6]} ${chanceText(d[2], d[3], d[4])}`;
   if (d[7] !== null && d[7] !== d[6]) { text += `; best: ${d[7]} ${chanceText(d[8], d[9], d[10])}`; }
   if (d[5]) { text += ` \u2014 ${d[5]}`; }
   return text;
