@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from replay.errors import FieldError
 from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
-from replay.protocol import Score, Working
+from replay.protocol import Rules, Score, StorageRows, Working
 
 
 class RulesEngine:
@@ -64,7 +64,8 @@ class RulesEngine:
         """A game changed in place from ``state`` (``replay.protocol.Working``): the rules module's
         ``working`` when it has one, else one that applies the pure ``apply`` move after move."""
         factory = getattr(self.rules, "working", None)
-        return factory(state) if factory is not None else SnapshotWorking(self, state)
+        # A concrete engine (a subclass) has every hook; this base alone declares only what it shares.
+        return factory(state) if factory is not None else SnapshotWorking(cast(Rules, self), state)
 
     def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
         """What the rules did by themselves on the way from ``before`` to ``after``, in words: the
@@ -138,7 +139,7 @@ class RulesEngine:
         """The rows of a game replayed in place on ``work`` (``working``), read step by step: see
         ``StateRows``. This base version reads the snapshot a ``SnapshotWorking`` holds; engines with a
         working game of their own read its table instead (no snapshot per step)."""
-        return SnapshotRows(self, work)
+        return SnapshotRows(cast(StorageRows, self), work)
 
     def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
         """What the setup of a finished game holds that the game never used: reshuffle orders past
@@ -183,7 +184,7 @@ class RulesEngine:
 class RandomPlayer:
     """A bot uniformly random among the legal moves of any engine (every game's ``random`` bot)."""
 
-    def __init__(self, engine: Any, seed: int = 0) -> None:
+    def __init__(self, engine: Rules, seed: int = 0) -> None:
         self.engine = engine
         self.rng = random.Random(seed)
 
@@ -203,7 +204,7 @@ class SnapshotWorking:
     __slots__ = ("engine", "state")
     takes_defaults = True
 
-    def __init__(self, engine: Any, state: Any) -> None:
+    def __init__(self, engine: Rules, state: Any) -> None:
         self.engine = engine
         self.state = state
 
@@ -246,7 +247,7 @@ class SnapshotRows(StateRows):
 
     __slots__ = ("engine", "work", "last")
 
-    def __init__(self, engine: Any, work: Any) -> None:
+    def __init__(self, engine: StorageRows, work: Working) -> None:
         self.engine = engine
         self.work = work
         self.last: list[Any] = []

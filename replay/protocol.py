@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pyarrow as pa
 
@@ -72,19 +72,15 @@ class Bot(Protocol):
     def choose_working(self, game: Any) -> Any: ...
 
 
-class Engine(Protocol):
-    """What every game engine provides. States are immutable; ``apply`` is pure."""
+@runtime_checkable
+class Rules(Protocol):
+    """The rules of a game: its setup, its moves, what is legal, what a move does, and its end and
+    scores. States are immutable; ``apply`` is pure."""
 
     game: str
     version: str
     min_players: int
     max_players: int
-    #: Schema of the per-step global state row and of the per-step, per-seat row.
-    global_schema: pa.Schema
-    player_schema: pa.Schema
-    #: How "What changed" speaks of the stored columns: ``{"global": {column: (kind, label)},
-    #: "player": {...}}`` (see ``dashboards.diff``; what a viewer may see is the game's ``GameView``).
-    change_words: dict[str, Any]
 
     def new_game(self, log: GameLog) -> Any:
         """The state before the first move, from the log's players, options and setup.
@@ -150,12 +146,6 @@ class Engine(Protocol):
         ``default_move(state)`` is None."""
         ...
 
-    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
-        """``state`` with everything ``seat`` cannot see (other hands, pile orders, face-down tiles,
-        future reshuffles) dealt again from the ``random.Random`` ``rng``; the result depends only on
-        what the seat sees and on ``rng`` (analysis rollouts must not cheat)."""
-        ...
-
     def is_over(self, state: Any) -> bool:
         """Whether the game has ended."""
         ...
@@ -172,14 +162,6 @@ class Engine(Protocol):
         """A short code of why the game ended (None while it goes on)."""
         ...
 
-    def buildings_of(self, state: Any) -> list[list[str]]:
-        """Each seat's buildings (names), for "which buildings win" statistics."""
-        ...
-
-    def pending(self, state: Any) -> str:
-        """What the game waits for, in words ("seat 2 must choose a role")."""
-        ...
-
     def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
         """What the setup of a finished game holds that the game never used (an extra reshuffle)."""
         ...
@@ -187,6 +169,12 @@ class Engine(Protocol):
     def round_of(self, state: Any) -> int:
         """The round number (1-based) the state is in."""
         ...
+
+
+@runtime_checkable
+class Words(Protocol):
+    """A game in words: its moves, what the rules did by themselves, what it waits for, and the whole
+    state as text or plain JSON (``replay``, the dashboard, ``--json``)."""
 
     def describe_move(self, state: Any, move: Any, names: Sequence[str]) -> str:
         """The move in words, from the state it was made in ("Ana builds Smithy, paying ...")."""
@@ -198,17 +186,34 @@ class Engine(Protocol):
         names, in the order it happened; empty when nothing happened beyond the move itself."""
         ...
 
-    def step_info(self, state: Any) -> dict[str, Any]:
-        """Phase information for the moves table: round, governor seat, current role."""
+    def pending(self, state: Any) -> str:
+        """What the game waits for, in words ("seat 2 must choose a role")."""
+        ...
+
+    def render(self, state: Any, names: Sequence[str]) -> str:
+        """The state as readable text for the terminal."""
         ...
 
     def to_view(self, state: Any, names: Sequence[str]) -> dict[str, Any]:
         """The whole state as plain JSON, for ``replay --json`` and the dashboard."""
         ...
 
-    def render(self, state: Any, names: Sequence[str]) -> str:
-        """The state as readable text for the terminal."""
+    def step_info(self, state: Any) -> dict[str, Any]:
+        """Phase information for the moves table: round, governor seat, current role."""
         ...
+
+
+@runtime_checkable
+class StorageRows(Protocol):
+    """A game as typed columns for the database: the schemas of its two state tables, each state's
+    rows, the rows of a game replayed in place, and how "What changed" speaks of the columns."""
+
+    #: Schema of the per-step global state row and of the per-step, per-seat row.
+    global_schema: pa.Schema
+    player_schema: pa.Schema
+    #: How "What changed" speaks of the stored columns: ``{"global": {column: (kind, label)},
+    #: "player": {...}}`` (see ``dashboards.diff``; what a viewer may see is the game's ``GameView``).
+    change_words: dict[str, Any]
 
     def global_row(self, state: Any) -> dict[str, Any]:
         """Typed global columns of a state (matching ``global_schema``, without the keys)."""
@@ -224,6 +229,16 @@ class Engine(Protocol):
         now, and the per-seat rows that changed), so that no snapshot is made per state."""
         ...
 
+    def buildings_of(self, state: Any) -> list[list[str]]:
+        """Each seat's buildings (names), for "which buildings win" statistics."""
+        ...
+
+
+@runtime_checkable
+class Simulation(Protocol):
+    """What playing new games needs besides the rules: a random setup, chance outcomes drawn as play
+    goes on, and the complete log at the end."""
+
     def new_random_game(self, players: Sequence[str], seed: int, options: dict[str, Any]) -> GameLog:
         """A log with a random setup and no moves (simulation)."""
         ...
@@ -234,6 +249,19 @@ class Engine(Protocol):
 
     def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
         """The complete log of a simulated game: chance outcomes drawn during play and the result."""
+        ...
+
+
+@runtime_checkable
+class Engine(Rules, Words, StorageRows, Simulation, Protocol):
+    """What every game engine provides: ``Rules``, ``Words``, ``StorageRows`` and ``Simulation``, and
+    the determinisation of a state for a seat (``determinise``, from the game's view module). A function
+    asks for the narrowest of these it needs."""
+
+    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+        """``state`` with everything ``seat`` cannot see (other hands, pile orders, face-down tiles,
+        future reshuffles) dealt again from the ``random.Random`` ``rng``; the result depends only on
+        what the seat sees and on ``rng`` (analysis rollouts must not cheat)."""
         ...
 
 

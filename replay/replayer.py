@@ -13,6 +13,7 @@ from typing import Any, Final
 from replay.engine_base import SnapshotWorking
 from replay.errors import FieldError, IllegalMoveError, LogFormatError, ResultMismatchError, RuleViolation
 from replay.logfile import GameLog
+from replay.protocol import Engine, Rules
 from replay.registry import engine_for
 
 
@@ -33,7 +34,7 @@ class Replay:
     """A whole replayed game: the log, the initial state and every step."""
 
     log: GameLog
-    engine: Any
+    engine: Engine
     initial: Any
     steps: list[Step]
 
@@ -76,7 +77,7 @@ def _move_key(game: str, raw: Any) -> tuple[Any, ...] | None:
     return tuple(parts)
 
 
-def _parse_move(engine: Any, log: GameLog, index: int, raw: Any, key: tuple[Any, ...] | None) -> Any:
+def _parse_move(engine: Rules, log: GameLog, index: int, raw: Any, key: tuple[Any, ...] | None) -> Any:
     """Parse a move not yet in ``_PARSED`` (``key`` is its ``_move_key``) and keep it there if it can be
     shared. Raises ``LogFormatError``."""
     try:
@@ -152,7 +153,7 @@ def replay_in_place(
     return engine, work, steps()
 
 
-def _start(log: GameLog) -> tuple[Any, Any]:
+def _start(log: GameLog) -> tuple[Engine, Any]:
     """The engine of the log and the state before the first move. Raises ``LogFormatError``."""
     engine = engine_for(log.game)
     names = log.players
@@ -167,7 +168,7 @@ def _start(log: GameLog) -> tuple[Any, Any]:
 
 
 def _fold(
-    log: GameLog, engine: Any, work: Any, require_complete: bool,
+    log: GameLog, engine: Engine, work: Any, require_complete: bool,
     before_move: Callable[[Any, int | None, Any], None] | None = None,
 ) -> Iterator[tuple[int, int | None, Any]]:
     """Make every move of the log on ``work`` (a ``replay.protocol.Working``), checking whose turn it
@@ -209,7 +210,7 @@ def _fold(
         yield number, seat, move
 
 
-def _finish(log: GameLog, engine: Any, state: Any, require_complete: bool) -> None:
+def _finish(log: GameLog, engine: Engine, state: Any, require_complete: bool) -> None:
     """The checks of the state after the last move: over when the log must be complete, no unused
     setup, the recorded result. Raises as ``iter_replay``."""
     over = engine.is_over(state)
@@ -225,7 +226,7 @@ def _finish(log: GameLog, engine: Any, state: Any, require_complete: bool) -> No
             check_result(log, engine, state)
 
 
-def _read_move(engine: Any, log: GameLog, index: int) -> tuple[Any, int | None]:
+def _read_move(engine: Rules, log: GameLog, index: int) -> tuple[Any, int | None]:
     """Move ``index`` of the log and the seat it names (None if it names none).
     Raises ``LogFormatError`` for a malformed move or seat."""
     raw = log.moves[index]
@@ -243,7 +244,7 @@ def _read_move(engine: Any, log: GameLog, index: int) -> tuple[Any, int | None]:
     return move, claimed
 
 
-def fill_defaults(engine: Any, state: Any, move: Any | None, claimed: int | None) -> Any:
+def fill_defaults(engine: Rules, state: Any, move: Any | None, claimed: int | None) -> Any:
     """The state once the decisions a log left out before ``move`` are taken by default.
 
     While the seat to act has a default (``engine.default_move``), ``move`` is that seat's decision
@@ -297,7 +298,7 @@ def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, 
     )
 
 
-def check_result(log: GameLog, engine: Any, state: Any) -> None:
+def check_result(log: GameLog, engine: Rules, state: Any) -> None:
     """Compare the recorded ``result`` with the replay. Raises ``ResultMismatchError``."""
     error = result_error(log, [s.total for s in engine.scores(state)], engine.winners(state))
     if error is not None:

@@ -11,6 +11,7 @@ import pyarrow as pa
 from replay.engine_base import RulesEngine, StateRows
 from replay.errors import FieldError
 from replay.logfile import GameLog
+from replay.protocol import Engine, Rules
 from replay.san_juan import GAME, change_words, events, rows, rules, scoring, view
 from replay.san_juan.cards import CARDS, Good, Role
 from replay.san_juan.moves import (
@@ -309,7 +310,7 @@ class SanJuanEngine(RulesEngine):
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
 
 
-def heuristic_bot(engine: object, seed: int) -> HeuristicPlayer:
+def heuristic_bot(engine: Rules, seed: int) -> HeuristicPlayer:
     """The heuristic bot (the declaration's ``heuristic``; ``engine`` is this game's own)."""
     from replay.san_juan.bots import HeuristicPlayer
 
@@ -317,5 +318,7 @@ def heuristic_bot(engine: object, seed: int) -> HeuristicPlayer:
 
 
 ENGINE = SanJuanEngine()
+#: mypy checks here that the engine has every hook of the protocol, with its types.
+_CONFORMS: Engine = ENGINE
 
 __all__ = ["ENGINE", "SanJuanEngine", "FieldError", "Good"]
