@@ -185,24 +185,40 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def open_in_new_tab(tabs: Any, url: str, game: dict[str, Any]) -> tuple[Any, float]:
+def open_in_new_tab(tabs: Any, url: str, game: dict[str, Any], parts: list[dict[str, float]] | None = None) -> tuple[Any, float]:
     """A new page of ``tabs`` (a browser context, or the browser for a fresh profile) opened at the
-    middle of ``game``, and the seconds from the start of its load to the board drawn."""
+    middle of ``game``, and the seconds from the start of its load to the board drawn. With ``parts``,
+    appends where the time went, from the page's own clock (ms since its navigation began, which the
+    component stamps on its root): ``html_s`` the app's HTML received, ``data_s`` the game's view
+    received by the component, ``drawn_s`` the board first drawn, ``draw_s`` = drawn - data (the
+    browser's part of the app)."""
     page = tabs.new_page(viewport={"width": 1400, "height": 1000}) if not hasattr(tabs, "pages") else tabs.new_page()
     start = time.perf_counter()
     page.goto(f"{url}/replay?game={game['game_id']}&step={game['moves'] // 2}")
     page.wait_for_selector(f".gv-root[data-step='{game['moves'] // 2}']", timeout=60_000)
-    return page, time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    if parts is not None:
+        html, data, drawn = page.locator(".gv-root").evaluate(
+            "(r) => [performance.getEntriesByType('navigation')[0].responseEnd, Number(r.getAttribute('data-received-ms')),"
+            " Number(r.getAttribute('data-drawn-ms'))]")
+        parts.append({"html_s": round(html / 1000, 3), "data_s": round(data / 1000, 3), "drawn_s": round(drawn / 1000, 3),
+                      "draw_s": round((drawn - data) / 1000, 3)})
+    return page, seconds
 
 
-def measure_game(tabs: Any, url: str, games: list[dict[str, Any]], steps: int, opens: int) -> dict[str, Any]:
+def measure_game(tabs: Any, url: str, games: list[dict[str, Any]], steps: int, opens: int, db: Path) -> dict[str, Any]:
     from dashboards.screenshots import wait_for_app
 
     main = games[0]
     open_s = []
+    parts: list[dict[str, float]] = []
+    server: list[float] = []
     for game in games[1: opens + 1] + [main]:
-        page, seconds = open_in_new_tab(tabs, url, game)
+        page, seconds = open_in_new_tab(tabs, url, game, parts)
         open_s.append(seconds)
+        # The app's server part for this game, read as the page reads it (in this process, after the
+        # open: the dashboard's own caches are not touched).
+        server.append(payload_bytes(db, game["game_id"])["server_total_s"])
         if game is not main:
             page.close()
     wait_for_app(page)
@@ -242,6 +258,19 @@ def measure_game(tabs: Any, url: str, games: list[dict[str, Any]], steps: int, o
         "open_s": [round(s, 3) for s in open_s],
         "open_median_s": round(statistics.median(open_s), 3),
         "open_max_s": round(max(open_s), 3),
+        # Where an open's time goes (medians): the app controls its server part (reading the game and
+        # making its view: ``server_app_s``) and drawing it (``draw_s``); the rest until the view
+        # arrives (``data_s`` - ``server_app_s``) is Streamlit's own start: its scripts, the websocket,
+        # the session and the page's run.
+        "open_parts_median": {
+            "html_s": round(statistics.median(p["html_s"] for p in parts), 3),
+            "data_s": round(statistics.median(p["data_s"] for p in parts), 3),
+            "drawn_s": round(statistics.median(p["drawn_s"] for p in parts), 3),
+            "draw_s": round(statistics.median(p["draw_s"] for p in parts), 3),
+            "server_app_s": round(statistics.median(server), 3),
+            "app_s": round(statistics.median(server) + statistics.median(p["draw_s"] for p in parts), 3),
+            "streamlit_start_s": round(statistics.median(p["data_s"] for p in parts) - statistics.median(server), 3),
+        },
         "key_presses": len(keys),
         "boards_drawn": len(drawn),
         "step_ms_p50": round(_percentile(latencies, 0.5), 1),
@@ -305,7 +334,7 @@ def measure(db: Path, steps: int, opens: int, in_app: int = 5) -> dict[str, Any]
         warm.close()
         for name, found in picked.items():
             games = found["games"]
-            result = measure_game(tabs, url, games, steps, opens)
+            result = measure_game(tabs, url, games, steps, opens, db)
             # Games not opened by measure_game (nothing of them cached by the dashboard).
             from_list = measure_open_in_app(tabs, url, games[opens + 1: opens + 1 + in_app])
             cold = [open_in_new_tab(browser, url, game) for game in games[opens + 1 + in_app: opens + 3 + in_app]]
