@@ -1,46 +1,124 @@
-"""Pieces both game boards use: reading stored row values, and the head of a player's panel."""
+"""One step of a game's board drawn outside the Replay page (the Games page's comparison) with the very
+JavaScript that draws it there: the game's board module's ``JS`` (``draw(game, step)``), the Replay
+component's helpers it calls and the component's stylesheet, in a document of its own (an iframe, so
+that the board's class names and colours stay inside it). There is one drawing of each board."""
 
 from __future__ import annotations
 
-from html import escape
+import datetime as dt
+import importlib
+import json
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
-from dashboards.plain import cut
+from replay import registry
+
+COMPONENT = Path(__file__).resolve().parent / "replay_component"
+#: The Replay component's helpers a board's ``draw`` calls (replay_component/replay.js).
+HELPERS = ("esc", "rowAt", "list", "num", "pairs", "badges", "panelHead", "panelClass", "chip", "seatName")
 
 
-def as_list(value: Any) -> list[Any]:
-    """A stored list column as a list (None and non-lists give [])."""
-    if value is None:
-        return []
-    try:
-        return list(value)
-    except TypeError:
-        return []
+class BoardDrawingError(Exception):
+    """The Replay component's script lacks a helper a board draws with (a renamed function)."""
 
 
-def as_int(value: Any) -> int | None:
-    """A stored integer column as an int (None and pandas' NaN give None)."""
-    try:
-        if value is None or value != value:  # NaN from pandas
-            return None
-        return int(value)
-    except (TypeError, ValueError):
+def _function(source: str, name: str) -> str:
+    """The text of the top-level ``function name(...)`` of ``source``: up to its closing brace, which is
+    on its own line at the start of a line, or the end of the line when the body opens and closes on it.
+    Raises ``BoardDrawingError`` when ``source`` has no such function."""
+    found = re.search(rf"(?m)^function {re.escape(name)}\(.*$", source)
+    if found is None:
+        raise BoardDrawingError(f"replay_component/replay.js has no function {name}(), which the boards call")
+    first = found.group(0)
+    if first.rstrip().endswith("}") and first.count("{") == first.count("}"):
+        return first
+    end = source.find("\n}", found.end())
+    if end < 0:
+        raise BoardDrawingError(f"replay_component/replay.js: function {name}() does not end")
+    return source[found.start():end + 2]
+
+
+def helpers_js() -> str:
+    """The component's helpers every board's ``draw`` calls, taken from the component's own script.
+    Raises ``BoardDrawingError`` for a helper it no longer has."""
+    source = (COMPONENT / "replay.js").read_text(encoding="utf-8")
+    return "\n".join(_function(source, name) for name in HELPERS)
+
+
+def board_js(game: str) -> str | None:
+    """``draw(game, step)`` of ``game``'s board module (``dashboards.board_<game>``), or None for a game
+    without one (or a name no game declares)."""
+    if game not in registry.game_names():
         return None
+    try:
+        module = importlib.import_module(f"dashboards.board_{game}")
+    except ImportError:
+        return None
+    js = getattr(module, "JS", None)
+    return js if isinstance(js, str) else None
 
 
-def panel_open(name: str, vp: int | None, parts: str, *, governor: bool, acting: bool, winner: bool) -> str:
-    """The opening of a player's panel: its frame, the name with its badges, and VP with its parts."""
-    badges = ""
-    if governor:
-        badges += '<span class="gv-badge gov">governor</span>'
-    if acting:
-        badges += '<span class="gv-badge act">to act</span>'
-    if winner:
-        badges += '<span class="gv-badge win">winner</span>'
-    classes = "gv-player" + (" acting" if acting else "") + (" winner" if winner else "")
+def _plain(value: Any) -> Any:
+    # Stored rows arrive from pandas: numpy scalars and arrays, NaN for NULL, dates.
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return None if value != value else value
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "ndim", 1) == 0:
+        return _plain(item())
+    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+        return [_plain(v) for v in (value.tolist() if hasattr(value, "tolist") else value)]
+    return str(value)
+
+
+def step_data(game: str, table_row: dict[str, Any], seat_rows: Sequence[dict[str, Any]], names: Sequence[str],
+              winners: Sequence[int]) -> dict[str, Any]:
+    """The ``game`` object ``draw`` reads for a single step (step 0 of a window of one step): the stored
+    table row and seat rows (as the ``everything`` view sends them), the names, the winners and the
+    game's catalogue. Plain JSON."""
+    seats = sorted(seat_rows, key=lambda row: int(row["seat"]))
+    return {
+        "lo": 0,
+        "names": [str(n) for n in names],
+        "table": {k: [_plain(v)] for k, v in table_row.items() if k not in ("game_id", "step")},
+        "seats": [{k: [_plain(v)] for k, v in row.items() if k not in ("game_id", "step", "seat")} for row in seats],
+        "data": {"catalogue": _plain(registry.view_for(game).board_catalogue()), "winners": [int(w) for w in winners]},
+    }
+
+
+def _script_json(value: Any) -> str:
+    # JSON inside a <script>: "<" written as \u003c, so no name can close the script or open a tag.
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def static_board(game: str, table_row: dict[str, Any], seat_rows: Sequence[dict[str, Any]], names: Sequence[str],
+                 winners: Sequence[int] = (), *, dark: bool = False) -> str | None:
+    """A whole HTML document that draws ``game``'s board after one step (its stored rows) with the
+    Replay page's drawing, or None for a game without a board. Every text from a log reaches the page
+    through the drawing's own escaping. Raises ``BoardDrawingError`` (see ``helpers_js``)."""
+    draw = board_js(game)
+    if draw is None:
+        return None
+    css = (COMPONENT / "replay.css").read_text(encoding="utf-8")
+    data = _script_json(step_data(game, table_row, seat_rows, names, winners))
+    root = "gv-root dark" if dark else "gv-root"
     return (
-        f'<div class="{classes}">'
-        # A long name is cut (the whole of it on hover) so that the VP stays in view.
-        f'<div class="gv-phead" title="{escape(name)}"><span class="gv-name">{escape(cut(name))}{badges}</span>'
-        f'<span class="gv-vp" title="{escape(parts)}">{vp} <small>VP</small></span></div>'
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{margin:0}" + css + "</style></head>"
+        f'<body><div class="{root}"><div class="board"></div></div><script>\n"use strict";\n'
+        + helpers_js() + "\n" + draw + "\n"
+        + f"const GAME = {data};\n"
+        + "const parts = draw(GAME, 0);\n"
+        + 'document.querySelector(".board").innerHTML = `<div class="barbox">${parts.bar}</div>`\n'
+        + '  + `<div class="${esc(parts.cls)}">` + parts.panels.map((p) => `<div class="slot">${p}</div>`).join("") + "</div>";\n'
+        + "</script></body></html>"
     )

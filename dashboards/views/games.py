@@ -6,8 +6,6 @@ shows the newest ``SHOWN`` matches."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from datetime import date
 from html import escape
 from typing import Any, cast
@@ -15,23 +13,13 @@ from typing import Any, cast
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, data, ui, url_state
+from dashboards import board_parts, charts, data, ui, url_state
 from dashboards.stats import plural
-from replay import registry
 
 #: Rows sent to the browser at most (the count of all matches is always given).
 SHOWN = 2000
-def _board_html(game: str) -> Callable[..., str] | None:
-    """The final-board drawing of ``game``: its board module ``dashboards.board_<game>`` (the one
-    presentation module a game has), or None for a game without one (or a name no game declares)."""
-    if game not in registry.game_names():
-        return None
-    try:
-        module = importlib.import_module(f"dashboards.board_{game}")
-    except ImportError:
-        return None
-    draw: Callable[..., str] | None = getattr(module, "board_html", None)
-    return draw
+#: The height of a final board's frame: the status bar, then a panel per seat (stacked in a half-page column).
+BOARD_HEIGHT_BAR, BOARD_HEIGHT_SEAT = 150, 330
 OWNERS = {"anyone": "any player", "winner": "a winner"}
 #: Pixel widths of the narrow number columns: each header shows whole ("small" cut them to
 #: "Winning sco" and "Length (mo").
@@ -95,7 +83,7 @@ def compare(ids: list[str]) -> None:
         return
     st.subheader("Compare")
     curves = []
-    boards: list[str | None] = []
+    boards: list[tuple[str | None, int] | None] = []
     columns = st.columns(2, gap="medium")
     for letter, column, row in zip("AB", columns, rows):
         assert row is not None
@@ -113,10 +101,9 @@ def compare(ids: list[str]) -> None:
             result = data.game_players(game_id)
             st.dataframe(result[["seat", "name", "score", "rank", "won", "tiebreak"]], hide_index=True, width="stretch",
                          column_config={"seat": st.column_config.NumberColumn("seat", help="From 0, as in SQL.")})
-        draw = _board_html(game)
-        if game in data.games_with_states() and draw is not None:
+        if game in data.games_with_states() and board_parts.board_js(game) is not None:
             state, seats = final_state(game, game_id)
-            boards.append(draw(state, seats, names, winners))
+            boards.append((board_parts.static_board(game, state, seats, names, winners), len(seats)))
             vp = vp_by_round(game, game_id)
             vp["line"] = [f"{letter}: {names[s] if s < len(names) else s}" for s in vp["seat"]]
             vp["game"] = letter
@@ -126,12 +113,14 @@ def compare(ids: list[str]) -> None:
     if curves:
         st.plotly_chart(charts.compare_curves(pd.concat(curves, ignore_index=True)), key="games_compare_vp")
     st.markdown("**Final boards**")
-    for column, board in zip(st.columns(2, gap="medium"), boards):
+    for column, drawn in zip(st.columns(2, gap="medium"), boards):
         with column:
-            if board is None:
+            if drawn is None or drawn[0] is None:
                 st.info("No stored states for this game type: no final board.")
             else:
-                st.html(board)
+                # The board's own document in a frame: the Replay page's drawing and stylesheet, kept
+                # apart from the page's (see dashboards.board_parts).
+                st.iframe(drawn[0], height=BOARD_HEIGHT_BAR + BOARD_HEIGHT_SEAT * drawn[1])
 
 
 def opened_game() -> str | None:
