@@ -549,7 +549,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = f"{os.fsdecode(err.filename)}: " if err.filename else ""
         print(f"{command}: {printable(name + (err.strerror or str(err)))}", file=sys.stderr)
         return exits.ENVIRONMENT
-    except Exception:
+    except Exception as err:
+        if exits.signalled():
+            # A library turned the interruption into an error of its own (DuckDB, inside an Arrow scan).
+            word, code = exits.interruption(err)
+            print(f"{command}: {word}", file=sys.stderr)
+            return code
         print_traceback()
         print(exits.report_request("the command stopped"), file=sys.stderr)
         return exits.BUG

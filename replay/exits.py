@@ -63,6 +63,9 @@ class Terminated(KeyboardInterrupt):
 #: raises ``InterruptException``, which callers turn back into a plain ``KeyboardInterrupt``) loses
 #: the ``Terminated`` type, not this.
 _terminated = threading.Event()
+#: Set once SIGINT arrived, for the same reason: an interruption met inside a library's callback (DuckDB
+#: reading an Arrow table while Ctrl-C comes) may come back as that library's error, not as an interrupt.
+_interrupted = threading.Event()
 
 
 def interruption(err: BaseException) -> tuple[str, int]:
@@ -73,6 +76,17 @@ def interruption(err: BaseException) -> tuple[str, int]:
     return "interrupted", INTERRUPTED
 
 
+def signalled() -> bool:
+    """Whether SIGINT or SIGTERM arrived since ``stop_on_sigterm``: an error met after that is the
+    interruption's doing, not a bug."""
+    return _terminated.is_set() or _interrupted.is_set()
+
+
+def _raise_interrupted(signum: int, frame: Any) -> None:
+    _interrupted.set()
+    signal.default_int_handler(signum, frame)
+
+
 def _raise_terminated(signum: int, frame: Any) -> None:
     _terminated.set()
     raise Terminated
@@ -80,9 +94,15 @@ def _raise_terminated(signum: int, frame: Any) -> None:
 
 def stop_on_sigterm() -> None:
     """Make SIGTERM raise ``Terminated`` in the main thread (Python's default for it is to die at once,
-    leaving partly written files and temporary folders). Does nothing outside the main thread."""
+    leaving partly written files and temporary folders), and note SIGINT (``signalled``) while it still
+    raises ``KeyboardInterrupt``. A command's run starts here, with no signal noted yet. Does nothing
+    outside the main thread."""
+    _terminated.clear()
+    _interrupted.clear()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _raise_terminated)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _raise_interrupted)
 
 
 def bounded_int(option: str, low: int, high: int) -> Any:
