@@ -153,6 +153,7 @@ class SearchAgent(EngineAgent):
             picked += [others[i * len(others) // want] for i in range(want)]
         self.decision += 1
         seat = self.engine.current_seat(state)
+        assert seat is not None  # an agent is asked only while the game goes on
         task = RolloutTask(self.game, self.decision, seat, state, tuple(picked), self.seed, 0, self.rollouts)
         result = run_task(task)
         best = max(range(len(picked)), key=lambda i: (result.wins[i], -i))

@@ -154,7 +154,9 @@ def play_game(game: str, agents: Sequence[Agent], names: Sequence[str], seed: in
     decisions = [0] * players
     play = engine.working(state)
     while not play.is_over():
-        seat = play.current_seat()
+        acting = play.current_seat()
+        assert acting is not None  # a game that goes on has a seat to act
+        seat = acting
         move, fault, detail, spent = _ask(agents[seat], engine, play, game, seat, names, budget)
         seconds[seat] += spent
         decisions[seat] += 1
