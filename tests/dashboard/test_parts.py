@@ -7,7 +7,6 @@ import math
 import pandas as pd
 import pytest
 
-from dashboards import board_puerto_rico, board_san_juan
 from dashboards.diff import change, changes_html, step_changes
 from dashboards.replay_data import runs
 from dashboards.stats import FEW_GAMES, rate_label, wilson, with_intervals
@@ -30,52 +29,6 @@ def test_intervals_and_few_games_mark() -> None:
     assert list(rates["few_games"]) == [True, False]
     assert (rates["ci_low"] < rates["win_rate"]).all() and (rates["win_rate"] < rates["ci_high"]).all()
     assert rate_label(3, 10).endswith("few games") and f"n={FEW_GAMES}" in rate_label(15, FEW_GAMES)
-
-
-def test_goods_are_placed_on_the_buildings_that_make_them() -> None:
-    buildings = ["Indigo plant", "Smithy", "Sugar mill", "Indigo plant", "Coffee roaster"]
-    assert board_san_juan.goods_on_buildings(buildings, ["sugar", "indigo"]) == [None, None, "sugar", "indigo", None]
-    assert board_san_juan.goods_on_buildings(buildings, []) == [None] * 5
-
-
-def test_san_juan_board_shows_cards_with_cost_and_vp() -> None:
-    state = {"round": 3, "governor": 1, "stage": "phase", "role": "builder", "to_act": 0, "roles_taken": ["builder"],
-             "draw_pile": 80, "discard_pile": 7, "tile": 2, "next_tile": 4}
-    players = [
-        {"seat": 0, "vp": 4, "vp_buildings": 4, "vp_chapel": 0, "vp_bonus": 0, "hand_size": 2, "hand": ["Well", "Hero"],
-         "buildings": ["Indigo plant", "Library"], "goods": ["indigo"], "chapel_cards": 0, "covered": []},
-        {"seat": 1, "vp": 1, "vp_buildings": 1, "vp_chapel": 0, "vp_bonus": 0, "hand_size": 0, "hand": [],
-         "buildings": ["Indigo plant"], "goods": [], "chapel_cards": 1, "covered": []},
-    ]
-    html = board_san_juan.board_html(state, players, ["Ana <b>", "Bruno"])
-    assert "Ana &lt;b&gt;" in html  # names are escaped
-    assert '<span class="cost">5</span><span class="vp">3 VP</span>Library' in html
-    assert "good-indigo" in html and "builder phase" in html and "tile 2" in html
-    assert "<b>Governor</b> Bruno" in html and "<b>to act</b> Ana" in html
-
-
-def test_puerto_rico_board_shows_island_city_ships_and_goods() -> None:
-    state = {"round": 2, "governor": 0, "stage": "phase", "role": "captain", "to_act": 1,
-             "roles_taken": ["settler", "captain"], "role_doubloons": ["settler:0", "mayor:1", "captain:0"],
-             "ships": ["corn 3/4", "empty 0/5", "indigo 6/6"], "trading_house": ["sugar"], "colonist_ship": 3,
-             "colonist_supply": 50, "vp_chips_left": 70, "face_up_plantations": ["corn", "coffee"],
-             "plantation_stack": 40, "plantation_discard": 2, "quarries_left": 7,
-             "goods_supply": ["corn:8", "indigo:11"], "buildings_left": [], "bank": 80, "end_triggers": []}
-    players = [
-        {"seat": 0, "vp": 5, "vp_chips": 3, "vp_buildings": 2, "vp_bonus": 0, "doubloons": 4, "colonists_san_juan": 1,
-         "colonists_placed": 2, "island": ["corn*", "indigo", "quarry*"], "city": ["Small market", "Indigo plant"],
-         "city_occupancy": [1, 2], "city_spaces": 2, "goods_corn": 2, "goods_indigo": 0, "goods_sugar": 0,
-         "goods_tobacco": 0, "goods_coffee": 1, "goods_total": 3, "buildings": 2},
-        {"seat": 1, "vp": 0, "vp_chips": 0, "vp_buildings": 0, "vp_bonus": 0, "doubloons": 2, "colonists_san_juan": 0,
-         "colonists_placed": 0, "island": [], "city": [], "city_occupancy": [], "city_spaces": 0, "goods_corn": 0,
-         "goods_indigo": 0, "goods_sugar": 0, "goods_tobacco": 0, "goods_coffee": 0, "goods_total": 0, "buildings": 0},
-    ]
-    html = board_puerto_rico.board_html(state, players, ["Ana", "Bruno"])
-    assert "corn 3/4" in html and "indigo 6/6" in html and "<b>Trading house</b> sugar" in html
-    assert "mayor +1$" in html and "Colonist ship</b> 3" in html
-    assert "Small market" in html and "Indigo plant" in html and 'gv-tile quarry' in html
-    assert html.count("gv-colonist on") >= 2 + 3  # two worked tiles, three colonists in the city
-    assert "<b>4</b> doubloons" in html and "coffee 1" in html
 
 
 def test_diff_kinds_speak_words_and_never_column_names() -> None:
