@@ -19,11 +19,11 @@ test: setup-test
 	.venv/bin/python -m pytest -n 2 -q
 	GOVERNOR_PURE=1 .venv/bin/python -m pytest -n 2 -q $(PURE_TESTS)
 
-# The tests of the rules, replay and analysis, run on the pure-Python engines too (not the load test's
-# 10,000-game import, nor the tests of reading files and of the command line's exits).
-PURE_TESTS = tests/san_juan tests/puerto_rico tests/analyse $(filter-out \
-	tests/test_load.py tests/test_cli_exits.py tests/test_input_limits.py tests/test_strict_input.py \
-	tests/test_log_schema.py, $(wildcard tests/test_*.py))
+# The tests of the rules, replay and analysis, run on the pure-Python engines too (not the tests of
+# reading files: their limits and strictness do not depend on the engines).
+PURE_TESTS = tests/analysis $(filter-out \
+	tests/replay/test_input_limits.py tests/replay/test_strict_input.py tests/replay/test_log_schema.py, \
+	$(wildcard tests/replay/test_*.py)) tests/replay/san_juan tests/replay/puerto_rico
 
 setup:
 	./scripts/setup.sh

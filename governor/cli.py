@@ -442,7 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Write, for each log under LOGS, a text file with every move in words and the scores after it. "
         "A bad log is one line (exit status 1) and the others are written."))
     p.add_argument("--logs", default="sample_logs", help="folder of logs (default sample_logs)")
-    p.add_argument("--out", default="tests/golden", help="output folder (default tests/golden)")
+    p.add_argument("--out", default="tests/replay/golden", help="output folder (default tests/replay/golden)")
     p.set_defaults(func=cmd_golden)
 
     p = sub.add_parser("import", help="import logs into the DuckDB database", description=(

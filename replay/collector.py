@@ -14,7 +14,7 @@ def collector_paused() -> Iterator[None]:
     For work that allocates many objects but makes no reference cycles (its objects are freed by
     reference counting as it goes): the collector's passes over the young objects found nothing to
     free yet took 5% of a rollout and 15 to 25% of an import worker's chunk. A rare cycle made
-    meanwhile is freed by a later pass. ``tests/analyse/test_fast_playout.py`` and
+    meanwhile is freed by a later pass. ``tests/analysis/test_fast_playout.py`` and
     ``tests/ingest/test_import.py`` check that the rollouts and a worker's chunk leave no cycle.
     """
     collecting = gc.isenabled()

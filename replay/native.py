@@ -12,7 +12,7 @@ until the next build, so a stale build never runs. ``GOVERNOR_PURE=1`` forces th
 
 In the compiled modules every module-level constant is declared ``Final``: compiled code then reads it
 as a C static (or inlines a literal) instead of looking it up in the module's dict at every use
-(``tests/test_native.py`` checks it).
+(``tests/replay/test_native.py`` checks it).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ LAYERS = ("governor", "replay", "ingest", "analysis", "dashboards")
 #: Files still naming a game, by path. Each is a temporary exception with its reason.
 EXCEPTIONS = {
     # The JSON Schema of the log format is one document for every game (its allOf holds one part per
-    # game, found by each declaration's log_schema prefix; tests/test_registry.py checks they agree).
+    # game, found by each declaration's log_schema prefix; tests/replay/test_registry.py checks they agree).
     "replay/schema/log.schema.json",
     # The agent environments' observation spaces, one module per game, are still in governor/envs/
     # rather than in their game's package.

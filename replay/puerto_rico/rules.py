@@ -24,7 +24,7 @@ raises ``FieldError`` with the JSON path.
 Each rule is said here once. What the bots, the move words or any other module need to know of it
 (whether a building's power works, the barrels a load ships, what a seat may settle, build, sell, load
 or store) they ask these public functions; nothing outside this module calls its private helpers
-(``tests/san_juan/test_sj_rules_helpers.py`` checks it).
+(``tests/replay/san_juan/test_sj_rules_helpers.py`` checks it).
 """
 
 from __future__ import annotations

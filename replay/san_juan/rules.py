@@ -6,7 +6,7 @@ with a stable rule code; a malformed setup raises ``FieldError`` with the JSON p
 Each rule is said here once. What the bots, the move words or any other module need to know of it (a
 build's discounts, the goods a black market takes, the hand, production, sale and councillor limits,
 whether the library works) they ask these public functions; nothing outside this module calls its
-private helpers (``tests/san_juan/test_sj_rules_helpers.py`` checks it).
+private helpers (``tests/replay/san_juan/test_sj_rules_helpers.py`` checks it).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from ingest.lake_import import import_to_lake
 from ingest.schema import VIEWS, table_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
-BAD = ROOT / "tests" / "bad_logs" / "logs"
+BAD = ROOT / "tests" / "replay" / "bad_logs" / "logs"
 #: Columns that say when a row was written, not what it holds.
 WHEN = {"imported_at", "rejected_at"}
 

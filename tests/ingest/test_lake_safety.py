@@ -48,7 +48,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (folder / game).mkdir()
         for path in sorted((SAMPLES / game).glob("*.json"))[:12]:
             shutil.copy(path, folder / game / path.name)
-    shutil.copy(ROOT / "tests" / "bad_logs" / "logs" / "build_underpaid.json", folder / "bad.json")
+    shutil.copy(ROOT / "tests" / "replay" / "bad_logs" / "logs" / "build_underpaid.json", folder / "bad.json")
     return folder
 
 

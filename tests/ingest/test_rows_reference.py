@@ -25,8 +25,8 @@ from replay.logfile import GameLog, LogRecord, parse_game, read_records, write_g
 from replay.registry import engine_for
 from replay.simulate import simulate_game
 from tests.ingest.reference_rows import reference_add_record
-from tests.test_mutations import mutate
-from tests.test_working_fold import simulated_cases
+from tests.replay.test_mutations import mutate
+from tests.replay.test_working_fold import simulated_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("rows_golden.json")
@@ -85,7 +85,7 @@ def _tables(con: duckdb.DuckDBPyConnection, schema: str) -> dict[str, list[str]]
 def two_databases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("rows_corpus")
     _corpus(folder)
-    paths = [ROOT / "sample_logs", ROOT / "tests" / "bad_logs" / "logs", folder]
+    paths = [ROOT / "sample_logs", ROOT / "tests" / "replay" / "bad_logs" / "logs", folder]
     now, before = folder / "now.duckdb", folder / "before.duckdb"
     with pytest.MonkeyPatch.context() as patch:
         _import(paths, now, add_record, patch)
@@ -156,7 +156,7 @@ def test_the_samples_give_the_rows_of_the_importer_before_issue_13(
     a database of the same import, and say why in the commit."""
     db = tmp_path / "samples.duckdb"
     monkeypatch.chdir(ROOT)  # files are stored by the path given
-    import_paths(["sample_logs", "tests/bad_logs/logs"], db, workers=1)
+    import_paths(["sample_logs", "tests/replay/bad_logs/logs"], db, workers=1)
     assert digests(db) == json.loads(GOLDEN.read_text())
 
 
@@ -214,7 +214,7 @@ def test_an_error_in_the_words_of_a_move_comes_after_the_rules(monkeypatch: pyte
         return real(self, state, move, names)
 
     monkeypatch.setattr(SanJuanEngine, "describe_move", words)
-    paths = [ROOT / "tests" / "bad_logs" / "logs" / "build_not_in_hand.json"]
+    paths = [ROOT / "tests" / "replay" / "bad_logs" / "logs" / "build_not_in_hand.json"]
     paths += sorted((ROOT / "sample_logs" / "san_juan").glob("*.json"))[:12]
     records = [r for path in paths for r in read_records(path)]
     found = []

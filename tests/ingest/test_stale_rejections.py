@@ -18,7 +18,7 @@ from ingest.lake_import import import_to_lake
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ = sorted((ROOT / "sample_logs" / "san_juan").glob("*.json"))
-BAD = ROOT / "tests" / "bad_logs" / "logs" / "build_underpaid.json"
+BAD = ROOT / "tests" / "replay" / "bad_logs" / "logs" / "build_underpaid.json"
 
 
 def _rejections(target: Path, lake: bool) -> list[tuple[str, int, str]]:

@@ -1,0 +1,80 @@
+"""Load: the dashboard's own queries keep answering while a 10,000-game import runs into the same
+database, and the import stores every game exactly once."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replay.logfile import write_games
+from replay.simulate import simulate_many
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = 10_000
+
+
+def _simulate(args: tuple[int, int, Path]) -> int:
+    start, count, out = args
+    games = list(simulate_many("san_juan", [2, 3, 4], count, seed=4242 + start))
+    for k, obj in enumerate(games):
+        obj["source_id"] = f"load-{start + k}"
+    write_games(out / f"part-{start:05d}.jsonl", games)
+    return count
+
+
+@pytest.fixture(scope="module")
+def ten_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("load")
+    parts = [(start, min(1000, GAMES - start), folder) for start in range(0, GAMES, 1000)]
+    with mp.get_context("fork").Pool(2) as pool:
+        assert sum(pool.map(_simulate, parts)) == GAMES
+    return folder
+
+
+def test_dashboard_queries_answer_during_a_10000_game_import(ten_thousand: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from dashboards import data, stats_queries
+    from ingest.importer import import_paths
+
+    db = tmp_path / "load.duckdb"
+    import_paths([ROOT / "sample_logs" / "san_juan"], db, workers=1)  # the dashboard has something to show
+    monkeypatch.setenv("GOVERNOR_DB", str(db))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "governor.cli", "import", str(ten_thousand), "--db", str(db), "--workers", "2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, GOVERNOR_WRITE_BATCH="500"),
+    )
+    answered: list[tuple[int, float]] = []
+    filters = stats_queries.Filters(game="san_juan")
+    try:
+        while proc.poll() is None:
+            start = time.perf_counter()
+            games = data.games_list()
+            newest: Any = games.iloc[0]["game_id"]
+            moves = data.game_moves(newest)
+            states = data.game_player_states("san_juan", newest)
+            seats = stats_queries.win_rate_by_seat(filters)
+            assert len(moves) > 0 and len(states) > 0 and len(seats) > 0
+            answered.append((len(games), time.perf_counter() - start))
+            time.sleep(0.2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    counts = [n for n, _ in answered]
+    assert len(answered) >= 10, f"only {len(answered)} rounds of queries ran during the import"
+    assert counts == sorted(counts)  # games only ever appear, whole
+    assert counts[-1] > 30  # the import's batches became visible while it ran
+    assert max(seconds for _, seconds in answered) < 60
+    final = data.frame("SELECT count(*) AS n, count(DISTINCT game_id) AS d FROM games")
+    assert (int(final["n"][0]), int(final["d"][0])) == (GAMES + 30, GAMES + 30)
+    steps = data.frame("SELECT count(*) AS n FROM (SELECT DISTINCT game_id, step, seat FROM san_juan_player_states)")
+    rows = data.frame("SELECT count(*) AS n FROM san_juan_player_states")
+    assert int(steps["n"][0]) == int(rows["n"][0])

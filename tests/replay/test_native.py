@@ -1,0 +1,120 @@
+"""The compiled engines (``replay.native``): used only when built from the current sources, and giving
+exactly what the pure-Python engines give."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replay import native
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = ROOT / "tests" / "replay" / "native_probe.py"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in (native.PURE_ENV, "GOVERNOR_NATIVE_DIR")}
+    return env | extra
+
+
+def _python(code: str, **env: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=_env(**env), cwd=ROOT).stdout.strip()
+
+
+WHICH = "import replay, replay.san_juan.rules as r, replay.puerto_rico.rules as p; print(replay.native.status); print(r.__file__.endswith('.py'), p.__file__.endswith('.py'))"
+
+
+def test_compiled_and_pure_engines_answer_the_same() -> None:
+    if os.environ.get(native.PURE_ENV):
+        pytest.skip("the run of the tests on the pure-Python engines (this test compares both in the other run)")
+    if native.status != "compiled (mypyc)":
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must test the compiled engines, but: {native.status}")
+        pytest.skip(native.status)
+    runs = [subprocess.Popen([sys.executable, str(PROBE)], stdout=subprocess.PIPE, text=True, env=_env(**extra), cwd=ROOT)
+            for extra in ({}, {native.PURE_ENV: "1"})]
+    compiled, pure = (json.loads(run.communicate()[0]) for run in runs)
+    assert compiled.pop("status") == "compiled (mypyc)"
+    assert pure.pop("status") == "pure Python: GOVERNOR_PURE is set"
+    assert compiled == pure
+    # every section compared something: 60 samples, 54 simulated games, bad and mutated logs, 2 analyses
+    assert compiled["simulated"]["items"] == 54
+    assert compiled["analysis"]["items"] == 2
+    assert compiled["samples"]["items"] > 2000 and compiled["errors"]["items"] > 600
+
+
+def test_the_compiled_modules_are_the_ones_imported_when_current() -> None:
+    if native.status != "compiled (mypyc)":
+        pytest.skip(native.status)
+    assert _python(WHICH).splitlines() == ["compiled (mypyc)", "False False"]
+    assert _python(WHICH, GOVERNOR_PURE="1").splitlines() == ["pure Python: GOVERNOR_PURE is set", "True True"]
+
+
+def test_a_build_of_other_sources_is_never_used(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text(json.dumps({"digest": "0" * 64, "files": {}}))
+    assert _python(WHICH, GOVERNOR_NATIVE_DIR=str(tmp_path)).splitlines() == [
+        "pure Python: the compiled engines were built from other sources (governor native build)", "True True"]
+    (tmp_path / "manifest.json").write_text("{not json")
+    assert _python(WHICH, GOVERNOR_NATIVE_DIR=str(tmp_path)).splitlines()[0] == (
+        f"pure Python: {tmp_path / 'manifest.json'} cannot be read")
+
+
+def test_without_a_build_the_engines_are_pure_python(tmp_path: Path) -> None:
+    assert _python(WHICH, GOVERNOR_NATIVE_DIR=str(tmp_path / "none")).splitlines() == [
+        "pure Python: the compiled engines are not built (governor native build)", "True True"]
+    out = subprocess.run([sys.executable, "-m", "governor.cli", "native"], capture_output=True, text=True,
+                         env=_env(GOVERNOR_NATIVE_DIR=str(tmp_path / "none")), cwd=ROOT)
+    assert (out.returncode, out.stdout) == (0, "engines: pure Python: the compiled engines are not built (governor native build)\n")
+
+
+def test_a_machine_without_a_compiler_keeps_pure_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import sysconfig
+
+    real = sysconfig.get_config_var
+    monkeypatch.setattr(sysconfig, "get_config_var", lambda name: "no-such-cc -pthread" if name == "CC" else real(name))
+    (tmp_path / "keep").mkdir()
+    assert native.build(tmp_path / "keep") is False
+    assert capsys.readouterr().out == "governor: no C compiler (no-such-cc): the engines run as pure Python (2 to 4 times slower)\n"
+    assert list((tmp_path / "keep").iterdir()) == []
+    monkeypatch.setitem(sys.modules, "mypyc", None)  # not installed
+    assert native.build(tmp_path / "keep") is False
+    assert capsys.readouterr().out == "governor: mypyc is not installed (pip install mypy): the engines run as pure Python\n"
+
+
+def _unfinal_constants(source: str) -> list[str]:
+    """The module-level constants (``NAME`` or ``_NAME`` in capitals) of ``source`` not declared Final."""
+    found = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            final = False
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names = [node.target.id]
+            note = node.annotation
+            final = (isinstance(note, ast.Name) and note.id == "Final") or (
+                isinstance(note, ast.Subscript) and isinstance(note.value, ast.Name) and note.value.id == "Final")
+        else:
+            continue
+        found += [f"{name} (line {node.lineno})" for name in names
+                  if re.fullmatch(r"_?[A-Z][A-Z0-9_]*", name) and not final]
+    return found
+
+
+def test_the_compiled_modules_constants_are_final() -> None:
+    """Compiled, a module constant not declared Final is looked up in the module's dict at every use
+    (18% of a Puerto Rico rollout once): every compiled module keeps its constants Final."""
+    assert _unfinal_constants("A = 1\n_B: dict[str, int] = {}\nC: Final = 2\nD: Final[int] = 3\nlow = 4\n") == [
+        "A (line 1)", "_B (line 2)"]
+    missing = {name: _unfinal_constants((ROOT / Path(*name.split("."))).with_suffix(".py").read_text(encoding="utf-8"))
+               for name in native.MODULES}
+    assert {name: names for name, names in missing.items() if names} == {}
+

@@ -1,0 +1,70 @@
+"""The engine is four small typed protocols (``Rules``, ``Words``, ``StorageRows``, ``Simulation``)
+and the determinisation; each game's engine has every hook of each, and code outside the games asks
+for the narrowest one (no ``engine: Any``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from replay import protocol, registry
+from replay.engine_base import RandomPlayer, SnapshotWorking
+from replay.protocol import Engine, Rules, Simulation, StorageRows, Words
+
+ROOT = Path(__file__).resolve().parents[2]
+PARTS = (Rules, Words, StorageRows, Simulation)
+
+
+def _members(cls: type) -> set[str]:
+    return {name for name in vars(cls) if not name.startswith("_")} | set(getattr(cls, "__annotations__", {}))
+
+
+def test_every_engine_has_every_hook_of_each_protocol() -> None:
+    for name in registry.game_names():
+        engine = registry.engine_for(name)
+        for part in (*PARTS, Engine):
+            assert isinstance(engine, part), (name, part.__name__)
+        assert engine.determinise is not None
+
+
+def test_the_protocols_split_the_hooks_without_overlap() -> None:
+    seen: dict[str, str] = {}
+    for part in PARTS:
+        for member in _members(part):
+            assert member not in seen, f"{member} in both {seen.get(member)} and {part.__name__}"
+            seen[member] = part.__name__
+    assert _members(Engine) == {"determinise"}
+    assert {"apply", "legal_moves", "scores", "winners"} <= {m for m, p in seen.items() if p == "Rules"}
+    assert {"describe_move", "render", "to_view"} <= {m for m, p in seen.items() if p == "Words"}
+    assert {"global_schema", "player_rows", "state_rows"} <= {m for m, p in seen.items() if p == "StorageRows"}
+    assert {"new_random_game", "simulation_state", "finish_log"} == {m for m, p in seen.items() if p == "Simulation"}
+
+
+def test_an_object_without_a_hook_is_no_engine() -> None:
+    class OnlyRules:
+        game, version, min_players, max_players = "x", "1", 2, 2
+
+    assert not isinstance(OnlyRules(), Rules)
+    assert not isinstance(registry.view_for("san_juan"), Engine)
+
+
+def test_the_shared_helpers_take_the_rules_only() -> None:
+    engine = registry.engine_for("san_juan")
+    log = engine.new_random_game(["A", "B"], 1, {})
+    state = engine.simulation_state(log, 1)
+    work = SnapshotWorking(engine, state)
+    move = RandomPlayer(engine, 4).choose_working(work)
+    assert move in engine.legal_moves(state)
+    work.apply(move)
+    assert work.snapshot() == engine.apply(state, move)
+
+
+def test_no_engine_typed_any_in_the_registry_replay_and_import() -> None:
+    files = [ROOT / "replay" / "replayer.py", ROOT / "replay" / "registry.py", ROOT / "replay" / "engine_base.py",
+             ROOT / "replay" / "simulate.py", *sorted((ROOT / "ingest").glob("*.py")),
+             *sorted((ROOT / "replay").glob("*/engine.py"))]
+    pattern = re.compile(r"\bengine: (?:Any|object)\b|def engine_for\(.*\) -> Any")
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in files
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert found == []
+    assert protocol.Engine.__mro__[1:5] == PARTS

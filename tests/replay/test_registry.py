@@ -1,0 +1,174 @@
+"""A game declares itself once, in its package, and the registry finds it: adding a third game is adding
+its package. The declarations are light (reading them imports no engine)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import replay
+from replay import game as declared
+from replay import registry
+from replay.errors import LogFormatError
+from replay.game import GameDeclaration, GameDeclarationError
+from replay.logfile import parse_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FAKE_INIT = '''
+from replay.game import GameDeclaration, GameOption
+
+GAME = GameDeclaration(
+    name="{name}",
+    title="Noughts and Crosses",
+    min_players=2,
+    max_players=2,
+    engine="replay.{name}.engine:ENGINE",
+    view="replay.{name}.view",
+    catalogue="replay.{name}.engine",
+    bots=(("random", "replay.engine_base:RandomPlayer"),),
+    log_schema="nc_",
+    options=(GameOption("misere", "three in a row loses"),),
+    opening_words=", corners taken",
+    order=1,
+)
+'''
+
+FAKE_ENGINE = '''
+class _Engine:
+    game = "{name}"
+
+    def legal_moves(self, state):
+        return [m for m in range(9) if m not in state]
+
+
+ENGINE = _Engine()
+'''
+
+FAKE_VIEW = 'TITLE = "Noughts and Crosses"\n'
+
+
+def _forget_registry() -> None:
+    declared.forget()
+    for cache in (registry._ENGINES, registry._VIEWS):
+        for name in [n for n in cache if n not in ("san_juan", "puerto_rico")]:
+            del cache[name]
+
+
+@pytest.fixture()
+def third_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A package ``replay.noughts`` in a folder of its own, added to the ``replay`` package's path."""
+    name = "noughts"
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text(textwrap.dedent(FAKE_INIT.format(name=name)), encoding="utf-8")
+    (package / "engine.py").write_text(textwrap.dedent(FAKE_ENGINE.format(name=name)), encoding="utf-8")
+    (package / "view.py").write_text(FAKE_VIEW, encoding="utf-8")
+    monkeypatch.setattr(replay, "__path__", [*replay.__path__, str(tmp_path)])
+    _forget_registry()
+    yield name
+    for module in [m for m in sys.modules if m == f"replay.{name}" or m.startswith(f"replay.{name}.")]:
+        del sys.modules[module]
+    monkeypatch.undo()
+    _forget_registry()
+
+
+def _log(game: str, players: int) -> dict[str, object]:
+    return {"format": "governor-log", "version": 1, "game": game, "players": [f"P{k}" for k in range(players)],
+            "setup": {}, "moves": []}
+
+
+def test_the_two_games_are_declared_in_order() -> None:
+    assert registry.game_names() == ("san_juan", "puerto_rico")
+    sj, pr = registry.game_of("san_juan"), registry.game_of("puerto_rico")
+    assert (sj.title, sj.min_players, sj.max_players, sj.bot_kinds) == ("San Juan", 2, 4, ("heuristic", "random"))
+    assert (pr.title, pr.min_players, pr.max_players, pr.bot_kinds) == ("Puerto Rico", 3, 5, ("heuristic", "random"))
+    assert [o.name for o in sj.options] == ["draft_start"] and pr.options == ()
+    for name in registry.game_names():
+        engine = registry.engine_for(name)
+        game = registry.game_of(name)
+        assert (engine.game, engine.min_players, engine.max_players) == (name, game.min_players, game.max_players)
+        assert registry.view_for(name).TITLE == game.title
+
+
+def test_a_third_game_is_its_package_and_nothing_else(third_game: str) -> None:
+    assert registry.game_names() == ("san_juan", "noughts", "puerto_rico")
+    assert registry.game_title(third_game) == "Noughts and Crosses"
+    assert registry.view_for(third_game).TITLE == "Noughts and Crosses"
+    assert registry.game_of(third_game).opening_words == ", corners taken"
+    # The log reader knows it by name (the rest of the log is the game's engine's to check).
+    assert parse_game(_log(third_game, 2)).game == third_game
+    bot = registry.make_bot(third_game, "random", 5)
+    assert bot.choose((0, 4)) in (1, 2, 3, 5, 6, 7, 8)
+    with pytest.raises(KeyError, match="Noughts and Crosses has no 'heuristic' bot \\(bots: random\\)"):
+        registry.make_bot(third_game, "heuristic", 5)
+    from dashboards import ui
+
+    assert ui.game_title(third_game) == "Noughts and Crosses"
+
+
+def test_once_the_third_game_is_gone_it_is_unknown() -> None:
+    with pytest.raises(LogFormatError, match=r"unknown game 'noughts' \(known: san_juan, puerto_rico\)"):
+        parse_game(_log("noughts", 2))
+    with pytest.raises(KeyError, match=r"unknown game 'noughts' \(known: san_juan, puerto_rico\)"):
+        registry.engine_for("noughts")
+    assert registry.game_title("noughts_two") == "Noughts Two"
+
+
+def test_a_game_declared_twice_or_wrongly_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    twin = tmp_path / "san_juan_again"
+    twin.mkdir()
+    (twin / "__init__.py").write_text("from replay.san_juan import GAME\n", encoding="utf-8")
+    monkeypatch.setattr(replay, "__path__", [*replay.__path__, str(tmp_path)])
+    declared.forget()
+    try:
+        with pytest.raises(GameDeclarationError, match="game 'san_juan' is declared twice \\(replay.san_juan_again\\)"):
+            declared.declarations()
+        (twin / "__init__.py").write_text("GAME = 'san_juan'\n", encoding="utf-8")
+        del sys.modules["replay.san_juan_again"]
+        with pytest.raises(GameDeclarationError, match="replay.san_juan_again.GAME is a str, not a GameDeclaration"):
+            declared.declarations()
+    finally:
+        sys.modules.pop("replay.san_juan_again", None)
+        monkeypatch.undo()
+        declared.forget()
+    assert registry.game_names() == ("san_juan", "puerto_rico")
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"name": "San Juan"}, "game name 'San Juan': lower-case ASCII letters, digits and '_' only"),
+    ({"min_players": 5}, "game x: player counts 5 to 4"),
+    ({"bots": (("random", "a:b"), ("random", "c:d"))}, r"game x: a bot kind declared twice in \['random', 'random'\]"),
+])
+def test_a_declaration_checks_itself(fields: dict[str, object], message: str) -> None:
+    base: dict[str, object] = {"name": "x", "title": "X", "min_players": 2, "max_players": 4, "engine": "m:E",
+                               "view": "m", "catalogue": "m", "bots": (), "log_schema": "x_"}
+    with pytest.raises(ValueError, match=message):
+        GameDeclaration(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_reading_the_declarations_imports_no_engine() -> None:
+    code = ("import sys; from replay.game import declarations; names = list(declarations()); "
+            "print(names, sorted(m for m in sys.modules if m.startswith('replay.')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ("['san_juan', 'puerto_rico'] ['replay.errors', 'replay.game', 'replay.native', "
+                           "'replay.puerto_rico', 'replay.san_juan']")
+
+
+def test_the_log_schema_names_every_game_and_its_part() -> None:
+    import json
+
+    schema = json.loads((ROOT / "replay" / "schema" / "log.schema.json").read_text(encoding="utf-8"))
+    assert tuple(schema["properties"]["game"]["enum"]) == registry.game_names()
+    parts = {part["if"]["properties"]["game"]["const"]: part["then"]["properties"] for part in schema["allOf"]}
+    for name in registry.game_names():
+        game = registry.game_of(name)
+        then = parts[name]
+        assert (then["players"]["minItems"], then["players"]["maxItems"]) == (game.min_players, game.max_players)
+        assert then["setup"]["$ref"] == f"#/$defs/{game.log_schema}setup"
+        assert then["moves"]["items"]["$ref"] == f"#/$defs/{game.log_schema}move"
