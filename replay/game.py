@@ -60,6 +60,10 @@ class GameDeclaration:
     opening_words: str = ""
     #: Where the game is listed among the games (lower first; then by name).
     order: int = 100
+    #: The module of the game's flat observation vector and fixed action space for learning code
+    #: (``encode``, ``LAYOUT``, ``ACTIONS``, ``representatives``; it needs numpy, so only the agent
+    #: environments load it), or "" when the game has none.
+    spaces: str = ""
 
     def __post_init__(self) -> None:
         if not self.name or not all(c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in self.name):

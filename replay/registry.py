@@ -8,6 +8,8 @@ package (and its board module in ``dashboards/``), nothing else.
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from replay.game import GameDeclaration, declaration, declarations, load
 from replay.protocol import Bot, Engine, GameView
 
@@ -59,3 +61,19 @@ def make_bot(game: str, kind: str, seed: int) -> Bot:
     factory = load(declaration(game).bot_path(kind))
     bot: Bot = factory(engine_for(game), seed)
     return bot
+
+
+def spaces_for(game: str) -> ModuleType:
+    """The module of ``game``'s flat observation vector and action space for learning code (its
+    declaration's ``spaces``; it needs numpy). Raises ``KeyError`` naming the known games, or saying
+    that the game has none."""
+    path = declaration(game).spaces
+    if not path:
+        raise KeyError(f"{game_title(game)} has no observation vector for learning code")
+    module: ModuleType = load(path)
+    return module
+
+
+def games_with_spaces() -> tuple[str, ...]:
+    """The games that declare an observation vector and action space, in the declared order."""
+    return tuple(name for name, found in declarations().items() if found.spaces)

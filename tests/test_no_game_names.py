@@ -17,10 +17,6 @@ EXCEPTIONS = {
     # The JSON Schema of the log format is one document for every game (its allOf holds one part per
     # game, found by each declaration's log_schema prefix; tests/replay/test_registry.py checks they agree).
     "replay/schema/log.schema.json",
-    # The agent environments' observation spaces, one module per game, are still in governor/envs/
-    # rather than in their game's package.
-    "governor/envs/san_juan_spaces.py",
-    "governor/envs/puerto_rico_spaces.py",
 }
 
 

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from governor.arena.views import seat_view
-from replay.registry import engine_for
+from replay.registry import engine_for, game_title, spaces_for
 from replay.simulate import MAX_MOVES
 
 #: The key order of a log (as ``governor simulate`` writes it).
@@ -29,16 +30,17 @@ OBSERVATION_HIGH = 1000.0
 
 
 class GovernorEnv(AECEnv):  # type: ignore[misc]
-    """A Governor game as an AEC environment; ``spaces_module`` is the game's encoder and action space
-    (``governor.envs.san_juan_spaces`` or ``puerto_rico_spaces``)."""
+    """A Governor game as an AEC environment; the game's encoder and action space are the module its
+    declaration names (``spaces``, e.g. ``replay/<game>/spaces.py``)."""
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "governor", "is_parallelizable": False}
 
-    def __init__(self, spaces_module: ModuleType, players: int, render_mode: str | None = None,
+    def __init__(self, game: str, players: int, render_mode: str | None = None,
                  options: dict[str, Any] | None = None) -> None:
         super().__init__()
-        self.codec = spaces_module
-        self.game = spaces_module.GAME
+        self.codec: ModuleType = spaces_for(game)
+        self.game = game
+        self.metadata = {**GovernorEnv.metadata, "name": environment_name(game)}
         self.engine = engine_for(self.game)
         if not self.engine.min_players <= players <= self.engine.max_players:
             raise ValueError(f"{self.game} is played by {self.engine.min_players} to "
@@ -51,7 +53,7 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.agents = self.possible_agents[:]
         self.names = list(self.possible_agents)
-        size, actions = spaces_module.SIZE, len(spaces_module.ACTIONS)
+        size, actions = self.codec.SIZE, len(self.codec.ACTIONS)
         self.observation_spaces = {
             a: spaces.Dict({
                 "observation": spaces.Box(low=0.0, high=OBSERVATION_HIGH, shape=(size,), dtype=np.float32),
@@ -161,7 +163,7 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         over); write it with ``replay.logfile.write_games``. Player names are the agent names."""
         obj = self.engine.finish_log(self.log, self._state, list(self._moves))
         obj["source_id"] = source_id or f"env-{self.game}-{self.players}p-{self.seed_used}"
-        obj["meta"] = {"generator": f"governor.envs {self.game}_v0", "seed": self.seed_used, **(meta or {}),
+        obj["meta"] = {"generator": f"governor.envs {environment_name(self.game)}", "seed": self.seed_used, **(meta or {}),
                        **obj.get("meta", {})}
         return {k: obj[k] for k in _LOG_ORDER if k in obj}
 
@@ -182,3 +184,52 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         self._mask = np.zeros(len(self.codec.ACTIONS), dtype=np.int8)
         self._mask[list(self._legal)] = 1
         self.agent_selection = self.possible_agents[seat]
+
+
+# -- one environment module per game ---------------------------------------------------------------
+
+#: The player count of an environment made without one (within the game's range).
+DEFAULT_PLAYERS = 4
+#: The version of every environment's observation and action spaces (PettingZoo's ``_v0`` suffix).
+VERSION = 0
+
+
+def environment_name(game: str) -> str:
+    """The environment's name, as PettingZoo names its own (``<game>_v0``)."""
+    return f"{game}_v{VERSION}"
+
+
+def environment_module(game: str) -> ModuleType:
+    """The module ``governor.envs.<game>_v0`` as PettingZoo's classic games have one: ``raw_env``
+    (the environment class) and ``env(**kwargs)`` (it wrapped in PettingZoo's checking wrappers)."""
+    title = game_title(game)
+    engine = engine_for(game)
+    default_players = min(max(DEFAULT_PLAYERS, engine.min_players), engine.max_players)
+
+    class raw_env(GovernorEnv):  # noqa: N801 (PettingZoo's name)
+        __doc__ = f"{title} without PettingZoo's checking wrappers."
+
+        def __init__(self, players: int = default_players, render_mode: str | None = None,
+                     options: dict[str, Any] | None = None) -> None:
+            super().__init__(game, players, render_mode, options)
+
+    def env(**kwargs: Any) -> Any:
+        wrapped: Any = raw_env(**kwargs)
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        return wrappers.OrderEnforcingWrapper(wrapped)
+
+    env.__doc__ = (f"{title} wrapped as PettingZoo's classic games are: an illegal action ends the game for "
+                   "the agent that made it (reward -1), an action out of range is refused, and the API order "
+                   "is enforced. Takes ``players``, ``render_mode`` (\"human\", \"ansi\") and ``options`` "
+                   "(game variants).")
+    name = f"{__name__.rpartition('.')[0]}.{environment_name(game)}"
+    module = ModuleType(name, f"{title} as a PettingZoo AEC environment: ``{environment_name(game)}.env(players=...)``. "
+                              "Observation: ``{\"observation\": float32 vector, \"action_mask\": int8 vector}``; "
+                              "action: an index into the game's ``ACTIONS`` (docs/agents.md).")
+    raw_env.__module__ = env.__module__ = name
+    raw_env.__qualname__ = "raw_env"
+    module.raw_env = raw_env  # type: ignore[attr-defined]
+    module.env = env  # type: ignore[attr-defined]
+    module.GAME = game  # type: ignore[attr-defined]
+    return module

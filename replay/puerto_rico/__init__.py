@@ -16,4 +16,5 @@ GAME = GameDeclaration(
     log_schema="pr_",
     opening_words=", plantations and quarries taken",
     order=1,
+    spaces="replay.puerto_rico.spaces",
 )

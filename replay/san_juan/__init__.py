@@ -17,4 +17,5 @@ GAME = GameDeclaration(
     options=(GameOption("draft_start", "the draft-start variant: seats are dealt 5, 6, 7 and 8 cards and each "
                                        "keeps 4 with a draft move before the first round"),),
     order=0,
+    spaces="replay.san_juan.spaces",
 )

@@ -172,3 +172,27 @@ def test_the_log_schema_names_every_game_and_its_part() -> None:
         assert (then["players"]["minItems"], then["players"]["maxItems"]) == (game.min_players, game.max_players)
         assert then["setup"]["$ref"] == f"#/$defs/{game.log_schema}setup"
         assert then["moves"]["items"]["$ref"] == f"#/$defs/{game.log_schema}move"
+
+
+def test_spaces_are_found_from_the_declarations() -> None:
+    """A game's observation vector and action space are the module its declaration names; a game
+    without one is not listed and asking for it says so."""
+    from dataclasses import replace
+
+    from replay import game as game_module
+    from replay import registry
+
+    assert registry.games_with_spaces() == ("san_juan", "puerto_rico")
+    assert registry.spaces_for("san_juan").__name__ == "replay.san_juan.spaces"
+    assert registry.spaces_for("puerto_rico").__name__ == "replay.puerto_rico.spaces"
+    found = game_module.declarations()
+    without = replace(found["san_juan"], spaces="")
+    try:
+        game_module._FOUND["san_juan"] = without
+        assert registry.games_with_spaces() == ("puerto_rico",)
+        with pytest.raises(KeyError, match="San Juan has no observation vector for learning code"):
+            registry.spaces_for("san_juan")
+    finally:
+        game_module._FOUND.update(found)
+    with pytest.raises(KeyError, match="unknown game 'chess'"):
+        registry.spaces_for("chess")

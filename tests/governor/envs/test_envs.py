@@ -17,7 +17,9 @@ import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from governor.arena.views import seat_view  # noqa: E402
-from governor.envs import puerto_rico_spaces, puerto_rico_v0, san_juan_spaces, san_juan_v0  # noqa: E402
+from governor.envs import puerto_rico_v0, san_juan_v0  # noqa: E402
+from replay.puerto_rico import spaces as puerto_rico_spaces  # noqa: E402
+from replay.san_juan import spaces as san_juan_spaces  # noqa: E402
 from replay.logfile import parse_game, write_games  # noqa: E402
 from replay.registry import engine_for, view_for  # noqa: E402
 from replay.replayer import final_state  # noqa: E402
@@ -122,3 +124,25 @@ def test_puerto_rico_observation_hides_other_seats_chips_until_the_end() -> None
     assert seen_by_0[theirs.start + chips_known] == 0 and seen_by_0[theirs.start + chips_known + 1] == 0
     assert seen_by_1[mine.start + chips_known] == 1 and seen_by_1[mine.start + chips_known + 1] == 7
     assert seen_by_0[theirs.start + theirs.labels.index("vp")] == seen_by_1[mine.start + mine.labels.index("vp")] - 7
+
+
+def test_an_environment_per_declared_game_found_both_ways() -> None:
+    """The environment modules are made from the games' declarations (``spaces``): ``from governor.envs
+    import`` and ``import governor.envs.<game>_v0`` give the same module; the raw environment plays the
+    game its name says, with the declared spaces; an unknown name is an AttributeError."""
+    import importlib
+
+    import governor.envs
+    from replay.registry import games_with_spaces, spaces_for
+
+    assert governor.envs.__all__ == sorted(f"{game}_v0" for game in games_with_spaces()) == [
+        "puerto_rico_v0", "san_juan_v0"]
+    assert importlib.import_module("governor.envs.puerto_rico_v0") is puerto_rico_v0
+    for module, game, players in ((san_juan_v0, "san_juan", 4), (puerto_rico_v0, "puerto_rico", 4)):
+        raw = module.raw_env()  # type: ignore[attr-defined]
+        assert (raw.game, raw.players, raw.codec, raw.metadata["name"]) == (game, players, spaces_for(game),
+                                                                            f"{game}_v0")
+    with pytest.raises(AttributeError, match="has no attribute 'chess_v0'"):
+        governor.envs.chess_v0  # noqa: B018
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("governor.envs.chess_v0")

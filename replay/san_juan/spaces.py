@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from governor.envs.layout import Layout
+from replay.layout import Layout
 from replay.san_juan.cards import CARDS, Good, Role
 from replay.san_juan.moves import Build, Chapel, ChooseRole, Councillor, Draft, GoldMine, HandLimit, Pass, Produce, Sell
 from replay.san_juan.state import Stage

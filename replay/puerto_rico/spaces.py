@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from governor.envs.layout import Layout
+from replay.layout import Layout
 from replay.puerto_rico.bots import HeuristicPlayer
 from replay.puerto_rico.catalogue import BUILDINGS, GOODS, TILE_KINDS, Role
 from replay.puerto_rico.moves import (
