@@ -1,4 +1,5 @@
-"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden, analyse."""
+"""The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden, schema,
+analyse, arena, native."""
 
 from __future__ import annotations
 
@@ -272,6 +273,42 @@ def cmd_golden(args: argparse.Namespace) -> int:
     return exits.REJECTED if problems else exits.OK
 
 
+# -- schema ------------------------------------------------------------------------------------
+
+
+def _holds_a_schema(path: str) -> bool:
+    """Whether the file at ``path`` is a regular file that starts as a JSON Schema does (so that writing
+    the schema again over it loses nothing): a database, a log or a user's notes are not."""
+    try:
+        if not os.path.isfile(path) or os.path.islink(path):
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(200)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and b'"$schema"' in head
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from replay.log_schema import schema_text
+
+    text = schema_text()
+    if args.out is None:
+        sys.stdout.write(text)
+        return exits.OK
+    if os.path.isdir(args.out):
+        raise UsageError(f"--out {shown(args.out)} is a folder, not a file")
+    if os.path.lexists(args.out) and not _holds_a_schema(args.out):
+        raise UsageError(f"--out {shown(args.out)} holds something else than a JSON Schema: an output never "
+                         "overwrites another file")
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"--out {shown(args.out)}: cannot write: {err.strerror or err}") from None
+    print(f"wrote the log schema to {shown(args.out)}", file=sys.stderr)
+    return exits.OK
+
+
 # -- database commands (ingest) ----------------------------------------------------------------
 
 
@@ -445,6 +482,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="tests/replay/golden", help="output folder (default tests/replay/golden)")
     p.set_defaults(func=cmd_golden)
 
+    p = sub.add_parser("schema", help="print the JSON Schema of the log format", description=(
+        "Print the JSON Schema (draft 2020-12) of a log of any game Governor knows: the shared envelope and "
+        "each game's setup, options and moves. It checks a log's shape; `governor validate` checks the rules."))
+    p.add_argument("--out", default=None, help="write it to this file instead of standard output")
+    p.set_defaults(func=cmd_schema)
+
     p = sub.add_parser("import", help="import logs into the DuckDB database", description=(
         "Replay and store games from files, folders (recursively) and globs (.json, .jsonl, .gz). Games "
         "already present are skipped; bad games are recorded in the rejections table. Exits 1 if any "
@@ -514,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: The subcommands' names (``analyze`` is ``analyse``'s alias).
-COMMANDS = frozenset({"validate", "replay", "simulate", "golden", "import", "query", "export", "dashboard", "native",
+COMMANDS = frozenset({"validate", "replay", "simulate", "golden", "schema", "import", "query", "export", "dashboard", "native",
                       "analyse", "analyze", "arena"})
 
 

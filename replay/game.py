@@ -50,9 +50,11 @@ class GameDeclaration:
     #: The bots by kind (``heuristic``, ``random``): ``module:attribute`` of a callable taking the
     #: engine and a seed and returning a bot with ``choose(state)`` and ``choose_working(game)``.
     bots: tuple[tuple[str, str], ...]
-    #: The prefix of the game's definitions in ``replay/schema/log.schema.json`` (``sj_``: ``sj_setup``,
-    #: ``sj_move``...), whose ``allOf`` holds one ``if game == name then ...`` part per game.
+    #: The prefix of the game's definitions in the log schema (``sj_``: ``sj_setup``, ``sj_move``...).
     log_schema: str
+    #: ``package:file`` of the game's part of the log schema (its options and its prefixed
+    #: definitions), which ``replay.log_schema`` composes with the envelope and the other games.
+    log_schema_file: str
     #: The options a log may set, each with its description.
     options: tuple[GameOption, ...] = ()
     #: Which first decisions the Explorer counts besides role choices and builds, as the end of its

@@ -12,13 +12,6 @@ from replay import registry
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("governor", "replay", "ingest", "analysis", "dashboards")
 
-#: Files still naming a game, by path. Each is a temporary exception with its reason.
-EXCEPTIONS = {
-    # The JSON Schema of the log format is one document for every game (its allOf holds one part per
-    # game, found by each declaration's log_schema prefix; tests/replay/test_registry.py checks they agree).
-    "replay/schema/log.schema.json",
-}
-
 
 def _quoted_names() -> re.Pattern[str]:
     names = "|".join(re.escape(name) for name in registry.game_names())
@@ -28,8 +21,7 @@ def _quoted_names() -> re.Pattern[str]:
 def _allowed(relative: str) -> bool:
     games = registry.game_names()
     return (any(relative.startswith(f"replay/{game}/") for game in games)
-            or relative in {f"dashboards/board_{game}.py" for game in games}
-            or relative in EXCEPTIONS)
+            or relative in {f"dashboards/board_{game}.py" for game in games})
 
 
 def test_no_file_outside_a_game_names_a_game() -> None:
@@ -46,13 +38,6 @@ def test_no_file_outside_a_game_names_a_game() -> None:
                 if pattern.search(line):
                     found.append(f"{relative}:{number}: {line.strip()}")
     assert found == []
-
-
-def test_the_exceptions_are_still_needed() -> None:
-    # An exception that no longer names a game is removed from the list, so it cannot hide a new one.
-    pattern = _quoted_names()
-    for relative in sorted(EXCEPTIONS):
-        assert pattern.search((ROOT / relative).read_text(encoding="utf-8")), relative
 
 
 def test_the_pages_words_of_a_game_come_from_its_declaration() -> None:

@@ -14,6 +14,7 @@ GAME = GameDeclaration(
     catalogue="replay.puerto_rico.catalogue",
     bots=(("heuristic", "replay.puerto_rico.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer")),
     log_schema="pr_",
+    log_schema_file="replay.puerto_rico:log.schema.json",
     opening_words=", plantations and quarries taken",
     order=1,
     spaces="replay.puerto_rico.spaces",

@@ -14,6 +14,7 @@ GAME = GameDeclaration(
     catalogue="replay.san_juan.cards",
     bots=(("heuristic", "replay.san_juan.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer")),
     log_schema="sj_",
+    log_schema_file="replay.san_juan:log.schema.json",
     options=(GameOption("draft_start", "the draft-start variant: seats are dealt 5, 6, 7 and 8 cards and each "
                                        "keeps 4 with a draft move before the first round"),),
     order=0,

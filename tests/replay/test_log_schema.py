@@ -17,6 +17,7 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema")
 
 from replay.errors import GovernorError  # noqa: E402
+from replay.log_schema import full_schema  # noqa: E402
 from replay.logfile import parse_game  # noqa: E402
 from replay.replayer import final_state  # noqa: E402
 from replay.san_juan.cards import CATALOGUE, Good, Role  # noqa: E402
@@ -24,14 +25,13 @@ from replay.san_juan.moves import _FIELDS  # noqa: E402
 from replay.simulate import simulate_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = ROOT / "replay" / "schema" / "log.schema.json"
 SAMPLES = sorted((ROOT / "sample_logs").rglob("*.json"))
 SAN_JUAN_SAMPLE = sorted((ROOT / "sample_logs" / "san_juan").glob("*.json"))[0]
 
 
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return full_schema()
 
 
 @pytest.fixture(scope="module")

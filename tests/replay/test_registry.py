@@ -3,6 +3,7 @@ its package. The declarations are light (reading them imports no engine)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -33,6 +34,7 @@ GAME = GameDeclaration(
     catalogue="replay.{name}.engine",
     bots=(("random", "replay.engine_base:RandomPlayer"),),
     log_schema="nc_",
+    log_schema_file="replay.{name}:log.schema.json",
     options=(GameOption("misere", "three in a row loses"),),
     opening_words=", corners taken",
     order=1,
@@ -52,6 +54,11 @@ ENGINE = _Engine()
 
 FAKE_VIEW = 'TITLE = "Noughts and Crosses"\n'
 
+FAKE_SCHEMA = {"options": {"type": "object", "properties": {"misere": {"type": "boolean"}}},
+               "$defs": {"nc_setup": {"type": "object", "maxProperties": 0},
+                         "nc_move": {"type": "object", "properties": {"cell": {"type": "integer", "minimum": 0,
+                                                                               "maximum": 8}}}}}
+
 
 def _forget_registry() -> None:
     declared.forget()
@@ -69,6 +76,7 @@ def third_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]
     (package / "__init__.py").write_text(textwrap.dedent(FAKE_INIT.format(name=name)), encoding="utf-8")
     (package / "engine.py").write_text(textwrap.dedent(FAKE_ENGINE.format(name=name)), encoding="utf-8")
     (package / "view.py").write_text(FAKE_VIEW, encoding="utf-8")
+    (package / "log.schema.json").write_text(json.dumps(FAKE_SCHEMA), encoding="utf-8")
     monkeypatch.setattr(replay, "__path__", [*replay.__path__, str(tmp_path)])
     _forget_registry()
     yield name
@@ -147,7 +155,8 @@ def test_a_game_declared_twice_or_wrongly_is_refused(tmp_path: Path, monkeypatch
 ])
 def test_a_declaration_checks_itself(fields: dict[str, object], message: str) -> None:
     base: dict[str, object] = {"name": "x", "title": "X", "min_players": 2, "max_players": 4, "engine": "m:E",
-                               "view": "m", "catalogue": "m", "bots": (), "log_schema": "x_"}
+                               "view": "m", "catalogue": "m", "bots": (), "log_schema": "x_",
+                               "log_schema_file": "m:s.json"}
     with pytest.raises(ValueError, match=message):
         GameDeclaration(**{**base, **fields})  # type: ignore[arg-type]
 
@@ -160,10 +169,47 @@ def test_reading_the_declarations_imports_no_engine() -> None:
                            "'replay.puerto_rico', 'replay.san_juan']")
 
 
-def test_the_log_schema_names_every_game_and_its_part() -> None:
-    import json
+def test_a_third_games_schema_part_joins_the_log_schema(third_game: str) -> None:
+    """The composed schema lists the third game, with its player counts, options, setup and moves; a
+    log of it validates against the schema, and a move outside its part does not."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from replay.log_schema import full_schema
 
-    schema = json.loads((ROOT / "replay" / "schema" / "log.schema.json").read_text(encoding="utf-8"))
+    schema = full_schema()
+    assert schema["properties"]["game"]["enum"] == ["san_juan", third_game, "puerto_rico"]
+    assert "for each game (San Juan, Noughts and Crosses, Puerto Rico) the setup" in schema["description"]
+    branch = schema["allOf"][1]
+    assert branch == {"if": {"properties": {"game": {"const": third_game}}, "required": ["game"]},
+                      "then": {"properties": {"players": {"minItems": 2, "maxItems": 2},
+                                              "options": FAKE_SCHEMA["options"],
+                                              "setup": {"$ref": "#/$defs/nc_setup"},
+                                              "moves": {"items": {"$ref": "#/$defs/nc_move"}}}}}
+    validator = jsonschema.Draft202012Validator(schema)
+    log = _log(third_game, 2)
+    assert list(validator.iter_errors(log)) == []
+    log["moves"] = [{"seat": 0, "kind": "cell", "cell": 9}]
+    assert [e.message for e in validator.iter_errors(log)] == ["9 is greater than the maximum of 8"]
+
+
+@pytest.mark.parametrize(("part", "message"), [
+    ({"options": {}, "$defs": {"nc_setup": {}, "nc_move": {}, "sj_card": {}}},
+     r"replay.noughts:log.schema.json: definitions \['sj_card'\] are not under the game's prefix 'nc_'"),
+    ({"options": {}, "$defs": {"nc_setup": {}}}, r"replay.noughts:log.schema.json: no definition nc_move"),
+    ({"$defs": {"nc_setup": {}, "nc_move": {}}},
+     r"replay.noughts:log.schema.json: a game's schema part holds 'options' and '\$defs' only"),
+])
+def test_a_wrong_schema_part_is_named(third_game: str, tmp_path: Path, part: dict[str, object], message: str) -> None:
+    from replay.log_schema import full_schema
+
+    (tmp_path / third_game / "log.schema.json").write_text(json.dumps(part), encoding="utf-8")
+    with pytest.raises(GameDeclarationError, match=message):
+        full_schema()
+
+
+def test_the_log_schema_names_every_game_and_its_part() -> None:
+    from replay.log_schema import full_schema
+
+    schema = full_schema()
     assert tuple(schema["properties"]["game"]["enum"]) == registry.game_names()
     parts = {part["if"]["properties"]["game"]["const"]: part["then"]["properties"] for part in schema["allOf"]}
     for name in registry.game_names():

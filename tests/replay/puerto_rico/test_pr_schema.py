@@ -13,6 +13,7 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema")
 
 from replay.errors import LogFormatError  # noqa: E402
+from replay.log_schema import full_schema  # noqa: E402
 from replay.logfile import parse_game  # noqa: E402
 from replay.puerto_rico.catalogue import CATALOGUE, GOODS, TILE_KINDS  # noqa: E402
 from replay.puerto_rico.moves import _FIELDS, ROLE_CARDS  # noqa: E402
@@ -20,7 +21,7 @@ from replay.replayer import final_state  # noqa: E402
 from replay.simulate import simulate_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-SCHEMA = json.loads((ROOT / "replay" / "schema" / "log.schema.json").read_text(encoding="utf-8"))
+SCHEMA = full_schema()
 DECLINES = Path(__file__).with_name("declines_3p.json")
 
 

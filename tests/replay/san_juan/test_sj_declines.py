@@ -403,7 +403,9 @@ def test_schema_lists_what_each_move_can_decline():
 
     from replay.san_juan.moves import DECLINABLE
 
-    schema = json.loads((Path(__file__).resolve().parents[3] / "replay" / "schema" / "log.schema.json").read_text(encoding="utf-8"))
+    from replay.log_schema import full_schema
+
+    schema = full_schema()
     branches = {b["properties"]["kind"]["const"]: b for b in schema["$defs"]["sj_move"]["oneOf"]}
     for kind, buildings in DECLINABLE.items():
         assert branches[kind]["properties"]["decline"]["items"]["enum"] == list(buildings)
@@ -496,8 +498,9 @@ def test_an_illegal_decline_in_a_log_names_file_move_player_and_rule():
 
 def test_declines_log_matches_the_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    schema_path = Path(__file__).resolve().parents[3] / "replay" / "schema" / "log.schema.json"
-    validator = jsonschema.Draft202012Validator(json.loads(schema_path.read_text(encoding="utf-8")))
+    from replay.log_schema import full_schema
+
+    validator = jsonschema.Draft202012Validator(full_schema())
     game = json.loads((DATA / "declines.json").read_text(encoding="utf-8"))
     assert not list(validator.iter_errors(game))
     assert game["moves"][8]["kind"] == "produce"
