@@ -1,15 +1,18 @@
 """The importer's rows, read off the engine's working game (``ingest.rows.add_record``), are exactly the
-rows laid out from one snapshot per state (``tests/ingest/reference_rows.py``, the importer before issue
-13): the same logs imported through both give databases whose every table holds the same rows, and the
-same rejections with the same messages; a what-if variation (a game not over) gives the same batch."""
+rows laid out from one snapshot per state: the same importer with every engine's ``working`` replaced by
+``SnapshotWorking`` (each move a new immutable snapshot, each seat's row from the engine's full
+``player_rows`` and ``global_row``, the move's words from the snapshot before it). The same logs imported
+both ways give databases whose every table holds the same rows, and the same rejections with the same
+messages; a what-if variation (a game not over) gives the same batch. And the sample logs give, table by
+table, the rows the importer gave before it read them off the working game (``rows_golden.json``)."""
 
 from __future__ import annotations
 
 import copy
 import json
 import random
+import shutil
 import sys
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,9 +25,9 @@ import ingest.rows
 from ingest.importer import import_paths
 from ingest.rows import Batch, add_record
 from replay.logfile import GameLog, LogRecord, parse_game, read_records, write_games
-from replay.registry import engine_for
+from replay.engine_base import SnapshotWorking
+from replay.registry import all_engines, engine_for
 from replay.simulate import simulate_game
-from tests.ingest.reference_rows import reference_add_record
 from tests.replay.test_mutations import mutate
 from tests.replay.test_working_fold import simulated_cases
 
@@ -51,9 +54,16 @@ def _corpus(folder: Path) -> list[dict[str, Any]]:
     return games
 
 
-def _import(paths: list[Path], db: Path, add: Callable[..., None], monkeypatch: pytest.MonkeyPatch) -> None:
+def snapshots(patch: pytest.MonkeyPatch) -> None:
+    """Make every engine replay through snapshots (``SnapshotWorking``) instead of its working game."""
+    for engine in all_engines().values():
+        patch.setattr(engine, "working", lambda state, engine=engine: SnapshotWorking(engine, state))
+
+
+def _import(paths: list[Path], db: Path, through_snapshots: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patch:
-        patch.setattr(ingest.rows, "add_record", add)
+        if through_snapshots:
+            snapshots(patch)
         summary = import_paths(paths, db, workers=1)
     assert summary.imported > 0 and summary.rejected > 0
 
@@ -88,8 +98,8 @@ def two_databases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     paths = [ROOT / "sample_logs", ROOT / "tests" / "replay" / "bad_logs" / "logs", folder]
     now, before = folder / "now.duckdb", folder / "before.duckdb"
     with pytest.MonkeyPatch.context() as patch:
-        _import(paths, now, add_record, patch)
-        _import(paths, before, reference_add_record, patch)
+        _import(paths, now, False, patch)
+        _import(paths, before, True, patch)
     return now, before
 
 
@@ -145,18 +155,20 @@ def digests(db: Path) -> dict[str, str]:
     return out
 
 
-def test_the_samples_give_the_rows_of_the_importer_before_issue_13(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_samples_give_the_rows_of_the_golden_digests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The sample logs and the bad-log corpus give, table by table, the very rows the importer gave
     before it read them off the working game (``rows_golden.json``, written from the database that
     importer made). This covers what the comparison above cannot: the engines' rows and words read
-    off a working table, against the code before it did. After an intended change of the stored
-    rows, write the new digests with ``python -m tests.ingest.test_rows_reference DB > GOLDEN`` from
-    a database of the same import, and say why in the commit."""
+    off a working table, against the code before it did. Files are stored by the path given, and the
+    digests were made with the bad logs at ``tests/bad_logs/logs``: the files are copied there. After
+    an intended change of the stored rows, write the new digests with ``python -m
+    tests.ingest.test_rows_reference DB > GOLDEN`` from a database of the same import, and say why in
+    the commit."""
     db = tmp_path / "samples.duckdb"
-    monkeypatch.chdir(ROOT)  # files are stored by the path given
-    import_paths(["sample_logs", "tests/replay/bad_logs/logs"], db, workers=1)
+    shutil.copytree(ROOT / "sample_logs", tmp_path / "sample_logs")
+    shutil.copytree(ROOT / "tests" / "replay" / "bad_logs" / "logs", tmp_path / "tests" / "bad_logs" / "logs")
+    monkeypatch.chdir(tmp_path)
+    import_paths(["sample_logs", "tests/bad_logs/logs"], db, workers=1)
     assert digests(db) == json.loads(GOLDEN.read_text())
 
 
@@ -187,9 +199,12 @@ def test_a_game_not_over_gives_the_same_batch() -> None:
             part.pop("result", None)
             log = parse_game(part, file="variation", index=0)
             batches = []
-            for add in (add_record, reference_add_record):
+            for through_snapshots in (False, True):
                 batch = Batch()
-                add(batch, LogRecord("variation", 0, "", log, None), now, complete=False)
+                with pytest.MonkeyPatch.context() as patch:
+                    if through_snapshots:
+                        snapshots(patch)
+                    add_record(batch, LogRecord("variation", 0, "", log, None), now, complete=False)
                 batches.append(_expanded(batch.to_arrow()))
             assert batches[0] == batches[1], (game, players, seed, cut)
             assert len(batches[0]["moves"]) == cut
@@ -218,9 +233,11 @@ def test_an_error_in_the_words_of_a_move_comes_after_the_rules(monkeypatch: pyte
     paths += sorted((ROOT / "sample_logs" / "san_juan").glob("*.json"))[:12]
     records = [r for path in paths for r in read_records(path)]
     found = []
-    for add in (add_record, reference_add_record):
-        monkeypatch.setattr(ingest.rows, "add_record", add)
-        batch = ingest.rows.process(records)
+    for through_snapshots in (False, True):
+        with monkeypatch.context() as patch:
+            if through_snapshots:
+                snapshots(patch)
+            batch = ingest.rows.process(records)
         found.append([{k: v for k, v in r.items() if k != "rejected_at"} for r in batch.rejections])
         found.append(batch.game_ids)
     assert found[0] == found[2] and found[1] == found[3]
@@ -229,26 +246,3 @@ def test_an_error_in_the_words_of_a_move_comes_after_the_rules(monkeypatch: pyte
     assert ("internal", None) in kinds[1:]
     assert any("ValueError: no words for a palace" in r["message"] for r in found[0])
 
-
-def test_an_engine_without_a_working_game_gives_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An engine whose rules have no working game is replayed through snapshots (``SnapshotWorking``)
-    and its rows read through ``SnapshotRows``: the same rows again."""
-    from replay.engine_base import SnapshotWorking
-
-    now = datetime(2026, 12, 1, tzinfo=UTC)
-    for game, players, seed, bot, options in SIMULATED[::25]:
-        log = parse_game(simulate_game(game, players, seed, bot, options), file="game.json", index=0)
-        record = LogRecord("game.json", 0, "", log, None)
-        batches = []
-        for snapshots in (False, True):
-            engine = engine_for(game)
-            with monkeypatch.context() as patch:
-                if snapshots:
-                    patch.setattr(engine, "working", lambda state, engine=engine: SnapshotWorking(engine, state))
-                batch = Batch()
-                add_record(batch, record, now)
-            batches.append(_expanded(batch.to_arrow()))
-        batch = Batch()
-        reference_add_record(batch, record, now)
-        assert batches[0] == batches[1] == _expanded(batch.to_arrow()), (game, players, seed)
-        assert len(batches[0]["moves"]) == len(log.moves)
