@@ -19,7 +19,6 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from governor.arena.views import seat_view
 from replay.registry import engine_for, game_title, spaces_for
 from replay.simulate import MAX_MOVES
 
@@ -62,6 +61,8 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(actions) for a in self.possible_agents}
+        self._seat_of = {a: seat for seat, a in enumerate(self.possible_agents)}
+        self._action_count = actions
         self._seeds = random.Random()
         self.seed_used: int | None = None
         self._state: Any = None
@@ -95,12 +96,14 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         self._refresh()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
-        if seat not in self._observed:
-            view = seat_view(self.game, self._state, seat, self.names)
-            self._observed[seat] = self.codec.encode(view)
-        mask = self._mask if seat == self._seat else np.zeros(len(self.codec.ACTIONS), dtype=np.int8)
-        return {"observation": self._observed[seat], "action_mask": mask}
+        seat = self._seat_of[agent]
+        vector = self._observed.get(seat)
+        if vector is None:
+            # Straight from the state (``encode_state``): the vector of ``encode(seat_view(...))``,
+            # what the seat may see as its ``view.py`` decides, without building the view dict.
+            vector = self._observed[seat] = self.codec.encode_state(self._state, seat)
+        mask = self._mask if seat == self._seat else np.zeros(self._action_count, dtype=np.int8)
+        return {"observation": vector, "action_mask": mask}
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -175,13 +178,14 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         if seat is None:
             self._seat = -1
             self._legal: dict[int, Any] = {}
-            self._mask = np.zeros(len(self.codec.ACTIONS), dtype=np.int8)
+            self._mask = np.zeros(self._action_count, dtype=np.int8)
             # PettingZoo removes the agents one by one through ``_was_dead_step``, in seat order.
             self.agent_selection = self.agents[0] if self.agents else self.possible_agents[0]
             return
         self._seat = seat
         self._legal = self.codec.representatives(self.engine, self._state)
-        self._mask = np.zeros(len(self.codec.ACTIONS), dtype=np.int8)
+        # A new mask each step (an agent may keep the last one), filled by index.
+        self._mask = np.zeros(self._action_count, dtype=np.int8)
         self._mask[list(self._legal)] = 1
         self.agent_selection = self.possible_agents[seat]
 

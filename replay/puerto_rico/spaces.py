@@ -1,6 +1,10 @@
 """Puerto Rico for learning code: a seat's view (``replay/puerto_rico/view.py``) as a flat float vector,
 and a fixed action space with a legal-action mask.
 
+``encode`` makes the vector from a view dict; ``encode_state`` makes the same vector straight from
+the game state, asking ``view.py`` (``seen_score``) for the one thing a seat may not see (others'
+VP chips), at a fraction of the cost: what the environments observe at every step.
+
 The vector is laid out by ``LAYOUT`` (documented index by index in docs/agents.md): the table (roles,
 ships, trading house, supplies, buildings left), then one block per seat in turn order starting with
 the observer (block 0 is always "me"). Seats a game does not have are zeros with ``present`` 0.
@@ -19,6 +23,7 @@ from typing import Any, Final
 import numpy as np
 
 from replay.layout import Layout
+from replay.protocol import Viewer
 from replay.puerto_rico.bots import HeuristicPlayer
 from replay.puerto_rico.catalogue import BUILDINGS, GOODS, TILE_KINDS, Role
 from replay.puerto_rico.moves import (
@@ -36,7 +41,8 @@ from replay.puerto_rico.moves import (
     Settle,
     Store,
 )
-from replay.puerto_rico.state import Stage
+from replay.puerto_rico.state import PuertoRicoState, Stage
+from replay.puerto_rico.view import chips_seen, seen_score
 
 GAME: Final = "puerto_rico"
 MAX_SEATS: Final = 5
@@ -238,3 +244,113 @@ def encode(view: dict[str, Any]) -> np.ndarray:
         for good, count in player["goods"].items():
             out[base + _GOODS + GOOD_INDEX[good]] = count
     return np.array(out, dtype=np.float32)
+
+
+_GOOD_OF = {g: i for i, g in enumerate(GOODS)}
+_ROLE_OF = {r: i for i, r in enumerate(Role)}
+_STAGE_OF = {s: i for i, s in enumerate(Stage)}
+_SHIP_STRIDE = 2 + len(GOOD_NAMES)
+#: Per building: its index and the city spaces it takes.
+_BUILDING_SPACES = {name: 2 if b.large else 1 for name, b in BUILDINGS.items()}
+_VIEWERS = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
+
+
+#: The table's part of the vector comes first, then one block of ``_BLOCK`` values per seat.
+_TABLE_SIZE: Final = _SEATS[0]
+_BLOCK: Final = len(_SEAT_LABELS)
+_ABSENT: Final = np.zeros(_BLOCK, dtype=np.float32)
+#: Seat blocks already made, by the seat's record and whether its chips are seen: ``(id(record),
+#: seen) -> (record, block)``. A move changes one or two seats; the others keep their (immutable)
+#: record and so their block. The record is held, so its id is not reused while the entry lives.
+_BLOCKS: dict[tuple[int, bool], tuple[Any, np.ndarray]] = {}
+_MAX_BLOCKS: Final = 4096
+
+
+def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> np.ndarray:
+    """Seat ``other``'s block of the vector as ``viewer`` sees it (read-only; shared between calls)."""
+    player = state.players[other]
+    seen = chips_seen(state, viewer, other)
+    key = (id(player), seen)
+    entry = _BLOCKS.get(key)
+    if entry is not None and entry[0] is player:
+        return entry[1]
+    out = [0.0] * _BLOCK
+    out[0] = 1
+    out[1] = player.doubloons
+    vp, chips = seen_score(state, viewer, other)
+    if chips is not None:
+        out[2] = 1
+        out[3] = chips
+    out[4] = vp
+    spaces = 0
+    for name, workers in zip(player.city, player.city_workers):
+        index = BUILDING_INDEX[name]
+        spaces += _BUILDING_SPACES[name]
+        out[_BUILT + index] += 1
+        out[_COLONISTS + index] += workers
+    out[5] = spaces
+    out[6] = player.san_juan
+    for kind, workers in zip(player.island, player.island_workers):
+        index = TILE_INDEX[kind]
+        out[_TILES + index] += 1
+        if workers:
+            out[_OCCUPIED + index] += 1
+    out[_GOODS:_GOODS + len(GOOD_NAMES)] = player.goods
+    block = np.array(out, dtype=np.float32)
+    block.flags.writeable = False
+    if len(_BLOCKS) >= _MAX_BLOCKS:
+        _BLOCKS.clear()
+    _BLOCKS[key] = (player, block)
+    return block
+
+
+def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
+    """``encode(seat_view(state, seat))`` made from the state itself, without the view dict: the
+    same vector (a test proves it at every step of many games), VP chips hidden as ``view.py`` decides
+    (``chips_seen``, ``seen_score``). A new array each call. Raises ``IndexError`` for a seat the game
+    does not have."""
+    players = state.players
+    n = len(players)
+    if not 0 <= seat < n:
+        raise IndexError(f"seat {seat} is not in a {n}-player game")
+    out = [0.0] * _TABLE_SIZE
+    out[_PLAYERS] = n
+    out[_ROUND] = state.round
+    out[_STAGE + _STAGE_OF[state.stage]] = 1
+    if state.role is not None:
+        out[_ROLE_NOW + _ROLE_OF[state.role]] = 1
+    taken = {card for card, _ in state.roles_taken}
+    for card, money in zip(state.role_cards, state.role_doubloons):
+        index = _CARD_INDEX[card]
+        out[_CARD_OPEN + index] = 0.0 if card in taken else 1.0
+        out[_CARD_MONEY + index] = money
+    if state.chooser is not None:
+        out[_CHOOSER + (state.chooser - seat) % n] = 1
+    out[_GOVERNOR + (state.governor - seat) % n] = 1
+    acting = state.current_seat
+    if acting is not None:
+        out[_TO_ACT + (acting - seat) % n] = 1
+    for s, (capacity, good, load) in enumerate(zip(state.ship_capacity[:3], state.ship_good, state.ship_load)):
+        base = _SHIPS + s * _SHIP_STRIDE
+        out[base] = capacity
+        out[base + 1] = load
+        if good is not None:
+            out[base + 2 + _GOOD_OF[good]] = 1
+    for good in state.trading_house:
+        out[_HOUSE + _GOOD_OF[good]] += 1
+    out[_SUPPLY] = state.colonist_ship
+    out[_SUPPLY + 1] = state.colonist_supply
+    out[_SUPPLY + 2] = max(0, state.vp_chips_left)
+    out[_SUPPLY + 3] = len(state.plantation_stack)
+    out[_SUPPLY + 4] = len(state.plantation_discard)
+    out[_SUPPLY + 5] = state.quarries
+    out[_SUPPLY + 6] = state.bank
+    for kind in state.face_up:
+        out[_FACE_UP + TILE_INDEX[kind]] += 1
+    out[_GOODS_SUPPLY:_GOODS_SUPPLY + len(GOOD_NAMES)] = state.goods_supply
+    out[_LEFT:_LEFT + len(BUILDING_NAMES)] = state.building_supply
+    viewer = _VIEWERS[seat]
+    parts = [np.array(out, dtype=np.float32)]
+    parts += [_seat_block(state, viewer, (seat + k) % n) for k in range(n)]
+    parts += [_ABSENT] * (MAX_SEATS - n)
+    return np.concatenate(parts)

@@ -19,7 +19,8 @@ from typing import Any
 
 from replay.protocol import Viewer
 from replay.puerto_rico.catalogue import BUILDINGS, CITY_SPACES, GOODS, ISLAND_SPACES, TILE_KINDS, TILE_ORDER, Power
-from replay.puerto_rico.state import PuertoRicoState
+from replay.puerto_rico.scoring import score_parts
+from replay.puerto_rico.state import PuertoRicoState, Stage
 
 #: The parts of a score that count face-down chips.
 CHIP_PARTS = ("chips", "customs_house")
@@ -40,10 +41,8 @@ def view_state(state: PuertoRicoState, viewer: Viewer, names: Sequence[str] = ()
     from replay.registry import engine_for  # the engine imports this module
 
     out = engine_for("puerto_rico").to_view(state, names)
-    if viewer.sees_everything or out["over"]:
-        return out
     for player in out["players"]:
-        if viewer.sees_secrets_of(player["seat"]):
+        if chips_seen(state, viewer, player["seat"]):
             continue
         player.pop("vp_chips", None)
         hidden = sum(player["vp_parts"].get(part, 0) for part in CHIP_PARTS)
@@ -51,6 +50,23 @@ def view_state(state: PuertoRicoState, viewer: Viewer, names: Sequence[str] = ()
         player["vp_parts"] = {k: v for k, v in player["vp_parts"].items() if k not in CHIP_PARTS}
         out["scores"][player["seat"]] = player["vp"]
     return out
+
+
+def chips_seen(state: PuertoRicoState, viewer: Viewer, seat: int) -> bool:
+    """Whether ``viewer`` sees seat ``seat``'s VP chips (its own, everything's, or any once the game is
+    over). Raises nothing."""
+    return viewer.sees_everything or state.stage is Stage.OVER or viewer.sees_secrets_of(seat)
+
+
+def seen_score(state: PuertoRicoState, viewer: Viewer, seat: int) -> tuple[int, int | None]:
+    """Seat ``seat``'s VP as ``viewer`` sees them (``view_state``'s ``vp``) and its VP chips, None
+    when they lie face down for the viewer: the cheap form of the seat's score in ``view_state`` that
+    observation vectors are made of. Raises ``IndexError`` for a seat the game does not have."""
+    player = state.players[seat]
+    total, parts = score_parts(player)
+    if chips_seen(state, viewer, seat):
+        return total, max(0, player.vp_chips)
+    return total - sum(parts.get(part, 0) for part in CHIP_PARTS), None
 
 
 def determinise(state: PuertoRicoState, seat: int, rng: random.Random) -> PuertoRicoState:

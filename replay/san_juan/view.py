@@ -46,15 +46,22 @@ def view_state(state: SanJuanState, viewer: Viewer, names: Sequence[str] = ()) -
         return out
     out.pop("next_tile", None)
     for player in out["players"]:
-        if not viewer.sees_secrets_of(player["seat"]):
+        if not sees_hand(viewer, player["seat"]):
             player.pop("hand", None)
-    if not _looks(state, viewer):
+    if not sees_looking(state, viewer):
         out["looking_count"] = len(out.pop("looking"))
     return out
 
 
-def _looks(state: SanJuanState, viewer: Viewer) -> bool:
-    """Whether ``viewer`` sees the cards set aside for the seat to act (its own councillor's draw)."""
+def sees_hand(viewer: Viewer, seat: int) -> bool:
+    """Whether ``viewer`` sees the cards in seat ``seat``'s hand (its own, or everything). Raises
+    nothing."""
+    return viewer.sees_secrets_of(seat)
+
+
+def sees_looking(state: SanJuanState, viewer: Viewer) -> bool:
+    """Whether ``viewer`` sees the cards set aside for the seat to act (its own councillor's draw);
+    others see only how many. Raises nothing."""
     if viewer.sees_everything:
         return True
     acting = state.queue[0] if state.stage is Stage.PHASE and state.queue else None
@@ -68,7 +75,7 @@ def determinise(state: SanJuanState, seat: int, rng: random.Random) -> SanJuanSt
     reshuffles drawn from a fresh seed. The seat's view of the result equals its view of ``state``, and
     the result depends only on that view and on ``rng``."""
     viewer = Viewer.of_seat(seat)
-    own_look = _looks(state, viewer)
+    own_look = sees_looking(state, viewer)
     pool: list[str] = list(state.draw_pile) + list(state.discard)
     if not own_look:
         pool.extend(state.looking)

@@ -18,11 +18,11 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from governor.arena.views import seat_view  # noqa: E402
 from governor.envs import puerto_rico_v0, san_juan_v0  # noqa: E402
-from replay.puerto_rico import spaces as puerto_rico_spaces  # noqa: E402
-from replay.san_juan import spaces as san_juan_spaces  # noqa: E402
 from replay.logfile import parse_game, write_games  # noqa: E402
+from replay.puerto_rico import spaces as puerto_rico_spaces  # noqa: E402
 from replay.registry import engine_for, view_for  # noqa: E402
 from replay.replayer import final_state  # noqa: E402
+from replay.san_juan import spaces as san_juan_spaces  # noqa: E402
 
 COUNTS = [(san_juan_v0, p) for p in (2, 3, 4)] + [(puerto_rico_v0, p) for p in (3, 4, 5)]
 
