@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from analysis.decisions import THRESHOLDS, Decision, Options
+from analysis.decisions import THRESHOLDS, Decision, Options, rollout_kind
 from analysis.rollouts import MAX_ROLLOUTS
 from replay import exits
 from replay.errors import printable
@@ -32,8 +32,8 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
                        description=(
         "For each decision of a game (a state where the acting seat had more than one legal move), estimate "
         "the acting seat's winning chance after each candidate move: the share of N rollouts it wins, each "
-        "rollout played to the end by the heuristic bots from a determinisation of the position (what that "
-        "seat cannot see is dealt again at random). Prints the move played, its estimate with a 95%% "
+        "rollout played to the end by the game's rollout bot (the expert bot; --rollout-bot picks another) "
+        "from a determinisation of the position (what that seat cannot see is dealt again at random). Prints the move played, its estimate with a 95%% "
         f"interval, the best move and the loss; tags moves ({thresholds} of winning chance, when significant). "
         "Exits 0, 1 when the log is bad, 2 on a usage error. See docs/analysis.md."))
     p.add_argument("log", help="a log file (.json, .jsonl, .gz)")
@@ -45,6 +45,9 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
                    help="seed of every random choice, a 64-bit integer (default 0): same seed, same output")
     p.add_argument("--top", type=bounded_int("--top", 1, MAX_TOP), default=6,
                    help=f"at most this many candidates per decision, 1 to {MAX_TOP} (default 6)")
+    p.add_argument("--rollout-bot", default=None, metavar="KIND", type=_kind,
+                   help="the bot that plays every rollout to the end: one of the game's bots (heuristic, random, "
+                        "expert; default: the one the game declares for rollouts, expert)")
     p.add_argument("--steps", type=_steps, default=None, metavar="A:B",
                    help="only the moves numbered A to B (1-based, inclusive; A: or :B leave one end open)")
     p.add_argument("--workers", type=workers or bounded_int("--workers", 1, 256), default=None,
@@ -55,6 +58,19 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="progress line on standard error (auto: when it is a terminal)")
     p.set_defaults(func=lambda args: run(args, default_db))
+
+
+def _kind(text: str) -> str:
+    """``--rollout-bot KIND`` as typed, when it names a bot kind some game declares; raises
+    ``argparse.ArgumentTypeError`` (a usage error, exit 2) naming the kinds there are. Whether the
+    log's own game has it is checked once the log is read."""
+    from replay.registry import game_names, game_of
+
+    kinds = sorted({kind for name in game_names() for kind in game_of(name).bot_kinds})
+    if text not in kinds:
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        raise argparse.ArgumentTypeError(f"expects one of {', '.join(kinds)}, not {printable(repr(shown))}")
+    return text
 
 
 def _steps(text: str) -> tuple[int, int]:
@@ -134,7 +150,12 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
         return exits.REJECTED
     log = record.log
     options = Options(rollouts=args.rollouts, seed=args.seed, top=args.top,
-                      workers=args.workers or os.cpu_count() or 1, steps=args.steps)
+                      workers=args.workers or os.cpu_count() or 1, steps=args.steps, rollout_bot=args.rollout_bot)
+    try:
+        bot = rollout_kind(log.game, options)
+    except ValueError as err:
+        print(f"governor analyse: --rollout-bot: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
     if options.workers > 1:
         _start_workers_deaf_to_ctrl_c()
     show_progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
@@ -158,7 +179,7 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     tags = {name: sum(1 for d in decisions if d.tag == name) for name, _ in THRESHOLDS}
     print(
         f"{len(decisions)} decisions analysed in {time.monotonic() - start:.1f} s "
-        f"({options.rollouts} rollouts per candidate, seed {options.seed}): "
+        f"({options.rollouts} rollouts per candidate by the {bot} bot, seed {options.seed}): "
         + ", ".join(_count(n, name) for name, n in tags.items()),
         file=sys.stderr,
     )

@@ -4,7 +4,7 @@ played and its tag (inaccuracy, mistake, blunder), computed by rollouts (``analy
 The candidates of a decision vary only what its seat decides: the acting seat's legal moves, each
 with the parts other seats decide in it (a San Juan seat refraining from the councillor's draw)
 following the move played where they apply, else the rules' default. When there are more than
-``top``, the move played, the heuristic bot's move and the best of a cheap pre-ranking (a few
+``top``, the move played, the rollout bot's move and the best of a cheap pre-ranking (a few
 rollouts each, over at most ``PRERANK_CAP`` moves) make up the ``top``. A part of a move that another
 seat decides is that seat's decision, analysed for it at the same step (``Engine.deciders``).
 """
@@ -22,7 +22,7 @@ from typing import Any
 
 from analysis.rollouts import RolloutResult, RolloutTask, run_task
 from replay.logfile import GameLog
-from replay.registry import engine_for
+from replay.registry import engine_for, game_of, rollout_bot
 from replay.replayer import iter_replay
 from replay.simulate import make_bot
 
@@ -115,6 +115,8 @@ class Decision:
     candidates: tuple[Candidate, ...]
     mover: int | None = None
     mover_player: str | None = None
+    #: The kind of bot that played the rollouts (``expert``, ``heuristic``).
+    rollout_bot: str = ""
 
     @property
     def mover_seat(self) -> int:
@@ -144,13 +146,15 @@ class Decision:
             "legal_moves": self.legal,
             "played": self.played.to_json(), "best": self.best.to_json(), "loss": round(self.loss, 6),
             "tag": self.tag, "candidates": [c.to_json() for c in self.candidates],
+            "rollout_bot": self.rollout_bot,
         }
 
 
 @dataclass
 class Options:
     """How to analyse: rollouts per candidate, seed, at most ``top`` candidates per decision, worker
-    processes (1 runs inline), and which steps (1-based move numbers; None for all)."""
+    processes (1 runs inline), which steps (1-based move numbers; None for all), and the kind of bot
+    that plays the rollouts (None: the one the game declares, ``replay.registry.rollout_bot``)."""
 
     rollouts: int = 100
     seed: int = 0
@@ -159,6 +163,19 @@ class Options:
     steps: tuple[int, int] | None = None
     chunk: int = 25
     extra: dict[str, Any] = field(default_factory=dict)
+    rollout_bot: str | None = None
+
+
+def rollout_kind(game: str, options: Options) -> str:
+    """The kind of bot that plays the rollouts of ``game`` under ``options``: the one asked for, else
+    the one the game declares. Raises ``ValueError`` naming the game's bots for a kind it does not
+    declare, and ``KeyError`` naming the known games for an unknown game."""
+    if options.rollout_bot is None:
+        return rollout_bot(game)
+    declared = game_of(game)
+    if options.rollout_bot not in declared.bot_kinds:
+        raise ValueError(f"{declared.title} has no {options.rollout_bot!r} bot (bots: {', '.join(declared.bot_kinds)})")
+    return options.rollout_bot
 
 
 @dataclass(frozen=True)
@@ -238,14 +255,15 @@ def own_choices(engine: Any, state: Any, seat: int, played: Any, legal: Sequence
 def choose_candidates(engine: Any, point: _Point, options: Options,
                       run: Callable[[RolloutTask], RolloutResult]) -> list[Any]:
     """The moves to estimate at a decision: the seat's choices (``own_choices``) when they are at most
-    ``top``, else the move played, the heuristic bot's choice and the best of the pre-ranking, each
-    varying only what the seat decides. The move played stands as the log wrote it, in place of the
-    listed form of the same decision (never beside it)."""
+    ``top``, else the move played, the rollout bot's choice (``rollout_kind``) and the best of the
+    pre-ranking, each varying only what the seat decides. The move played stands as the log wrote it,
+    in place of the listed form of the same decision (never beside it). Raises as ``rollout_kind``."""
     legal = own_choices(engine, point.state, point.seat, point.played)
     if len(legal) <= options.top:
         return legal
     must = [point.played]
-    bot_move = engine.with_others_from(point.state, make_bot(engine.game, "heuristic", options.seed).choose(point.state),
+    bot = rollout_kind(engine.game, options)
+    bot_move = engine.with_others_from(point.state, make_bot(engine.game, bot, options.seed).choose(point.state),
                                        point.seat, point.played)
     if not _same(engine, bot_move, point.played):
         must.append(bot_move)
@@ -253,23 +271,24 @@ def choose_candidates(engine: Any, point: _Point, options: Options,
     if len(rest) > PRERANK_CAP:
         rest = random.Random(f"prerank:{options.seed}:{point.step}").sample(rest, PRERANK_CAP)
     task = RolloutTask(engine.game, point.step, point.seat, point.state, tuple(rest), options.seed ^ 0x5EED,
-                       0, PRERANK_ROLLOUTS)
+                       0, PRERANK_ROLLOUTS, bot)
     result = run(task)
     ranked = sorted(range(len(rest)), key=lambda i: (-result.wins[i], i))
     return must + [rest[i] for i in ranked[: max(0, options.top - len(must))]]
 
 
 def _tasks(engine: Any, point: _Point, candidates: Sequence[Any], options: Options) -> list[RolloutTask]:
+    bot = rollout_kind(engine.game, options)
     tasks = []
     for first in range(0, options.rollouts, options.chunk):
         count = min(options.chunk, options.rollouts - first)
         tasks.append(RolloutTask(engine.game, point.step, point.seat, point.state, tuple(candidates),
-                                 options.seed, first, count))
+                                 options.seed, first, count, bot))
     return tasks
 
 
 def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, candidates: Sequence[Any],
-              results: Sequence[RolloutResult]) -> Decision:
+              results: Sequence[RolloutResult], bot: str) -> Decision:
     made = []
     for index, move in enumerate(candidates):
         wins = sum(r.wins[index] for r in results)
@@ -278,8 +297,8 @@ def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, cand
                               _same(engine, move, point.played), wins, n))
     made.sort(key=lambda c: (-c.estimate, not c.played, c.text))
     if point.mover == point.seat:
-        return Decision(point.step, point.seat, names[point.seat], legal, tuple(made))
-    return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), point.mover, names[point.mover])
+        return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), rollout_bot=bot)
+    return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), point.mover, names[point.mover], bot)
 
 
 def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, options: Options | None = None,
@@ -287,8 +306,8 @@ def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, opti
     """Analyse one position (inline, no worker processes): the decision of ``seat`` (default: the seat
     to act; else a seat that decides a part of ``played``, ``Engine.deciders``) at the move
     ``played``, its candidates varying only what that seat decides; ``step`` numbers the decision
-    (and seeds its rollouts). Raises ``ValueError`` when the game is over or ``seat`` decides no part
-    of ``played``."""
+    (and seeds its rollouts). Raises ``ValueError`` when the game is over, ``seat`` decides no part
+    of ``played`` or the game has no bot of ``options.rollout_bot``'s kind."""
     options = options or Options()
     engine = engine_for(game)
     mover = engine.current_seat(state)
@@ -302,16 +321,18 @@ def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, opti
     legal = len(own_choices(engine, state, seat, played, legal_moves)) - _unlisted(engine, legal_moves, played)
     candidates = choose_candidates(engine, point, options, run_task)
     results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
-    return _decision(engine, names, point, legal, candidates, results)
+    return _decision(engine, names, point, legal, candidates, results, rollout_kind(game, options))
 
 
 def analyse(log: GameLog, options: Options | None = None,
             cancelled: Callable[[], bool] | None = None) -> Iterator[Decision]:
     """Yield each decision of ``log`` analysed, in game order, as soon as it is done. With more than
     one worker, rollouts run in worker processes, several decisions in flight at once. ``cancelled``
-    is polled between results: when it returns True the analysis stops. Raises as ``iter_replay``."""
+    is polled between results: when it returns True the analysis stops. Raises as ``iter_replay``,
+    and ``ValueError`` (before any rollout) when the game has no bot of ``options.rollout_bot``'s kind."""
     options = options or Options()
     engine = engine_for(log.game)
+    bot = rollout_kind(log.game, options)
     points = list(decision_points(log, options.steps))
     if options.workers <= 1:
         for point, legal in points:
@@ -319,15 +340,15 @@ def analyse(log: GameLog, options: Options | None = None,
                 return
             candidates = choose_candidates(engine, point, options, run_task)
             results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
-            yield _decision(engine, log.players, point, legal, candidates, results)
+            yield _decision(engine, log.players, point, legal, candidates, results, bot)
         return
     # forkserver: the dashboard runs analyses from a thread of its server, which must not be forked.
     with ProcessPoolExecutor(max_workers=options.workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
-        yield from _analyse_pool(pool, engine, log, points, options, cancelled)
+        yield from _analyse_pool(pool, engine, log, points, options, cancelled, bot)
 
 
 def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[_Point, int]],
-                  options: Options, cancelled: Callable[[], bool] | None) -> Iterator[Decision]:
+                  options: Options, cancelled: Callable[[], bool] | None, bot: str) -> Iterator[Decision]:
     def run_remote(task: RolloutTask) -> RolloutResult:
         return pool.submit(run_task, task).result()
 
@@ -350,7 +371,7 @@ def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[
                 if cancelled is not None and cancelled():
                     return
                 results.append(future.result())
-            yield _decision(engine, log.players, point, legal, candidates, results)
+            yield _decision(engine, log.players, point, legal, candidates, results, bot)
     finally:
         for _, _, _, futures in pending:
             for future in futures:

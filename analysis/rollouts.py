@@ -1,5 +1,7 @@
 """Monte Carlo rollouts that never cheat: each one starts from a determinisation of the position (what
-the acting seat cannot see, dealt again at random) and is played to the end by the heuristic bots.
+the acting seat cannot see, dealt again at random) and is played to the end by one bot per seat, of
+the kind the game declares for rollouts (``replay.registry.rollout_bot``: the expert bot for both
+games) unless the analysis asks for another.
 
 Every random choice comes from a string seed built of the analysis seed, the step and the rollout
 number, so results are the same whichever worker runs a rollout and in whatever order.
@@ -18,7 +20,7 @@ from typing import Any
 from replay.collector import collector_paused
 from replay.errors import FieldError, RuleViolation
 from replay.protocol import Working
-from replay.registry import engine_for
+from replay.registry import engine_for, rollout_bot
 from replay.simulate import MAX_MOVES, make_bot
 
 #: The most rollouts per candidate ``governor analyse`` takes: at the default 100 a game takes about a
@@ -39,6 +41,8 @@ class RolloutTask:
     seed: int
     first: int
     count: int
+    #: The kind of bot that plays every seat to the end (``heuristic``, ``expert``...).
+    bot: str = "heuristic"
 
 
 @dataclass(frozen=True)
@@ -58,22 +62,24 @@ def world_rng(seed: int, step: int, rollout: int) -> random.Random:
     return random.Random(f"analysis:{seed}:{step}:{rollout}")
 
 
-def play_out(engine: Any, game: Working, players: int, rng: random.Random) -> list[int] | None:
-    """Play the working ``game`` (of ``players`` seats) to the end in place with one heuristic bot per
-    seat seeded from ``rng``; the winners, or None when the game does not end within the simulation's
-    move limit.
+def play_out(engine: Any, game: Working, players: int, rng: random.Random,
+             bot: str = "heuristic") -> list[int] | None:
+    """Play the working ``game`` (of ``players`` seats) to the end in place with one ``bot`` per seat
+    seeded from ``rng``; the winners, or None when the game does not end within the simulation's
+    move limit. Raises ``KeyError`` naming the game's bots for a kind it does not declare.
 
     The bots read the working game's table and ``Working.apply`` runs the rules of ``apply`` without
     a snapshot per move: the same moves, the same end as ``apply`` move after move (tested), at a
     fraction of the cost."""
-    if not play_to_end(engine, game, players, rng):
+    if not play_to_end(engine, game, players, rng, bot):
         return None
     return list(engine.winners(game.snapshot()))
 
 
-def play_to_end(engine: Any, game: Working, players: int, rng: random.Random) -> bool:
-    """``play_out``'s moves: whether the game ended within the simulation's move limit."""
-    choose = [make_bot(engine.game, "heuristic", rng.randrange(2**31)).choose_working for _ in range(players)]
+def play_to_end(engine: Any, game: Working, players: int, rng: random.Random, bot: str = "heuristic") -> bool:
+    """``play_out``'s moves: whether the game ended within the simulation's move limit. Raises
+    ``KeyError`` naming the game's bots for a kind it does not declare."""
+    choose = [make_bot(engine.game, bot, rng.randrange(2**31)).choose_working for _ in range(players)]
     # Bound once: a rollout makes about a hundred moves.
     is_over, current_seat, apply = game.is_over, game.current_seat, game.apply
     for _ in range(MAX_MOVES):
@@ -124,7 +130,7 @@ def _run_task(task: RolloutTask) -> RolloutResult:
                 game.apply(move)
             except (RuleViolation, FieldError):
                 continue
-            winners = play_out(engine, game, players, random.Random(play_seed))
+            winners = play_out(engine, game, players, random.Random(play_seed), task.bot)
             if winners is None:
                 continue
             wins[index] += win_share(winners, task.seat)
@@ -138,13 +144,16 @@ LINE_ROLLOUTS = 24
 
 
 def engine_line(game: str, state: Any, seat: int, move: Any, seed: int, step: int,
-                rollouts: int = LINE_ROLLOUTS, length: int = LINE_MOVES) -> list[Any]:
-    """The continuation the heuristic bots played most after ``move`` in the decision's rollouts
+                rollouts: int = LINE_ROLLOUTS, length: int = LINE_MOVES, bot: str | None = None) -> list[Any]:
+    """The continuation the bots played most after ``move`` in the decision's rollouts
     (lichess's engine line): the same determinisations and bots as the estimates (``world_rng`` of
     ``seed``, ``step`` and the rollout number), then move by move the most frequent next move among
     the rollouts that played the line so far (ties: the one met first), at most ``length`` moves,
-    typed. Empty when ``move`` is illegal in every sampled world. Raises nothing else of its own."""
+    typed. ``bot`` is the kind of bot that plays (default: the game's declared rollout bot, as in
+    ``governor analyse``). Empty when ``move`` is illegal in every sampled world. Raises ``KeyError``
+    naming the game's bots for a kind it does not declare."""
     engine = engine_for(game)
+    kind = rollout_bot(game) if bot is None else bot
     lines: list[list[Any]] = []
     for number in range(rollouts):
         rng = world_rng(seed, step, number)
@@ -155,7 +164,7 @@ def engine_line(game: str, state: Any, seat: int, move: Any, seed: int, step: in
             working.apply(move)
         except (RuleViolation, FieldError):
             continue
-        choose = [make_bot(engine.game, "heuristic", play.randrange(2**31)).choose_working
+        choose = [make_bot(engine.game, kind, play.randrange(2**31)).choose_working
                   for _ in range(state_players(world))]
         line = []
         for _ in range(length):

@@ -33,6 +33,7 @@ def analysis_table(game_id: str, engine_version: str, decisions: Sequence[Decisi
                 "tag": decision.tag if candidate.played else None,
                 "legal_moves": decision.legal, "rollouts_asked": options.rollouts, "seed": options.seed,
                 "top": options.top, "engine_version": engine_version, "analysed_at": now,
+                "rollout_bot": decision.rollout_bot,
             }
             for name in ANALYSIS.names:
                 columns[name].append(row[name])

@@ -83,6 +83,8 @@ def migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _migrate_5_to_6(con)
         elif step == 6:
             _widen(con, 7)
+        elif step == 7:
+            _migrate_7_to_8(con)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -116,6 +118,17 @@ def _migrate_5_to_6(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("BEGIN")
     locate(con)
     _set_version(con, 6)
+    con.execute("COMMIT")
+
+
+def _migrate_7_to_8(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 8 adds ``analysis.rollout_bot``, the kind of bot that played the rollouts. Every analysis
+    stored before it was rolled out by the heuristic bots, which its rows then say."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS rollout_bot VARCHAR")
+    if con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'analysis'").fetchone() != (0,):
+        con.execute("UPDATE analysis SET rollout_bot = 'heuristic' WHERE rollout_bot IS NULL")
+    _set_version(con, 8)
     con.execute("COMMIT")
 
 

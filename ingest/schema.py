@@ -17,7 +17,7 @@ from replay.protocol import StorageRows
 from replay.registry import all_engines
 
 #: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits (``ingest.migrations``).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 GAMES = pa.schema(
@@ -117,6 +117,8 @@ ANALYSIS = pa.schema(
         ("top", pa.int16()),
         ("engine_version", pa.string()),
         ("analysed_at", pa.timestamp("us", tz="UTC")),
+        # Schema version 8: the kind of bot that played the rollouts (``heuristic``, ``expert``).
+        ("rollout_bot", pa.string()),
     ]
 )
 

@@ -47,8 +47,8 @@ class GameDeclaration:
     view: str
     #: The module of the game's catalogue (cards, buildings) as data.
     catalogue: str
-    #: The bots by kind (``heuristic``, ``random``): ``module:attribute`` of a callable taking the
-    #: engine and a seed and returning a bot with ``choose(state)`` and ``choose_working(game)``.
+    #: The bots by kind (``heuristic``, ``random``, ``expert``): ``module:attribute`` of a callable
+    #: taking the engine and a seed and returning a bot with ``choose(state)`` and ``choose_working(game)``.
     bots: tuple[tuple[str, str], ...]
     #: The prefix of the game's definitions in the log schema (``sj_``: ``sj_setup``, ``sj_move``...).
     log_schema: str
@@ -66,6 +66,10 @@ class GameDeclaration:
     #: (``encode``, ``LAYOUT``, ``ACTIONS``, ``representatives``; it needs numpy, so only the agent
     #: environments load it), or "" when the game has none.
     spaces: str = ""
+    #: The kind of bot (one of ``bots``) that plays the analysis' rollouts to the end: the strongest
+    #: whose whole-game analysis at 100 rollouts stays under a minute on the compiled engines; "" for
+    #: the first of ``bots``.
+    rollout_bot: str = ""
 
     def __post_init__(self) -> None:
         if not self.name or not all(c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in self.name):
@@ -75,11 +79,23 @@ class GameDeclaration:
         kinds = [kind for kind, _ in self.bots]
         if len(set(kinds)) != len(kinds):
             raise ValueError(f"game {self.name}: a bot kind declared twice in {kinds}")
+        if self.rollout_bot and self.rollout_bot not in kinds:
+            raise ValueError(f"game {self.name}: rollout bot {self.rollout_bot!r} is not among its bots {kinds}")
 
     @property
     def bot_kinds(self) -> tuple[str, ...]:
         """The kinds of bot the game has, as declared."""
         return tuple(kind for kind, _ in self.bots)
+
+    @property
+    def rollout_kind(self) -> str:
+        """The kind of bot that plays the analysis' rollouts: ``rollout_bot``, else the first declared
+        bot. Raises ``KeyError`` when the game declares no bot."""
+        if self.rollout_bot:
+            return self.rollout_bot
+        if not self.bots:
+            raise KeyError(f"{self.title} declares no bot to play rollouts")
+        return self.bots[0][0]
 
     def bot_path(self, kind: str) -> str:
         """Where the ``kind`` bot's factory lives. Raises ``KeyError`` naming the kinds there are."""

@@ -63,6 +63,13 @@ def make_bot(game: str, kind: str, seed: int) -> Bot:
     return bot
 
 
+def rollout_bot(game: str) -> str:
+    """The kind of bot ``game`` declares for the analysis' rollouts (``GameDeclaration.rollout_kind``:
+    its ``rollout_bot``, else its first bot). Raises ``KeyError`` naming the known games for a game no
+    package declares, or saying that the game declares no bot."""
+    return declaration(game).rollout_kind
+
+
 def spaces_for(game: str) -> ModuleType:
     """The module of ``game``'s flat observation vector and action space for learning code (its
     declaration's ``spaces``; it needs numpy). Raises ``KeyError`` naming the known games, or saying

@@ -12,10 +12,13 @@ GAME = GameDeclaration(
     engine="replay.puerto_rico.engine:ENGINE",
     view="replay.puerto_rico.view",
     catalogue="replay.puerto_rico.catalogue",
-    bots=(("heuristic", "replay.puerto_rico.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer")),
+    bots=(("heuristic", "replay.puerto_rico.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer"),
+          ("expert", "replay.puerto_rico.expert:expert_bot")),
     log_schema="pr_",
     log_schema_file="replay.puerto_rico:log.schema.json",
     opening_words=", plantations and quarries taken",
     order=1,
     spaces="replay.puerto_rico.spaces",
+    # The strongest bot that keeps a whole game's analysis under a minute (docs/analysis.md).
+    rollout_bot="expert",
 )

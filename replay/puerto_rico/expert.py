@@ -235,4 +235,9 @@ def _build_gain(t: Table, seat: int, p: Seat, chooser: bool) -> float:
     return max(building_worth(name, p, t.round) for name in options) * 0.5
 
 
-__all__ = ["ExpertPlayer"]
+def expert_bot(engine: object, seed: int) -> ExpertPlayer:
+    """The expert bot (the declaration's ``expert``; ``engine`` is this game's own). Raises nothing."""
+    return ExpertPlayer(seed)
+
+
+__all__ = ["ExpertPlayer", "expert_bot"]

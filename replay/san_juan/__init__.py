@@ -12,11 +12,14 @@ GAME = GameDeclaration(
     engine="replay.san_juan.engine:ENGINE",
     view="replay.san_juan.view",
     catalogue="replay.san_juan.cards",
-    bots=(("heuristic", "replay.san_juan.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer")),
+    bots=(("heuristic", "replay.san_juan.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer"),
+          ("expert", "replay.san_juan.expert:expert_bot")),
     log_schema="sj_",
     log_schema_file="replay.san_juan:log.schema.json",
     options=(GameOption("draft_start", "the draft-start variant: seats are dealt 5, 6, 7 and 8 cards and each "
                                        "keeps 4 with a draft move before the first round"),),
     order=0,
     spaces="replay.san_juan.spaces",
+    # The strongest bot that keeps a whole game's analysis under a minute (docs/analysis.md).
+    rollout_bot="expert",
 )

@@ -130,4 +130,9 @@ def _power_worth(name: str) -> float:
     return 0.8 + 0.2 * card.cost
 
 
-__all__ = ["ExpertPlayer"]
+def expert_bot(engine: object, seed: int) -> ExpertPlayer:
+    """The expert bot (the declaration's ``expert``; ``engine`` is this game's own). Raises nothing."""
+    return ExpertPlayer(seed)
+
+
+__all__ = ["ExpertPlayer", "expert_bot"]

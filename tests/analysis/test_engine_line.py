@@ -1,5 +1,5 @@
-"""The engine line of a decision: the continuation the rollouts' heuristic bots played most after a
-candidate (``analysis.rollouts.engine_line``)."""
+"""The engine line of a decision: the continuation the rollouts' bots (the game's declared rollout bot
+unless another is asked for) played most after a candidate (``analysis.rollouts.engine_line``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from analysis import variation as V
 from analysis.rollouts import engine_line, state_players, world_rng
 from replay.logfile import parse_game
-from replay.registry import engine_for
+from replay.registry import engine_for, rollout_bot
 from replay.simulate import make_bot
 
 GAME_FILE = Path(__file__).resolve().parents[2] / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"
@@ -21,15 +21,17 @@ def _position(branch: int) -> V.Variation:
     return V.start(parse_game(json.loads(GAME_FILE.read_text()), file=str(GAME_FILE)), branch)
 
 
-def _rollout(start: V.Variation, move, number: int, length: int) -> list[str]:
-    """Rollout ``number``'s first ``length`` moves after ``move``, made here step by step."""
+def _rollout(start: V.Variation, move, number: int, length: int, bot: str | None = None) -> list[str]:
+    """Rollout ``number``'s first ``length`` moves after ``move`` played by ``bot`` (default: the
+    declared rollout bot), made here step by step."""
     engine = engine_for("san_juan")
     rng = world_rng(3, 5, number)
     world = engine.determinise(start.state, start.seat, rng)
     play = random.Random(rng.randrange(2**62))
     working = engine.working(world)
     working.apply(move)
-    bots = [make_bot("san_juan", "heuristic", play.randrange(2**31)) for _ in range(state_players(world))]
+    kind = rollout_bot("san_juan") if bot is None else bot
+    bots = [make_bot("san_juan", kind, play.randrange(2**31)) for _ in range(state_players(world))]
     out = []
     for _ in range(length):
         if working.is_over():
@@ -45,6 +47,18 @@ def test_one_rollout_gives_that_rollouts_own_moves() -> None:
     move = V.choices(start)[0].move
     line = engine_line("san_juan", start.state, start.seat, move, seed=3, step=5, rollouts=1, length=5)
     assert [m.text() for m in line] == _rollout(start, move, 0, 5)
+
+
+def test_the_line_is_played_by_the_bot_asked_for() -> None:
+    start = _position(4)
+    move = V.choices(start)[0].move
+    declared = engine_line("san_juan", start.state, start.seat, move, seed=3, step=5, rollouts=1, length=5)
+    heuristic = engine_line("san_juan", start.state, start.seat, move, seed=3, step=5, rollouts=1, length=5,
+                            bot="heuristic")
+    assert rollout_bot("san_juan") == "expert"
+    assert [m.text() for m in heuristic] == _rollout(start, move, 0, 5, "heuristic")
+    # The expert chooses its roles otherwise: the lines part at the first role choice.
+    assert [m.text() for m in heuristic] != [m.text() for m in declared]
 
 
 def test_the_line_follows_the_most_played_moves_the_same_every_time() -> None:

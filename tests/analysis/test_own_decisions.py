@@ -53,9 +53,11 @@ def _texts(decision: Decision) -> list[str]:
 
 
 def _direct(game: str, step: int, seat: int, state: Any, decision: Decision, options: Options) -> list[tuple[float, int]]:
-    """Each candidate's wins and rollouts as the rollouts of ``seat`` give them, run here directly."""
+    """Each candidate's wins and rollouts as the rollouts of ``seat`` (by the decision's rollout bot)
+    give them, run here directly."""
     moves = tuple(c.move for c in decision.candidates)
-    result = run_task(RolloutTask(game, step, seat, state, moves, options.seed, 0, options.rollouts))
+    result = run_task(RolloutTask(game, step, seat, state, moves, options.seed, 0, options.rollouts,
+                                  decision.rollout_bot))
     return list(zip(result.wins, result.played, strict=True))
 
 
@@ -209,7 +211,8 @@ def test_a_declined_gold_mine_is_its_owners_decision() -> None:
 
 # -- unchanged where nobody else decides ---------------------------------------------------------------
 
-#: ``governor analyse`` before candidates varied only the seat's own part, rollouts 8, seed 3, top 6:
+#: ``governor analyse`` before candidates varied only the seat's own part, rollouts 8 by the heuristic
+#: bots (the only rollout bot then), seed 3, top 6:
 #: (step, seat, legal moves, [(candidate, wins)] best first). Puerto Rico's first three decisions (the
 #: first with more moves than ``top``: pre-ranking and the bot's move) and a San Juan build.
 BEFORE = {
@@ -239,7 +242,7 @@ def _summary(decisions: Iterator[Decision]) -> list[tuple[int, int, int, list[tu
 
 
 def test_decisions_without_other_seats_parts_are_unchanged() -> None:
-    options = Options(rollouts=8, seed=3, top=6, workers=1)
+    options = Options(rollouts=8, seed=3, top=6, workers=1, rollout_bot="heuristic")
     pr = analyse(_log(PR_3P), Options(**{**options.__dict__, "steps": (1, 3)}))
     assert _summary(pr) == BEFORE["puerto_rico"]
     sj = analyse(_log(SJ_2P), Options(**{**options.__dict__, "steps": (2, 2)}))

@@ -94,8 +94,8 @@ def _log(game: str, players: int) -> dict[str, object]:
 def test_the_two_games_are_declared_in_order() -> None:
     assert registry.game_names() == ("san_juan", "puerto_rico")
     sj, pr = registry.game_of("san_juan"), registry.game_of("puerto_rico")
-    assert (sj.title, sj.min_players, sj.max_players, sj.bot_kinds) == ("San Juan", 2, 4, ("heuristic", "random"))
-    assert (pr.title, pr.min_players, pr.max_players, pr.bot_kinds) == ("Puerto Rico", 3, 5, ("heuristic", "random"))
+    assert (sj.title, sj.min_players, sj.max_players, sj.bot_kinds) == ("San Juan", 2, 4, ("heuristic", "random", "expert"))
+    assert (pr.title, pr.min_players, pr.max_players, pr.bot_kinds) == ("Puerto Rico", 3, 5, ("heuristic", "random", "expert"))
     assert [o.name for o in sj.options] == ["draft_start"] and pr.options == ()
     for name in registry.game_names():
         engine = registry.engine_for(name)
@@ -152,6 +152,8 @@ def test_a_game_declared_twice_or_wrongly_is_refused(tmp_path: Path, monkeypatch
     ({"name": "San Juan"}, "game name 'San Juan': lower-case ASCII letters, digits and '_' only"),
     ({"min_players": 5}, "game x: player counts 5 to 4"),
     ({"bots": (("random", "a:b"), ("random", "c:d"))}, r"game x: a bot kind declared twice in \['random', 'random'\]"),
+    ({"bots": (("random", "a:b"),), "rollout_bot": "expert"},
+     r"game x: rollout bot 'expert' is not among its bots \['random'\]"),
 ])
 def test_a_declaration_checks_itself(fields: dict[str, object], message: str) -> None:
     base: dict[str, object] = {"name": "x", "title": "X", "min_players": 2, "max_players": 4, "engine": "m:E",
@@ -159,6 +161,22 @@ def test_a_declaration_checks_itself(fields: dict[str, object], message: str) ->
                                "log_schema_file": "m:s.json"}
     with pytest.raises(ValueError, match=message):
         GameDeclaration(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_the_rollout_bot_is_declared_and_looked_up() -> None:
+    """Both games roll out with their expert bot, found through the registry; a game that names none
+    rolls out with its first bot, and one without bots says so."""
+    assert [registry.rollout_bot(name) for name in registry.game_names()] == ["expert", "expert"]
+    for name in registry.game_names():
+        bot = registry.make_bot(name, registry.rollout_bot(name), 7)
+        assert type(bot).__module__ == f"replay.{name}.expert"
+    plain = GameDeclaration(name="x", title="X", min_players=2, max_players=4, engine="m:E", view="m", catalogue="m",
+                            bots=(("random", "a:b"), ("heuristic", "c:d")), log_schema="x_", log_schema_file="m:s.json")
+    assert plain.rollout_kind == "random"
+    bare = GameDeclaration(name="x", title="X", min_players=2, max_players=4, engine="m:E", view="m", catalogue="m",
+                           bots=(), log_schema="x_", log_schema_file="m:s.json")
+    with pytest.raises(KeyError, match="^'X declares no bot to play rollouts'$"):
+        bare.rollout_kind  # noqa: B018
 
 
 def test_reading_the_declarations_imports_no_engine() -> None:
