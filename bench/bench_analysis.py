@@ -1,10 +1,11 @@
 """Seconds to analyse a whole game: a 4-player San Juan and a 5-player Puerto Rico sample game.
 
     python bench/bench_analysis.py [--rollouts 100] [--top 6] [--workers 2] [--out bench/results_analysis.json]
-                                   [--no-moves]
+                                   [--no-moves] [--rollout-bot KIND]
 
 Measures wall time (run it on an otherwise idle machine), decisions analysed, candidates and rollouts
-played, and rollouts per second. Then, in this process on one core, the CPU time per rollout move
+played, and rollouts per second, with the rollouts played by the games' declared rollout bot (the
+expert) or the kind ``--rollout-bot`` names. Then, in this process on one core, the CPU time per rollout move
 (``rollout_move``): rollouts from a fixed sample of each game's decisions (every decision's first
 candidates), timed as ``run_task`` runs them, and split into the bots' choices, the rules
 (``Working.apply``) and the rest (determinisation, setting up each rollout, the winners).
@@ -25,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.decisions import Options, analyse, decision_points  # noqa: E402
+from analysis.decisions import Options, analyse, decision_points, rollout_kind  # noqa: E402
 from analysis.rollouts import RolloutTask, run_task, state_players, world_rng  # noqa: E402
 from bench.common import machine  # noqa: E402
 from replay.errors import FieldError, RuleViolation  # noqa: E402
@@ -59,16 +60,17 @@ def bench_game(path: Path, options: Options) -> dict[str, Any]:
     }
 
 
-def _sample(path: Path) -> list[RolloutTask]:
+def _sample(path: Path, bot: str | None = None) -> list[RolloutTask]:
     """The rollout tasks of ``rollout_move``: fixed decisions, candidates and seeds."""
     record = next(iter(read_records(path)))
     assert record.log is not None
     engine = engine_for(record.log.game)
+    kind = rollout_kind(record.log.game, Options(rollout_bot=bot))
     points = [p for p, _ in decision_points(record.log)]
     points = points[:: max(1, len(points) // SAMPLE_DECISIONS)][:SAMPLE_DECISIONS]
     return [
         RolloutTask(record.log.game, p.step, p.seat, p.state, tuple(list(engine.legal_moves(p.state))[:SAMPLE_CANDIDATES]),
-                    1, 0, SAMPLE_ROLLOUTS)
+                    1, 0, SAMPLE_ROLLOUTS, kind)
         for p in points
     ]
 
@@ -92,7 +94,7 @@ def _split(tasks: list[RolloutTask]) -> dict[str, float]:
                 except (RuleViolation, FieldError):
                     continue
                 bot_rng = random.Random(play_seed)
-                bots = [make_bot(task.game, "heuristic", bot_rng.randrange(2**31)) for _ in range(state_players(world))]
+                bots = [make_bot(task.game, task.bot, bot_rng.randrange(2**31)) for _ in range(state_players(world))]
                 for _ in range(MAX_MOVES):
                     if game.is_over():
                         break
@@ -107,9 +109,10 @@ def _split(tasks: list[RolloutTask]) -> dict[str, float]:
     return spent
 
 
-def rollout_move(path: Path, repeat: int = 3) -> dict[str, Any]:
-    """CPU microseconds per rollout move (one core, best of ``repeat``), and its split."""
-    tasks = _sample(path)
+def rollout_move(path: Path, repeat: int = 3, bot: str | None = None) -> dict[str, Any]:
+    """CPU microseconds per rollout move (one core, best of ``repeat``) with ``bot`` playing (default:
+    the declared rollout bot), and its split."""
+    tasks = _sample(path, bot)
     best = float("inf")
     for _ in range(repeat):
         start = time.process_time()
@@ -136,11 +139,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=HERE / "results_analysis.json")
     parser.add_argument("--no-moves", action="store_true", help="skip the CPU per rollout move (rollout_move)")
+    parser.add_argument("--rollout-bot", default=None, metavar="KIND",
+                        help="the bot that plays the rollouts (default: each game's declared one, the expert)")
     args = parser.parse_args(argv)
-    options = Options(rollouts=args.rollouts, seed=1, top=args.top, workers=args.workers)
+    options = Options(rollouts=args.rollouts, seed=1, top=args.top, workers=args.workers, rollout_bot=args.rollout_bot)
+    load_before = os.getloadavg()
     rows = {name: bench_game(path, options) for name, path in GAMES.items()}
-    moves = {} if args.no_moves else {name: rollout_move(path) for name, path in GAMES.items()}
+    moves = {} if args.no_moves else {name: rollout_move(path, bot=args.rollout_bot) for name, path in GAMES.items()}
+    from replay import native
+
     result = {"machine": machine(), "rollouts": args.rollouts, "top": args.top, "workers": args.workers,
+              "rollout_bot": {name: rollout_kind(path.name.split("-")[0], options) for name, path in GAMES.items()},
+              "engines": native.status, "load_average_before": load_before,
               "load_average": os.getloadavg(), "games": rows, "rollout_move": moves}
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
