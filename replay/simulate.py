@@ -7,11 +7,12 @@ import os
 import random
 import struct
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from replay.logfile import dumps_game, write_games
+from replay.protocol import Working
 from replay.registry import engine_for, make_bot
 
 BOTS = ("heuristic", "random", "mixed")
@@ -37,6 +38,27 @@ class SimulationError(Exception):
 MAX_ATTEMPTS = 20
 
 
+def play_out(play: Working, choose: Callable[[int], Any], moves: list[dict[str, Any]]) -> bool:
+    """Play the working game ``play`` to its end, ``choose(seat)`` giving the move of the seat to act,
+    appending each move a log records to ``moves`` (the loop of ``governor simulate`` and of the
+    arena). False when the game goes past ``MAX_MOVES`` recorded moves (then left where it stopped).
+
+    Raises what ``choose`` raises, and ``RuleViolation`` for a move the rules refuse."""
+    while not play.is_over():
+        seat = play.current_seat()
+        assert seat is not None, "a game not over has a seat to act"
+        move = choose(seat)
+        default = play.default_move()
+        play.apply(move)
+        # A decision equal to what the replay takes when a log says nothing is left out, as a player's
+        # own program would record it (and as logs were written before the choice could be made).
+        if default is None or move != default:
+            moves.append({"seat": seat, **move.to_json()})
+            if len(moves) > MAX_MOVES:
+                return False
+    return True
+
+
 def _play(game: str, players: int, seed: int, bot: str, options: dict[str, Any]) -> dict[str, Any] | None:
     engine = engine_for(game)
     names = NAMES[:players]
@@ -51,18 +73,8 @@ def _play(game: str, players: int, seed: int, bot: str, options: dict[str, Any])
     # Only the final state and the moves are kept: the game is played in place (``Engine.working``,
     # the rules of ``apply`` without a snapshot per move; tests prove the same logs as ``apply``).
     play = engine.working(state)
-    while not play.is_over():
-        seat = play.current_seat()
-        assert seat is not None, "a game not over has a seat to act"
-        move = bots[seat].choose_working(play)
-        default = play.default_move()
-        play.apply(move)
-        # A decision equal to what the replay takes when a log says nothing is left out, as a player's
-        # own program would record it (and as logs were written before the choice could be made).
-        if default is None or move != default:
-            moves.append({"seat": seat, **move.to_json()})
-        if len(moves) > MAX_MOVES:
-            return None
+    if not play_out(play, lambda seat: bots[seat].choose_working(play), moves):
+        return None
     state = play.snapshot()
     obj = engine.finish_log(log, state, moves)
     obj["meta"] = {"generator": f"governor simulate ({bot})", "seed": seed, **obj.get("meta", {})}

@@ -12,7 +12,7 @@ import reprlib
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from governor.arena.agents import Agent, EngineAgent
 from governor.arena.views import seat_view
 from replay.registry import engine_for
-from replay.simulate import MAX_MOVES
+from replay.simulate import play_out
 
 #: The documented key order of a log (as ``governor simulate`` writes it).
 LOG_ORDER = ("format", "version", "game", "source_id", "meta", "players", "options", "setup", "moves", "result")
@@ -153,24 +153,33 @@ def play_game(game: str, agents: Sequence[Agent], names: Sequence[str], seed: in
     seconds = [0.0] * players
     decisions = [0] * players
     play = engine.working(state)
-    while not play.is_over():
-        acting = play.current_seat()
-        assert acting is not None  # a game that goes on has a seat to act
-        seat = acting
-        move, fault, detail, spent = _ask(agents[seat], engine, play, game, seat, names, budget)
-        seconds[seat] += spent
-        decisions[seat] += 1
-        if fault is None and budget > 0 and spent > budget and not isinstance(agents[seat], EngineAgent):
-            fault, detail = "timeout", f"answered after {spent:.3f} s (budget {budget:g} s)"
-        if fault is not None:
-            faults.append(Fault(len(moves) + 1, seat, fault, detail))
-            move = fallback.choice(engine.legal_moves(play.snapshot()))
-        default = play.default_move()
-        play.apply(move)
-        if default is None or move != default:
-            moves.append({"seat": seat, **move.to_json()})
-        if len(moves) > MAX_MOVES:
-            return None
+    clock = time.perf_counter
+    choose: Callable[[int], Any]
+    if all(isinstance(agent, EngineAgent) for agent in agents):
+        # Built-in agents only: no view, no legal list, no fault to look for (one that fails is a
+        # bug and propagates); each decision is timed all the same.
+        chooses = [agent.choose_working for agent in agents]  # type: ignore[attr-defined]
+
+        def choose(seat: int) -> Any:
+            began = clock()
+            move = chooses[seat](play)
+            seconds[seat] += clock() - began
+            decisions[seat] += 1
+            return move
+    else:
+        def choose(seat: int) -> Any:
+            move, fault, detail, spent = _ask(agents[seat], engine, play, game, seat, names, budget)
+            seconds[seat] += spent
+            decisions[seat] += 1
+            if fault is None and budget > 0 and spent > budget and not isinstance(agents[seat], EngineAgent):
+                fault, detail = "timeout", f"answered after {spent:.3f} s (budget {budget:g} s)"
+            if fault is not None:
+                faults.append(Fault(len(moves) + 1, seat, fault, detail))
+                move = fallback.choice(engine.legal_moves(play.snapshot()))
+            return move
+
+    if not play_out(play, choose, moves):
+        return None
     final = play.snapshot()
     obj = engine.finish_log(log, final, moves)
     obj["source_id"] = source_id
