@@ -105,6 +105,18 @@ def stop_on_sigterm() -> None:
             signal.signal(signal.SIGINT, _raise_interrupted)
 
 
+def ignore_further_signals() -> None:
+    """The command is stopping after an interruption, with its status decided: SIGINT and SIGTERM are
+    ignored from here on. A library may pass the interruption on once more, late (DuckDB trips Python's
+    interrupt flag after a statement it stopped, possibly from another thread, handled only when the
+    main thread next checks, even during the interpreter's exit): the process would then die by the
+    signal (status -2) after saying "interrupted", instead of exiting with 130. Does nothing outside
+    the main thread."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def bounded_int(option: str, low: int, high: int) -> Any:
     """An ``argparse`` type for ``option``: an integer from ``low`` to ``high`` (inclusive); anything else
     is refused with the allowed range (``argparse`` names the option, and exits with status 2)."""
