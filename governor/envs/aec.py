@@ -28,6 +28,20 @@ _LOG_ORDER = ("format", "version", "game", "source_id", "meta", "players", "opti
 OBSERVATION_HIGH = 1000.0
 
 
+class ActionSpace(spaces.Discrete):  # type: ignore[misc]
+    """``Discrete(n)`` whose membership test answers a Python ``int`` without numpy (PettingZoo's
+    out-of-bounds wrapper asks it at every step); anything else is answered as ``Discrete`` does."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self.size = n
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < self.size
+        return bool(super().contains(x))
+
+
 class GovernorEnv(AECEnv):  # type: ignore[misc]
     """A Governor game as an AEC environment; the game's encoder and action space are the module its
     declaration names (``spaces``, e.g. ``replay/<game>/spaces.py``)."""
@@ -60,7 +74,7 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
             })
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(actions) for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace(actions) for a in self.possible_agents}
         self._seat_of = {a: seat for seat, a in enumerate(self.possible_agents)}
         self._action_count = actions
         self._seeds = random.Random()

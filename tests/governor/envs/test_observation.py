@@ -125,3 +125,13 @@ def test_environment_observes_what_the_seat_view_encodes(module: Any, players: i
         env.step(int(rng.choice(np.flatnonzero(mask).tolist())))
         steps += 1
     assert steps > 50
+
+
+def test_action_space_answers_as_discrete_does() -> None:
+    from gymnasium.spaces import Discrete
+
+    from governor.envs.aec import ActionSpace
+
+    fast, slow = ActionSpace(7), Discrete(7)
+    for x in (0, 6, 7, -1, 2**70, np.int64(3), np.int8(9), 2.0, True, None, "1", np.array([1])):
+        assert fast.contains(x) == slow.contains(x), repr(x)
