@@ -204,6 +204,47 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.possible_agents[seat]
 
 
+# -- PettingZoo's checking wrappers, without the attribute chase --------------------------------------
+
+#: The attributes every step reads through the wrappers. PettingZoo's wrappers find them by
+#: ``__getattr__`` down the chain (a failed lookup and a call per wrapper, several times a step);
+#: these read them from the environment itself.
+_FORWARDED = ("agent_selection", "agents", "terminations", "truncations", "rewards", "infos", "_cumulative_rewards")
+
+
+def _forward(name: str, checked: bool) -> property:
+    if checked:
+        def get(self: Any) -> Any:
+            if not self._has_reset:
+                # Let OrderEnforcingWrapper.__getattr__ raise its own "cannot be accessed before reset".
+                raise AttributeError(name)
+            return getattr(self._raw, name)
+    else:
+        def get(self: Any) -> Any:
+            return getattr(self._raw, name)
+    return property(get, doc=f"The environment's own ``{name}``.")
+
+
+def _fast(wrapper: type, checked: bool = False) -> type:
+    """``wrapper`` (a PettingZoo wrapper class) with the hot attributes read straight from the
+    unwrapped environment; everything else, and every check, is the wrapper's own."""
+
+    base_init: Any = wrapper.__init__
+
+    def __init__(self: Any, env: Any, *args: Any, **kwargs: Any) -> None:
+        base_init(self, env, *args, **kwargs)
+        self._raw = env.unwrapped
+
+    namespace: dict[str, Any] = {"__init__": __init__, "__doc__": wrapper.__doc__, "__module__": __name__}
+    namespace.update({name: _forward(name, checked) for name in _FORWARDED})
+    return type(wrapper.__name__, (wrapper,), namespace)
+
+
+TerminateIllegal = _fast(wrappers.TerminateIllegalWrapper)
+AssertOutOfBounds = _fast(wrappers.AssertOutOfBoundsWrapper)
+OrderEnforcing = _fast(wrappers.OrderEnforcingWrapper, checked=True)
+
+
 # -- one environment module per game ---------------------------------------------------------------
 
 #: The player count of an environment made without one (within the game's range).
@@ -233,9 +274,9 @@ def environment_module(game: str) -> ModuleType:
 
     def env(**kwargs: Any) -> Any:
         wrapped: Any = raw_env(**kwargs)
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-        return wrappers.OrderEnforcingWrapper(wrapped)
+        wrapped = TerminateIllegal(wrapped, illegal_reward=-1)
+        wrapped = AssertOutOfBounds(wrapped)
+        return OrderEnforcing(wrapped)
 
     env.__doc__ = (f"{title} wrapped as PettingZoo's classic games are: an illegal action ends the game for "
                    "the agent that made it (reward -1), an action out of range is refused, and the API order "

@@ -135,3 +135,28 @@ def test_action_space_answers_as_discrete_does() -> None:
     fast, slow = ActionSpace(7), Discrete(7)
     for x in (0, 6, 7, -1, 2**70, np.int64(3), np.int8(9), 2.0, True, None, "1", np.array([1])):
         assert fast.contains(x) == slow.contains(x), repr(x)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_wrappers_keep_pettingzoos_checks() -> None:
+    from pettingzoo.utils import wrappers
+
+    env = puerto_rico_v0.env(players=3)
+    assert isinstance(env, wrappers.OrderEnforcingWrapper)
+    assert isinstance(env.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(env.env.env, wrappers.TerminateIllegalWrapper)
+    assert str(env) == "OrderEnforcingWrapper<puerto_rico_v0>"
+    with pytest.raises(AttributeError, match=r"^agents cannot be accessed before reset$"):
+        env.agents  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^agent_selection cannot be accessed before reset$"):
+        env.agent_selection  # noqa: B018
+    env.reset(seed=3)
+    assert env.agents == ["player_0", "player_1", "player_2"]
+    with pytest.raises(AssertionError, match=r"^action is not in action space$"):
+        env.step(len(env.unwrapped.codec.ACTIONS))
+    observation, *_ = env.last()
+    acting = env.agent_selection
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert env.terminations == dict.fromkeys(env.possible_agents, True)
+    assert env.rewards == {a: (-1.0 if a == acting else 0) for a in env.possible_agents}
