@@ -229,7 +229,7 @@ def _fast(wrapper: type, checked: bool = False) -> type:
     """``wrapper`` (a PettingZoo wrapper class) with the hot attributes read straight from the
     unwrapped environment; everything else, and every check, is the wrapper's own."""
 
-    base_init: Any = wrapper.__init__
+    base_init: Any = vars(wrapper)["__init__"]
 
     def __init__(self: Any, env: Any, *args: Any, **kwargs: Any) -> None:
         base_init(self, env, *args, **kwargs)
