@@ -91,3 +91,14 @@ def test_the_board_catalogue_holds_the_spaces_and_goods() -> None:
     assert catalogue["goods"] == ["corn", "indigo", "sugar", "tobacco", "coffee"]
     assert catalogue["cards"]["Coffee roaster"] == {"cost": 6, "vp": 3, "circles": 2, "cls": "prod-coffee", "large": False}
     assert catalogue["cards"]["City hall"]["cls"] == "violet large monument"
+
+
+def test_seen_score_is_the_views_vp_and_chips(states: list) -> None:
+    # The cheap per-seat form the observation vectors use says what view_state says, for every viewer.
+    for state in states[::7] + states[-1:]:
+        for viewer in (Viewer.of_seat(0), Viewer.of_seat(2), Viewer.public(), Viewer.everything()):
+            shown = view.view_state(state, viewer)
+            for player in shown["players"]:
+                seat = player["seat"]
+                assert view.seen_score(state, viewer, seat) == (player["vp"], player.get("vp_chips"))
+                assert view.chips_seen(state, viewer, seat) is ("vp_chips" in player)

@@ -119,3 +119,12 @@ def test_the_board_catalogue_is_the_card_catalogue() -> None:
     assert catalogue["roles"] == ["builder", "producer", "trader", "councillor", "prospector"]
     assert catalogue["city_size"] == 12
     json.dumps(catalogue)
+
+
+def test_sees_hand_and_sees_looking_are_what_view_state_shows(states: list) -> None:
+    for state in states[::5]:
+        for viewer in (Viewer.of_seat(0), Viewer.of_seat(1), Viewer.public(), Viewer.everything()):
+            shown = view.view_state(state, viewer)
+            for player in shown["players"]:
+                assert view.sees_hand(viewer, player["seat"]) is ("hand" in player)
+            assert view.sees_looking(state, viewer) is ("looking" in shown)
