@@ -34,8 +34,9 @@ from typing import Any
 
 from replay.errors import printable
 
-#: The modules compiled: the hot path of replay, ``legal_moves``, the bots' rollouts and the importer's
-#: rows (``rows``: the row layout lives there, not in the engine classes, to be compiled). Not the
+#: The modules compiled: the hot path of replay, ``legal_moves``, the bots' rollouts (the heuristic and
+#: the expert bots: the expert plays the analysis' rollouts) and the importer's rows (``rows``: the row
+#: layout lives there, not in the engine classes, to be compiled). Not the
 #: engines' classes (``engine.py``: interpreted subclasses of ``Engine``, which a compiled base would
 #: forbid), nor ``replay.san_juan.thawed`` (it subclasses ``list``, which compiled classes cannot).
 MODULES = (
@@ -46,6 +47,7 @@ MODULES = (
     "replay.san_juan.rules",
     "replay.san_juan.scoring",
     "replay.san_juan.bots",
+    "replay.san_juan.expert",
     "replay.san_juan.rows",
     "replay.puerto_rico.catalogue",
     "replay.puerto_rico.moves",
@@ -54,6 +56,7 @@ MODULES = (
     "replay.puerto_rico.rules",
     "replay.puerto_rico.scoring",
     "replay.puerto_rico.bots",
+    "replay.puerto_rico.expert",
     "replay.puerto_rico.rows",
 )
 
