@@ -89,6 +89,24 @@ def wait_for_app(page: Any, timeout: float = 30_000) -> None:
         timeout=timeout,
     )
     page.wait_for_timeout(600)
+    if "/replay" in page.url:
+        _wait_for_replay_panels(page, timeout)
+
+
+def _wait_for_replay_panels(page: Any, timeout: float) -> None:
+    """On the Replay page, a board drawn for the first time in a tab asks for the panels under it
+    (a second run of the page): wait for that run too."""
+    try:
+        page.wait_for_selector(".gv-root[data-step]", timeout=5_000)
+    except Exception:  # noqa: BLE001 - no board on this page (no game, no state tables)
+        return
+    if page.locator(".gv-root[data-panels='asked']").count():
+        page.get_by_role("heading", name="Winning chances").wait_for(timeout=timeout)
+        page.wait_for_function(
+            """() => document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'""",
+            timeout=timeout,
+        )
+        page.wait_for_timeout(300)
 
 
 #: The games in the registry's order: the first is the one the Explorer, Players and Replay shots show.

@@ -52,18 +52,22 @@ class Reply:
     #: A variation's move clicked in the move list: the variation's index and the step (index -1: back
     #: to the game, at that step).
     variation: tuple[int, int] | None = None
+    #: The browser drew the board sent with ``await_shown`` (the request it drew).
+    shown: str | None = None
 
 
 def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, request: str, key: str = "replay_viewer",
-                  branch: bool = False) -> Reply:
+                  branch: bool = False, await_shown: bool = False) -> Reply:
     """Show ``game`` (one view's window, ``replay_data.window``) in the browser at ``step`` (None: where
     this browser tab left the game, else the start). ``view`` is the view the URL named (None: the
     browser may ask for the one it last showed). ``request`` changes when the page asks for a new
     position; a rerun with the same ``request`` leaves the viewer where the user has stepped it. With
-    ``branch``, the controls offer "Try a move here"."""
-    result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch},
+    ``branch``, the controls offer "Try a move here". With ``await_shown``, the browser says when it
+    has drawn the board (``Reply.shown``, on the rerun that causes)."""
+    result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch,
+                                   "await_shown": await_shown},
                     on_branch_change=lambda: None, on_want_change=lambda: None,
-                    on_variation_change=lambda: None)
+                    on_variation_change=lambda: None, on_shown_change=lambda: None)
     value = getattr(result, "branch", None)
     at = int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
     wanted = getattr(result, "want", None)
@@ -75,4 +79,6 @@ def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, requ
     if isinstance(picked, dict) and all(isinstance(picked.get(k), int | float) and not isinstance(picked.get(k), bool)
                                         for k in ("k", "step")):
         variation = (max(-1, min(64, int(picked["k"]))), max(-1, int(picked["step"])))
-    return Reply(at, want, variation)
+    drawn = getattr(result, "shown", None)
+    shown = str(drawn)[:2000] if isinstance(drawn, str) else None
+    return Reply(at, want, variation, shown)

@@ -769,6 +769,13 @@ export default function (component) {
   }
   render(s);
   if (!s.ui.root.hasAttribute("data-drawn-ms")) { s.ui.root.setAttribute("data-drawn-ms", performance.now().toFixed(1)); }
+  if (data.await_shown && s.shownFor !== data.request) {
+    // The server holds the panels under the board until the board is drawn: say it is, once per
+    // request (the rerun it causes sends the same request, which must not ask again).
+    s.shownFor = data.request;
+    s.ui.root.setAttribute("data-panels", "asked");
+    s.trigger("shown", data.request);
+  }
   saveNow(s);
   // One set of listeners, whether or not the last send's clean-up ran: a key must step once.
   if (s.unwire) { s.unwire(); }

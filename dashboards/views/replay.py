@@ -8,13 +8,16 @@ keys, move list, chart) without asking the server; another view or a step past t
 trip. The URL holds ``game``, ``step`` and ``view`` (the browser keeps ``step`` and ``view`` up to
 date); the page reads stored states and never replays to show a step. Under the viewer: "What if?"
 (a variation from any position, ``dashboards.whatif_panel``) and "Winning chances"
-(``dashboards.analysis_panel``), both in the same view."""
+(``dashboards.analysis_panel``), both in the same view. The board leaves the server before anything
+under it is made, and in a tab that has not drawn this game yet those panels wait until the
+browser has drawn the board (it says so, which reruns the page): a link opened in a new tab shows
+its board sooner, the panels a moment after."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import analysis_panel, data, ui, whatif_panel
+from dashboards import analysis_panel, data, delivery, ui, whatif_panel
 from dashboards.replay_component import replay_viewer
 from dashboards.replay_data import parse_step, parse_view, window
 from replay.protocol import Viewer
@@ -59,6 +62,10 @@ for note in (step_note, view_note):
         ui.alert("info", note)
 
 viewer = Viewer.parse(view, int(game["player_count"]))
+# Until the browser has drawn this game's board once in this tab, nothing under it is made: on 2
+# cores the panels' work (the log, the What-if and Winning-chances panels: server time and the
+# browser's own drawing of their widgets) delayed a new tab's board by 0.4 to 0.5 s.
+hold_panels = delivery.live() and st.session_state.get("replay_shown") != game_id
 
 if prepared is None:
     st.warning(f"The database has no state tables for {ui.game_title(game_type)}; only the moves can be shown.")
@@ -86,7 +93,7 @@ if variation is not None:
     shown = at[1] if isinstance(at, tuple) and at[0] == payload["game_id"] else payload["total"]
     shown = min(max(0, int(shown)), payload["total"])
     reply = replay_viewer(window(payload, shown), shown, viewer.name,
-                          f"variation|{payload['game_id']}|{viewer.name}|{shown}")
+                          f"variation|{payload['game_id']}|{viewer.name}|{shown}", await_shown=hold_panels)
 else:
     payload = prepared.payload(viewer, around=step or 0)
     tags = analysis_panel.tags_by_step(found.analysis)
@@ -100,7 +107,8 @@ else:
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
     # stepped it; a new game, step or view in the URL moves it.
     request = f"{game_id}|{step_param}|{view_param}"
-    reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True)
+    reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True,
+                          await_shown=hold_panels)
     if reply.branch is not None:
         whatif_panel.branch_at(reply.branch)
 if reply.variation is not None:
@@ -120,6 +128,14 @@ if reply.want is not None:
     st.query_params["view"] = wanted_view
     st.rerun()
 
+if reply.shown is not None:
+    st.session_state["replay_shown"] = game_id
+    hold_panels = False
+# The board leaves the server before the page goes on (the event loop that sends it shares the
+# interpreter with this script).
+delivery.send_now()
+if hold_panels:
+    st.stop()
 # The log (for the panels under the board) is read once the board is on its way.
 if log_text is None:
     log_text = data.game_log(game_id, found.row_id)

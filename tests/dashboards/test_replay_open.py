@@ -1,0 +1,61 @@
+"""Opening a game in a new tab: the board leaves the server first and the panels under it follow once
+the browser has drawn it (``dashboards.delivery``, ``views/replay.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dashboards import delivery
+from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+
+
+def test_without_a_server_nothing_waits() -> None:
+    """A script run with no browser behind it (a headless test, a plain import) is not held."""
+    assert delivery.live() is False
+    assert delivery.send_now(max_wait=5.0) is False
+
+
+def test_the_headless_page_shows_the_panels_in_its_first_run(open_page, dash_db: Path, sql) -> None:
+    """Without a browser to say the board is drawn, the panels come in the same run as the board."""
+    game_id = sql(dash_db, "SELECT game_id FROM games ORDER BY game_id LIMIT 1")[0][0]
+    at = open_page(dash_db, "views/replay.py", game=game_id, step=3)
+    assert [h.value for h in at.subheader] == ["What if?", "Winning chances"]
+    assert at.number_input(key="whatif_branch").value == 3
+
+
+@pytest.fixture(scope="module")
+def site(dash_db: Path) -> Iterator[tuple[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    with running_dashboard(dash_db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        yield url, browser
+        browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+def test_a_new_tab_gets_the_board_then_the_panels(site, dash_db: Path, sql) -> None:
+    url, browser = site
+    game_id = sql(dash_db, "SELECT game_id FROM games ORDER BY game_id LIMIT 1")[0][0]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(f"{url}/replay?game={game_id}&step=6")
+    # The board, drawn at the step asked, told the server so (the panels were held for it)...
+    page.wait_for_selector(".gv-root[data-step='6'][data-panels='asked']", timeout=30_000)
+    # ...and the panels came after, at the same position.
+    page.get_by_role("heading", name="Winning chances").wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert page.get_by_role("spinbutton", name="Try another move at the position after move").input_value() == "6"
+    assert page.get_by_role("heading", name="What if?").count() == 1
+    # Stepping afterwards is the browser's alone: no rerun holds anything back.
+    page.locator(".title").click()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector(".gv-root[data-step='7']")
+    assert errors == []
+    page.close()
