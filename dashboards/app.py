@@ -6,6 +6,9 @@ The database comes from ``--db FILE`` after ``--`` on the streamlit command line
 
 from __future__ import annotations
 
+import importlib
+import threading
+
 import streamlit as st
 from streamlit.runtime import Runtime
 
@@ -44,6 +47,30 @@ if Runtime.exists():
     # Streamlit holds every uploaded file in memory until the page reads it: bound what it holds.
     cap_held_uploads(Runtime.instance().uploaded_file_mgr)
 
+#: What the Replay page imports beyond the other pages (its panels, the analysis, the component):
+#: 0.3 s or more of a first open, paid by a link opened in a new tab on a server that has not
+#: shown a game yet.
+REPLAY_MODULES = ("dashboards.replay_component", "dashboards.analysis_panel", "dashboards.whatif_panel")
+
+
+def _import_replay_modules() -> None:
+    for name in REPLAY_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the Replay page reports it when it imports the module itself
+            return
+
+
+@st.cache_resource(show_spinner=False)
+def _preload_replay_page() -> threading.Thread:
+    """Import the Replay page's modules once per server, in the background, when the first page of
+    any session runs (Python's import lock makes the page wait for a module half imported)."""
+    thread = threading.Thread(target=_import_replay_modules, name="governor-preload", daemon=True)
+    thread.start()
+    return thread
+
+
+_preload_replay_page()
 page = st.navigation(PAGES + ALIASES)
 with st.sidebar:
     ui.inject_css()

@@ -59,3 +59,29 @@ def test_a_new_tab_gets_the_board_then_the_panels(site, dash_db: Path, sql) -> N
     page.wait_for_selector(".gv-root[data-step='7']")
     assert errors == []
     page.close()
+
+
+def test_the_first_page_of_a_server_imports_the_replay_page_in_the_background(dash_db: Path) -> None:
+    """A fresh server that ran only the Games page holds the Replay page's modules (a link to a game
+    opened next does not pay for their import)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, threading\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "at = AppTest.from_file('dashboards/app.py', default_timeout=60)\n"
+        "at.run()\n"
+        "assert not at.exception, at.exception\n"
+        "for t in threading.enumerate():\n"
+        "    if t.name == 'governor-preload': t.join(60)\n"
+        "print(sorted(m for m in ('dashboards.replay_component', 'dashboards.analysis_panel', 'dashboards.whatif_panel')"
+        " if m in sys.modules))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, GOVERNOR_DB=str(dash_db)))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == (
+        "['dashboards.analysis_panel', 'dashboards.replay_component', 'dashboards.whatif_panel']")
