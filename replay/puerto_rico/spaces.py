@@ -80,21 +80,21 @@ ACTIONS: Final[tuple[str, ...]] = (
     + ("pass",)
 )
 ACTION_INDEX: Final = {name: i for i, name in enumerate(ACTIONS)}
-_ROLE = ACTION_INDEX[f"role {ROLE_CARDS[0]}"]
-_ROLE_DECLINE = ACTION_INDEX[f"role-privilege {ROLE_CARDS[0]}"]
-_ROLE_CARD = {c: i for i, c in enumerate(ROLE_CARDS)}
-_HACIENDA = ACTION_INDEX["hacienda draw"]
-_SETTLE = ACTION_INDEX[f"settle {TILE_KINDS[0]}"]
-_SETTLE_DECLINE = ACTION_INDEX[f"settle-hospice {TILE_KINDS[0]}"]
+_ROLE: Final = ACTION_INDEX[f"role {ROLE_CARDS[0]}"]
+_ROLE_DECLINE: Final = ACTION_INDEX[f"role-privilege {ROLE_CARDS[0]}"]
+_ROLE_CARD: Final = {c: i for i, c in enumerate(ROLE_CARDS)}
+_HACIENDA: Final = ACTION_INDEX["hacienda draw"]
+_SETTLE: Final = ACTION_INDEX[f"settle {TILE_KINDS[0]}"]
+_SETTLE_DECLINE: Final = ACTION_INDEX[f"settle-hospice {TILE_KINDS[0]}"]
 MAYOR: Final = ACTION_INDEX["mayor arrangement"]
-_BUILD = ACTION_INDEX[f"build {BUILDING_NAMES[0]}"]
-_BUILD_DECLINE = ACTION_INDEX[f"build-university {BUILDING_NAMES[0]}"]
-_PRODUCE = ACTION_INDEX["produce take"]
-_EXTRA = ACTION_INDEX[f"extra_good {GOOD_NAMES[0]}"]
-_SELL = ACTION_INDEX[f"sell {GOOD_NAMES[0]}"]
-_LOAD = ACTION_INDEX[f"load {GOOD_NAMES[0]}@0"]
-_STORE = ACTION_INDEX[f"store {_store_label(0, 0)}"]
-_PASS = ACTION_INDEX["pass"]
+_BUILD: Final = ACTION_INDEX[f"build {BUILDING_NAMES[0]}"]
+_BUILD_DECLINE: Final = ACTION_INDEX[f"build-university {BUILDING_NAMES[0]}"]
+_PRODUCE: Final = ACTION_INDEX["produce take"]
+_EXTRA: Final = ACTION_INDEX[f"extra_good {GOOD_NAMES[0]}"]
+_SELL: Final = ACTION_INDEX[f"sell {GOOD_NAMES[0]}"]
+_LOAD: Final = ACTION_INDEX[f"load {GOOD_NAMES[0]}@0"]
+_STORE: Final = ACTION_INDEX[f"store {_store_label(0, 0)}"]
+_PASS: Final = ACTION_INDEX["pass"]
 
 
 def action_of(move: Any) -> int:
@@ -130,7 +130,7 @@ def action_of(move: Any) -> int:
 
 
 #: The mayor's arrangement is the heuristic bot's (deterministic: the mayor uses no random choice).
-_ARRANGER = HeuristicPlayer(0)
+_ARRANGER: Final = HeuristicPlayer(0)
 
 
 def representatives(engine: Any, state: Any) -> dict[int, Any]:
@@ -144,45 +144,45 @@ def representatives(engine: Any, state: Any) -> dict[int, Any]:
 # -- observation -----------------------------------------------------------------------------------
 
 LAYOUT: Final = Layout()
-_FROM_ME = [f"seat+{k}" for k in range(MAX_SEATS)]
-_PLAYERS = LAYOUT.add("players", ["count"], "number of seats in the game (3-5)")
-_ROUND = LAYOUT.add("round", ["round"], "round number, from 1")
-_STAGE = LAYOUT.add("stage", STAGES, "1 for the stage the game is in")
-_ROLE_NOW = LAYOUT.add("role", ROLES, "1 for the role being carried out (all 0 while a role is chosen)")
-_CARD_OPEN = LAYOUT.add("role_card_open", ROLE_CARDS, "1 for each role card still on offer this round (0: taken or not in this game)")
-_CARD_MONEY = LAYOUT.add("role_card_doubloons", ROLE_CARDS, "doubloons lying on each role card")
-_CHOOSER = LAYOUT.add("chooser", _FROM_ME, "1 for the seat that chose the current role, counted from me in turn order (me = +0)")
-_GOVERNOR = LAYOUT.add("governor", _FROM_ME, "1 for the governor's seat, from me")
-_TO_ACT = LAYOUT.add("to_act", _FROM_ME, "1 for the seat to act, from me")
-_SHIPS = LAYOUT.add("ships", [f"ship{s} {f}" for s in range(3) for f in ("capacity", "load") + GOOD_NAMES],
+_FROM_ME: Final = [f"seat+{k}" for k in range(MAX_SEATS)]
+_PLAYERS: Final = LAYOUT.add("players", ["count"], "number of seats in the game (3-5)")
+_ROUND: Final = LAYOUT.add("round", ["round"], "round number, from 1")
+_STAGE: Final = LAYOUT.add("stage", STAGES, "1 for the stage the game is in")
+_ROLE_NOW: Final = LAYOUT.add("role", ROLES, "1 for the role being carried out (all 0 while a role is chosen)")
+_CARD_OPEN: Final = LAYOUT.add("role_card_open", ROLE_CARDS, "1 for each role card still on offer this round (0: taken or not in this game)")
+_CARD_MONEY: Final = LAYOUT.add("role_card_doubloons", ROLE_CARDS, "doubloons lying on each role card")
+_CHOOSER: Final = LAYOUT.add("chooser", _FROM_ME, "1 for the seat that chose the current role, counted from me in turn order (me = +0)")
+_GOVERNOR: Final = LAYOUT.add("governor", _FROM_ME, "1 for the governor's seat, from me")
+_TO_ACT: Final = LAYOUT.add("to_act", _FROM_ME, "1 for the seat to act, from me")
+_SHIPS: Final = LAYOUT.add("ships", [f"ship{s} {f}" for s in range(3) for f in ("capacity", "load") + GOOD_NAMES],
                     "each cargo ship, smallest first: capacity, barrels on board, 1 for the good it carries")
-_HOUSE = LAYOUT.add("trading_house", GOOD_NAMES, "goods of each kind in the trading house")
-_SUPPLY = LAYOUT.add("supply", ["colonist_ship", "colonist_supply", "vp_chips_left", "plantation_stack",
+_HOUSE: Final = LAYOUT.add("trading_house", GOOD_NAMES, "goods of each kind in the trading house")
+_SUPPLY: Final = LAYOUT.add("supply", ["colonist_ship", "colonist_supply", "vp_chips_left", "plantation_stack",
                                 "plantation_discard", "quarries_left", "bank"],
                      "colonists on the ship and in the supply, VP chips left, face-down plantations, "
                      "discarded plantations, quarries left, doubloons in the bank")
-_FACE_UP = LAYOUT.add("face_up_plantations", TILE_KINDS, "face-up plantations of each kind")
-_GOODS_SUPPLY = LAYOUT.add("goods_supply", GOOD_NAMES, "barrels of each good left in the supply")
-_LEFT = LAYOUT.add("buildings_left", BUILDING_NAMES, "copies of each building left to buy")
-_SEAT_LABELS = (("present", "doubloons", "chips_known", "vp_chips", "vp", "city_spaces", "san_juan")
+_FACE_UP: Final = LAYOUT.add("face_up_plantations", TILE_KINDS, "face-up plantations of each kind")
+_GOODS_SUPPLY: Final = LAYOUT.add("goods_supply", GOOD_NAMES, "barrels of each good left in the supply")
+_LEFT: Final = LAYOUT.add("buildings_left", BUILDING_NAMES, "copies of each building left to buy")
+_SEAT_LABELS: Final = (("present", "doubloons", "chips_known", "vp_chips", "vp", "city_spaces", "san_juan")
                 + tuple(f"tiles {k}" for k in TILE_KINDS) + tuple(f"occupied {k}" for k in TILE_KINDS)
                 + tuple(f"built {b}" for b in BUILDING_NAMES) + tuple(f"colonists {b}" for b in BUILDING_NAMES)
                 + tuple(f"goods {g}" for g in GOOD_NAMES))
-_SEATS = [LAYOUT.add(f"seat+{k}", _SEAT_LABELS,
+_SEATS: Final = [LAYOUT.add(f"seat+{k}", _SEAT_LABELS,
                      ("me" if k == 0 else f"the seat {k} after me") + ": present (1), doubloons, whether its VP "
                      "chips are seen (1 for me and at the end), VP chips (0 when unseen), VP seen, city spaces "
                      "used, colonists in San Juan, island tiles and occupied tiles by kind, buildings owned, "
                      "colonists on each building, goods held")
           for k in range(MAX_SEATS)]
 SIZE: Final = LAYOUT.size
-_TILES = 7
-_OCCUPIED = _TILES + len(TILE_KINDS)
-_BUILT = _OCCUPIED + len(TILE_KINDS)
-_COLONISTS = _BUILT + len(BUILDING_NAMES)
-_GOODS = _COLONISTS + len(BUILDING_NAMES)
-_CARD_INDEX = {c: i for i, c in enumerate(ROLE_CARDS)}
-_ROLE_INDEX = {r: i for i, r in enumerate(ROLES)}
-_STAGE_INDEX = {s: i for i, s in enumerate(STAGES)}
+_TILES: Final = 7
+_OCCUPIED: Final = _TILES + len(TILE_KINDS)
+_BUILT: Final = _OCCUPIED + len(TILE_KINDS)
+_COLONISTS: Final = _BUILT + len(BUILDING_NAMES)
+_GOODS: Final = _COLONISTS + len(BUILDING_NAMES)
+_CARD_INDEX: Final = {c: i for i, c in enumerate(ROLE_CARDS)}
+_ROLE_INDEX: Final = {r: i for i, r in enumerate(ROLES)}
+_STAGE_INDEX: Final = {s: i for i, s in enumerate(STAGES)}
 
 
 def encode(view: dict[str, Any]) -> np.ndarray:
@@ -246,13 +246,13 @@ def encode(view: dict[str, Any]) -> np.ndarray:
     return np.array(out, dtype=np.float32)
 
 
-_GOOD_OF = {g: i for i, g in enumerate(GOODS)}
-_ROLE_OF = {r: i for i, r in enumerate(Role)}
-_STAGE_OF = {s: i for i, s in enumerate(Stage)}
-_SHIP_STRIDE = 2 + len(GOOD_NAMES)
+_GOOD_OF: Final = {g: i for i, g in enumerate(GOODS)}
+_ROLE_OF: Final = {r: i for i, r in enumerate(Role)}
+_STAGE_OF: Final = {s: i for i, s in enumerate(Stage)}
+_SHIP_STRIDE: Final = 2 + len(GOOD_NAMES)
 #: Per building: its index and the city spaces it takes.
-_BUILDING_SPACES = {name: 2 if b.large else 1 for name, b in BUILDINGS.items()}
-_VIEWERS = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
+_BUILDING_SPACES: Final = {name: 2 if b.large else 1 for name, b in BUILDINGS.items()}
+_VIEWERS: Final = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
 
 
 #: The table's part of the vector comes first, then one block of ``_BLOCK`` values per seat.
@@ -262,7 +262,7 @@ _ABSENT: Final = np.zeros(_BLOCK, dtype=np.float32)
 #: Seat blocks already made, by the seat's record and whether its chips are seen: ``(id(record),
 #: seen) -> (record, block)``. A move changes one or two seats; the others keep their (immutable)
 #: record and so their block. The record is held, so its id is not reused while the entry lives.
-_BLOCKS: dict[tuple[int, bool], tuple[Any, np.ndarray]] = {}
+_BLOCKS: Final[dict[tuple[int, bool], tuple[Any, np.ndarray]]] = {}
 _MAX_BLOCKS: Final = 4096
 
 

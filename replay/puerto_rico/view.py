@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from replay.protocol import Viewer
 from replay.puerto_rico.catalogue import BUILDINGS, CITY_SPACES, GOODS, ISLAND_SPACES, TILE_KINDS, TILE_ORDER, Power
@@ -23,13 +23,13 @@ from replay.puerto_rico.scoring import score_parts
 from replay.puerto_rico.state import PuertoRicoState, Stage
 
 #: The parts of a score that count face-down chips.
-CHIP_PARTS = ("chips", "customs_house")
+CHIP_PARTS: Final = ("chips", "customs_house")
 #: Stored seat columns another seat does not see before the end.
-SECRET_SEAT_COLUMNS = ("vp_chips",)
-CUSTOMS_HOUSES = frozenset(name for name, b in BUILDINGS.items() if b.power is Power.CUSTOMS_HOUSE)
+SECRET_SEAT_COLUMNS: Final = ("vp_chips",)
+CUSTOMS_HOUSES: Final = frozenset(name for name, b in BUILDINGS.items() if b.power is Power.CUSTOMS_HOUSE)
 
 #: The game's name as players write it.
-TITLE = "Puerto Rico"
+TITLE: Final = "Puerto Rico"
 
 # -- states ----------------------------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ MAX_GOODS: Final = 12
 
 # -- actions ---------------------------------------------------------------------------------------
 
-_CARDS_OR_NONE = CARD_NAMES + ("nothing",)
+_CARDS_OR_NONE: Final = CARD_NAMES + ("nothing",)
 ACTIONS: Final[tuple[str, ...]] = (
     tuple(f"role {r}" for r in ROLES)
     + tuple(f"role+library {r}" for r in ROLES)
@@ -62,20 +62,20 @@ ACTIONS: Final[tuple[str, ...]] = (
     + ("pass",)
 )
 ACTION_INDEX: Final = {name: i for i, name in enumerate(ACTIONS)}
-_ROLE = ACTION_INDEX["role builder"]
-_ROLE_LIBRARY = ACTION_INDEX["role+library builder"]
-_ROLE_NO_PRIVILEGE = ACTION_INDEX["role-privilege builder"]
-_BUILD = ACTION_INDEX[f"build {CARD_NAMES[0]}"]
-_CHAPEL = ACTION_INDEX[f"chapel {CARD_NAMES[0]}"]
-_GOLD_MINE = ACTION_INDEX[f"gold_mine {CARD_NAMES[0]}"]
-_KEEP = ACTION_INDEX[f"councillor_keep {CARD_NAMES[0]}"]
-_DISCARD = ACTION_INDEX[f"councillor_discard {CARD_NAMES[0]}"]
-_HAND_LIMIT = ACTION_INDEX[f"hand_limit {CARD_NAMES[0]}"]
-_DRAFT = ACTION_INDEX[f"draft {CARD_NAMES[0]}"]
-_PRODUCE = ACTION_INDEX["produce 0"]
-_SELL = ACTION_INDEX["sell 0"]
-_PASS = ACTION_INDEX["pass"]
-_NONE = len(CARD_NAMES)
+_ROLE: Final = ACTION_INDEX["role builder"]
+_ROLE_LIBRARY: Final = ACTION_INDEX["role+library builder"]
+_ROLE_NO_PRIVILEGE: Final = ACTION_INDEX["role-privilege builder"]
+_BUILD: Final = ACTION_INDEX[f"build {CARD_NAMES[0]}"]
+_CHAPEL: Final = ACTION_INDEX[f"chapel {CARD_NAMES[0]}"]
+_GOLD_MINE: Final = ACTION_INDEX[f"gold_mine {CARD_NAMES[0]}"]
+_KEEP: Final = ACTION_INDEX[f"councillor_keep {CARD_NAMES[0]}"]
+_DISCARD: Final = ACTION_INDEX[f"councillor_discard {CARD_NAMES[0]}"]
+_HAND_LIMIT: Final = ACTION_INDEX[f"hand_limit {CARD_NAMES[0]}"]
+_DRAFT: Final = ACTION_INDEX[f"draft {CARD_NAMES[0]}"]
+_PRODUCE: Final = ACTION_INDEX["produce 0"]
+_SELL: Final = ACTION_INDEX["sell 0"]
+_PASS: Final = ACTION_INDEX["pass"]
+_NONE: Final = len(CARD_NAMES)
 
 
 def _first_card(cards: Sequence[str] | None) -> int:
@@ -126,29 +126,29 @@ def representatives(engine: Any, state: Any) -> dict[int, Any]:
 # -- observation -----------------------------------------------------------------------------------
 
 LAYOUT: Final = Layout()
-_PLAYERS = LAYOUT.add("players", ["count"], "number of seats in the game (2-4)")
-_ROUND = LAYOUT.add("round", ["round"], "round number, from 1")
-_STAGE = LAYOUT.add("stage", STAGES, "1 for the stage the game is in")
-_ROLE_NOW = LAYOUT.add("role", ROLES, "1 for the role being carried out (all 0 while a role is chosen)")
-_TAKEN = LAYOUT.add("roles_taken", ROLES, "1 for each role already taken this round")
-_CHOOSER = LAYOUT.add("chooser", [f"seat+{k}" for k in range(MAX_SEATS)],
+_PLAYERS: Final = LAYOUT.add("players", ["count"], "number of seats in the game (2-4)")
+_ROUND: Final = LAYOUT.add("round", ["round"], "round number, from 1")
+_STAGE: Final = LAYOUT.add("stage", STAGES, "1 for the stage the game is in")
+_ROLE_NOW: Final = LAYOUT.add("role", ROLES, "1 for the role being carried out (all 0 while a role is chosen)")
+_TAKEN: Final = LAYOUT.add("roles_taken", ROLES, "1 for each role already taken this round")
+_CHOOSER: Final = LAYOUT.add("chooser", [f"seat+{k}" for k in range(MAX_SEATS)],
                       "1 for the seat that chose the current role, counted from me in turn order (me = +0)")
-_GOVERNOR = LAYOUT.add("governor", [f"seat+{k}" for k in range(MAX_SEATS)], "1 for the governor's seat, from me")
-_TO_ACT = LAYOUT.add("to_act", [f"seat+{k}" for k in range(MAX_SEATS)], "1 for the seat to act, from me")
-_PILES = LAYOUT.add("piles", ["draw", "discard"], "cards in the draw and discard piles")
-_TILE = LAYOUT.add("tile", ["1", "2", "3", "4", "5"], "1 for the trading-house tile turned up (trader phase)")
-_HAND = LAYOUT.add("my_hand", CARD_NAMES, "copies of each card in my hand")
-_LOOKING = LAYOUT.add("my_looking", CARD_NAMES, "copies of each card I am looking at (my councillor's or gold mine's draw)")
-_LOOKING_COUNT = LAYOUT.add("looking_count", ["cards"], "cards set aside for the seat to act (whoever it is)")
-_SEAT_LABELS = ("present",) + tuple(f"built {c}" for c in CARD_NAMES) + tuple(f"goods {g}" for g in GOODS) + (
+_GOVERNOR: Final = LAYOUT.add("governor", [f"seat+{k}" for k in range(MAX_SEATS)], "1 for the governor's seat, from me")
+_TO_ACT: Final = LAYOUT.add("to_act", [f"seat+{k}" for k in range(MAX_SEATS)], "1 for the seat to act, from me")
+_PILES: Final = LAYOUT.add("piles", ["draw", "discard"], "cards in the draw and discard piles")
+_TILE: Final = LAYOUT.add("tile", ["1", "2", "3", "4", "5"], "1 for the trading-house tile turned up (trader phase)")
+_HAND: Final = LAYOUT.add("my_hand", CARD_NAMES, "copies of each card in my hand")
+_LOOKING: Final = LAYOUT.add("my_looking", CARD_NAMES, "copies of each card I am looking at (my councillor's or gold mine's draw)")
+_LOOKING_COUNT: Final = LAYOUT.add("looking_count", ["cards"], "cards set aside for the seat to act (whoever it is)")
+_SEAT_LABELS: Final = ("present",) + tuple(f"built {c}" for c in CARD_NAMES) + tuple(f"goods {g}" for g in GOODS) + (
     "hand_size", "chapel", "vp")
-_SEATS = [LAYOUT.add(f"seat+{k}", _SEAT_LABELS,
+_SEATS: Final = [LAYOUT.add(f"seat+{k}", _SEAT_LABELS,
                      ("me" if k == 0 else f"the seat {k} after me") + ": present (1), buildings owned by card, "
                      "goods on them by kind, cards in hand, cards under the chapel, VP so far")
           for k in range(MAX_SEATS)]
 SIZE: Final = LAYOUT.size
 _SEAT_BUILT, _SEAT_GOODS = 1, 1 + len(CARD_NAMES)
-_SEAT_HAND = _SEAT_GOODS + len(GOODS)
+_SEAT_HAND: Final = _SEAT_GOODS + len(GOODS)
 
 
 def encode(view: dict[str, Any]) -> np.ndarray:
@@ -194,11 +194,11 @@ def encode(view: dict[str, Any]) -> np.ndarray:
     return np.array(out, dtype=np.float32)
 
 
-_STAGE_OF = {s: i for i, s in enumerate(Stage)}
-_ROLE_OF = {r: i for i, r in enumerate(Role)}
+_STAGE_OF: Final = {s: i for i, s in enumerate(Stage)}
+_ROLE_OF: Final = {r: i for i, r in enumerate(Role)}
 #: Per card: the index of the good its building produces (None for a card that produces none).
-_PRODUCES = {name: (GOOD_INDEX[card.good.value] if card.good is not None else None) for name, card in CARDS.items()}
-_VIEWERS = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
+_PRODUCES: Final = {name: (GOOD_INDEX[card.good.value] if card.good is not None else None) for name, card in CARDS.items()}
+_VIEWERS: Final = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
 #: The table's part of the vector comes first (with my hand and what I look at), then one block of
 #: ``_BLOCK`` values per seat.
 _TABLE_SIZE: Final = _SEATS[0]
@@ -207,7 +207,7 @@ _ABSENT: Final = np.zeros(_BLOCK, dtype=np.float32)
 #: Seat blocks already made, by the seat's record: ``id(record) -> (record, block)``. A move changes
 #: one or two seats; the others keep their (immutable) record and so their block. The record is
 #: held, so its id is not reused while the entry lives.
-_BLOCKS: dict[int, tuple[Any, np.ndarray]] = {}
+_BLOCKS: Final[dict[int, tuple[Any, np.ndarray]]] = {}
 _MAX_BLOCKS: Final = 4096
 
 

@@ -16,21 +16,21 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from replay.protocol import Viewer
 from replay.san_juan.cards import CARDS, CITY_SIZE_TO_END, ORDER, TILES, Card, Power, Role, sort_cards
 from replay.san_juan.state import SanJuanState, Stage
 
 #: Stored seat columns only the seat (and ``everything``) sees.
-SECRET_SEAT_COLUMNS = ("hand",)
+SECRET_SEAT_COLUMNS: Final = ("hand",)
 #: Stored table columns only ``everything`` sees: the face-down tiles' order.
-SECRET_TABLE_COLUMNS = ("next_tile",)
+SECRET_TABLE_COLUMNS: Final = ("next_tile",)
 #: Move kinds whose cards go face down: the table sees how many, not which.
-HIDDEN_KINDS = frozenset({"build", "chapel", "councillor", "hand_limit", "draft"})
+HIDDEN_KINDS: Final = frozenset({"build", "chapel", "councillor", "hand_limit", "draft"})
 
 #: The game's name as players write it.
-TITLE = "San Juan"
+TITLE: Final = "San Juan"
 
 # -- states ----------------------------------------------------------------------------------------
 
