@@ -32,8 +32,8 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
                        description=(
         "For each decision of a game (a state where the acting seat had more than one legal move), estimate "
         "the acting seat's winning chance after each candidate move: the share of N rollouts it wins, each "
-        "rollout played to the end by the game's rollout bot (the expert bot; --rollout-bot picks another) "
-        "from a determinisation of the position (what that seat cannot see is dealt again at random). Prints the move played, its estimate with a 95%% "
+        f"rollout played to the end by the game's rollout bot ({_declared_bots()}; --rollout-bot picks another) "
+        "from a determinisation of the position (what that seat cannot see is dealt again at random). Prints the move played, its estimate with a 95% "
         f"interval, the best move and the loss; tags moves ({thresholds} of winning chance, when significant). "
         "Exits 0, 1 when the log is bad, 2 on a usage error. See docs/analysis.md."))
     p.add_argument("log", help="a log file (.json, .jsonl, .gz)")
@@ -47,7 +47,7 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
                    help=f"at most this many candidates per decision, 1 to {MAX_TOP} (default 6)")
     p.add_argument("--rollout-bot", default=None, metavar="KIND", type=_kind,
                    help="the bot that plays every rollout to the end: one of the game's bots (heuristic, random, "
-                        "expert; default: the one the game declares for rollouts, expert)")
+                        f"expert; default: the one the game declares for rollouts, {_declared_bots()})")
     p.add_argument("--steps", type=_steps, default=None, metavar="A:B",
                    help="only the moves numbered A to B (1-based, inclusive; A: or :B leave one end open)")
     p.add_argument("--workers", type=workers or bounded_int("--workers", 1, 256), default=None,
@@ -58,6 +58,13 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="progress line on standard error (auto: when it is a terminal)")
     p.set_defaults(func=lambda args: run(args, default_db))
+
+
+def _declared_bots() -> str:
+    """Each game's rollout bot, for the help (``San Juan: expert, Puerto Rico: heuristic``)."""
+    from replay.registry import game_names, game_title, rollout_bot
+
+    return ", ".join(f"{game_title(name)}: {rollout_bot(name)}" for name in game_names())
 
 
 def _kind(text: str) -> str:

@@ -1,5 +1,5 @@
-"""The bot that plays the rollouts: the game's declared one (the expert) unless ``--rollout-bot`` asks
-for another; ``--rollout-bot heuristic`` gives exactly the output of the analysis before the choice
+"""The bot that plays the rollouts: the game's declared one (San Juan's expert, Puerto Rico's heuristic
+bot) unless ``--rollout-bot`` asks for another; ``--rollout-bot heuristic`` gives exactly the output of the analysis before the choice
 existed (goldens made then), and the JSON lines and the stored rows say which bot rolled out."""
 
 from __future__ import annotations
@@ -57,6 +57,17 @@ def test_heuristic_rollouts_give_the_output_of_before(log: Path, args: list[str]
     assert [json.dumps(x) for x in lines] == (GOLDEN / golden).read_text().splitlines()
 
 
+def test_puerto_rico_rolls_out_with_the_heuristic_bot_by_default() -> None:
+    """Its expert is too slow for a game under a minute: the default output is the output of before."""
+    log, args, golden = GOLDENS[1]
+    run = _analyse(str(log), *args, "--json")
+    assert run.returncode == 0, run.stderr
+    assert "(6 rollouts per candidate by the heuristic bot, seed 3): " in run.stderr
+    lines = [json.loads(x) for x in run.stdout.splitlines()]
+    assert [x.pop("rollout_bot") for x in lines] == ["heuristic"] * 10
+    assert [json.dumps(x) for x in lines] == (GOLDEN / golden).read_text().splitlines()
+
+
 def test_the_declared_expert_rolls_out_by_default() -> None:
     run = _analyse(str(SJ_LOG), "--steps", "1:3", "--rollouts", "4", "--seed", "3", "--json")
     assert run.returncode == 0, run.stderr
@@ -84,7 +95,8 @@ def test_an_unknown_rollout_bot_is_a_usage_error() -> None:
 def test_a_kind_the_game_lacks_raises_naming_its_bots() -> None:
     with pytest.raises(ValueError, match=r"^San Juan has no 'mcts' bot \(bots: heuristic, random, expert\)$"):
         rollout_kind("san_juan", Options(rollout_bot="mcts"))
-    assert rollout_kind("puerto_rico", Options()) == "expert"
+    assert rollout_kind("puerto_rico", Options()) == "heuristic"
+    assert rollout_kind("puerto_rico", Options(rollout_bot="expert")) == "expert"
     assert rollout_kind("puerto_rico", Options(rollout_bot="random")) == "random"
 
 

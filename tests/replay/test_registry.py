@@ -164,12 +164,13 @@ def test_a_declaration_checks_itself(fields: dict[str, object], message: str) ->
 
 
 def test_the_rollout_bot_is_declared_and_looked_up() -> None:
-    """Both games roll out with their expert bot, found through the registry; a game that names none
-    rolls out with its first bot, and one without bots says so."""
-    assert [registry.rollout_bot(name) for name in registry.game_names()] == ["expert", "expert"]
-    for name in registry.game_names():
-        bot = registry.make_bot(name, registry.rollout_bot(name), 7)
-        assert type(bot).__module__ == f"replay.{name}.expert"
+    """San Juan rolls out with its expert bot, Puerto Rico with its heuristic bot (its expert is too slow
+    for a game under a minute), found through the registry; a game that names none rolls out with its
+    first bot, and one without bots says so."""
+    assert [registry.rollout_bot(name) for name in registry.game_names()] == ["expert", "heuristic"]
+    modules = [type(registry.make_bot(name, registry.rollout_bot(name), 7)).__module__ for name in registry.game_names()]
+    assert modules == ["replay.san_juan.expert", "replay.puerto_rico.bots"]
+    assert type(registry.make_bot("puerto_rico", "expert", 7)).__module__ == "replay.puerto_rico.expert"
     plain = GameDeclaration(name="x", title="X", min_players=2, max_players=4, engine="m:E", view="m", catalogue="m",
                             bots=(("random", "a:b"), ("heuristic", "c:d")), log_schema="x_", log_schema_file="m:s.json")
     assert plain.rollout_kind == "random"
