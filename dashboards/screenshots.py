@@ -143,6 +143,7 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, page
             if name == "sql":
                 page.get_by_role("button", name="Run").click()
                 wait_for_app(page)
+            _wait_for_drawing(page)
             target = out / f"{name}.png"
             page.screenshot(path=str(target), full_page=True)
             written.append(target)
@@ -196,6 +197,21 @@ def take_analysis_screenshots(db: str | Path, out: Path, game_id: str, step: int
             page.close()
         browser.close()
     return written
+
+
+def _wait_for_drawing(page: Any, timeout: float = 30_000) -> None:
+    """Wait until every chart and table of the page is drawn: Streamlit's script has finished before
+    Plotly and the table's canvas draw (on a busy machine a shot showed empty boxes)."""
+    for chart in page.locator('[data-testid="stPlotlyChart"]:visible').all():
+        chart.locator(".main-svg").first.wait_for(state="attached", timeout=timeout)
+    for table in page.locator('[data-testid="stDataFrame"]:visible').all():
+        table.locator("canvas").first.wait_for(state="attached", timeout=timeout)
+    page.wait_for_timeout(1_000)
+    # A page that wrote its URL may have run once more meanwhile: its tables are drawn anew.
+    wait_for_app(page, timeout)
+    for table in page.locator('[data-testid="stDataFrame"]:visible').all():
+        table.locator("canvas").first.wait_for(state="attached", timeout=timeout)
+    page.wait_for_timeout(500)
 
 
 def _first_game(db: str | Path, game: str) -> str | None:
