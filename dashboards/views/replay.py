@@ -35,9 +35,10 @@ game_id = asked
 found = data.replay_game(game_id) if game_id else None
 step_param = st.query_params.get("step")
 view_param = st.query_params.get("view")
+notes: list[tuple[str, str]] = []
 if found is None and asked:
     # The id comes from the URL: text, never Markdown (escaped Markdown still autolinks a URL).
-    ui.alert("warning", f"No game with id {asked} in the database; showing the newest game instead.")
+    notes.append(("warning", f"No game with id {asked} in the database; showing the newest game instead."))
     step_param = view_param = None
 if found is None:
     # Back from another page (the sidebar drops the URL's parameters): the game this tab last showed.
@@ -57,15 +58,22 @@ game_type = str(game["game"])
 total = int(game["moves"])
 step, step_note = parse_step(step_param, total)
 view, view_note = parse_view(view_param, int(game["player_count"]))
-for note in (step_note, view_note):
-    if note:
-        ui.alert("info", note)
+notes += [("info", note) for note in (step_note, view_note) if note]
 
 viewer = Viewer.parse(view, int(game["player_count"]))
 # Until the browser has drawn this game's board once in this tab, nothing under it is made: on 2
 # cores the panels' work (the log, the What-if and Winning-chances panels: server time and the
 # browser's own drawing of their widgets) delayed a new tab's board by 0.4 to 0.5 s.
 hold_panels = delivery.live() and st.session_state.get("replay_shown") != game_id
+if hold_panels:
+    # The run the drawn board causes no longer sees what the notes were about (the URL now names the
+    # game shown and its step): the first run's notes stay.
+    held = st.session_state.get("replay_notes")
+    if not notes and isinstance(held, tuple) and held[0] == game_id:
+        notes = list(held[1])
+    st.session_state["replay_notes"] = (game_id, notes)
+for kind, note in notes:
+    ui.alert(kind, note)
 
 if prepared is None:
     st.warning(f"The database has no state tables for {ui.game_title(game_type)}; only the moves can be shown.")

@@ -85,3 +85,18 @@ def test_the_first_page_of_a_server_imports_the_replay_page_in_the_background(da
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == (
         "['dashboards.analysis_panel', 'dashboards.replay_component', 'dashboards.whatif_panel']")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+def test_the_first_runs_notes_stay_when_the_panels_come(site) -> None:
+    """An unknown game and a step out of range are said above the board, and still are once the
+    panels have come (the URL of that second run names the game shown, and no wrong step)."""
+    url, browser = site
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/replay?game=no-such-game")
+    page.get_by_role("heading", name="Winning chances").wait_for(timeout=30_000)
+    wait_for_app(page)
+    alerts = page.locator(".gv-alert").all_inner_texts()
+    assert alerts == ["No game with id no-such-game in the database; showing the newest game instead."]
+    page.close()
