@@ -13,7 +13,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from tests.replay.san_juan.positions import IP, TS, position, seat
 
 from analysis.decisions import Options, analyse, analyse_state, interval, tag_for
 from analysis.rollouts import RolloutTask, run_task
@@ -21,6 +20,7 @@ from replay.logfile import GameLog, read_records
 from replay.registry import engine_for
 from replay.san_juan.moves import Build, Pass
 from replay.san_juan.state import Stage
+from tests.replay.san_juan.positions import IP, TS, position, seat
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ_LOG = ROOT / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"
