@@ -220,6 +220,9 @@ def measure_game(tabs: Any, url: str, games: list[dict[str, Any]], steps: int, o
         # open: the dashboard's own caches are not touched).
         server.append(payload_bytes(db, game["game_id"])["server_total_s"])
         if game is not main:
+            # The page's work after its board (the panels under it) ends before the next open starts:
+            # each open is timed alone, as a user opening one link.
+            wait_for_app(page)
             page.close()
     wait_for_app(page)
     root = page.locator(".gv-root")
@@ -317,7 +320,7 @@ def measure_open_in_app(tabs: Any, url: str, games: list[dict[str, Any]]) -> lis
 def measure(db: Path, steps: int, opens: int, in_app: int = 5) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
-    from dashboards.screenshots import launch_browser, running_dashboard
+    from dashboards.screenshots import launch_browser, running_dashboard, wait_for_app
 
     # New tabs (and the game stepped), opens in the app, two fresh browsers, one the server reads.
     picked = pick_games(db, opens + 1 + in_app + 2 + 1)
@@ -337,7 +340,10 @@ def measure(db: Path, steps: int, opens: int, in_app: int = 5) -> dict[str, Any]
             result = measure_game(tabs, url, games, steps, opens, db)
             # Games not opened by measure_game (nothing of them cached by the dashboard).
             from_list = measure_open_in_app(tabs, url, games[opens + 1: opens + 1 + in_app])
-            cold = [open_in_new_tab(browser, url, game) for game in games[opens + 1 + in_app: opens + 3 + in_app]]
+            cold = []
+            for game in games[opens + 1 + in_app: opens + 3 + in_app]:
+                cold.append(open_in_new_tab(browser, url, game))
+                wait_for_app(cold[-1][0])
             for page, _ in cold:
                 page.close()
             for key, values in (("open_in_app", from_list), ("open_cold_browser", [s for _, s in cold])):
