@@ -24,9 +24,9 @@ import pytest
 import ingest.rows
 from ingest.importer import import_paths
 from ingest.rows import Batch, add_record
-from replay.logfile import GameLog, LogRecord, parse_game, read_records, write_games
 from replay.engine_base import SnapshotWorking
-from replay.registry import all_engines, engine_for
+from replay.logfile import GameLog, LogRecord, parse_game, read_records, write_games
+from replay.registry import all_engines
 from replay.simulate import simulate_game
 from tests.replay.test_mutations import mutate
 from tests.replay.test_working_fold import simulated_cases

@@ -398,12 +398,9 @@ def test_declines_in_words():
 
 
 def test_schema_lists_what_each_move_can_decline():
-    import json
-    from pathlib import Path
-
-    from replay.san_juan.moves import DECLINABLE
 
     from replay.log_schema import full_schema
+    from replay.san_juan.moves import DECLINABLE
 
     schema = full_schema()
     branches = {b["properties"]["kind"]["const"]: b for b in schema["$defs"]["sj_move"]["oneOf"]}
