@@ -168,7 +168,8 @@ def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, viewer: Vi
     if not rows.empty:
         first = rows.iloc[0]
         ui.caption(
-            f"{len(rows)} decisions analysed, {int(first.rollouts_asked)} rollouts per candidate, seed {int(first.seed)}: "
+            f"{len(rows)} decisions analysed, {int(first.rollouts_asked)} rollouts per candidate by the "
+            f"{first.rollout_bot} bot, seed {int(first.seed)}: "
             "the share of rollouts the acting seat wins after its move, with its 95% interval (docs/analysis.md). "
             "The chart under the board's VP chart follows the board; N and P go to the next and previous "
             "inaccuracy or worse (of the viewed seat in a seat's view)."
@@ -241,11 +242,12 @@ class EngineLine:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def engine_line_of(game_id: str, step: int, seat: int, best_move: str, seed: int, _log_text: str) -> EngineLine:
+def engine_line_of(game_id: str, step: int, seat: int, best_move: str, seed: int, _log_text: str,
+                   bot: str | None = None) -> EngineLine:
     """The engine line of the decision of ``seat`` at ``step`` (``analysis.rollouts.engine_line``, the
-    stored seed), played in the real game from the position before the move: the best move (its
-    stored JSON), then the line's moves while each is legal there. Raises ``ValueError`` for a step
-    out of the game."""
+    stored seed and the bot that rolled the analysis out, ``bot``; None: the game's declared rollout
+    bot), played in the real game from the position before the move: the best move (its stored JSON),
+    then the line's moves while each is legal there. Raises ``ValueError`` for a step out of the game."""
     from analysis import variation as V
     from analysis.rollouts import engine_line
 
@@ -256,7 +258,7 @@ def engine_line_of(game_id: str, step: int, seat: int, best_move: str, seed: int
     first = next((i for i, c in enumerate(choices) if c.move.to_json() == wanted), None)
     if first is None:
         return EngineLine((), (), 0)
-    typed = engine_line(log.game, variation.state, seat, choices[first].move, seed, step)
+    typed = engine_line(log.game, variation.state, seat, choices[first].move, seed, step, bot=bot)
     words, picks = [choices[first].words], [first]
     variation = V.play(variation, choices[first].move)
     for move in typed:
@@ -279,7 +281,8 @@ def _engine_line(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, st
         ui.caption("The engine line is shown in the view everything only: its moves would name cards of hidden hands.")
         return
     row = rows[rows["step"] == step].iloc[0]
-    line = engine_line_of(str(game_row["game_id"]), step, int(row["seat"]), str(row["best_move"]), int(row["seed"]), log_text)
+    line = engine_line_of(str(game_row["game_id"]), step, int(row["seat"]), str(row["best_move"]), int(row["seed"]),
+                          log_text, str(row["rollout_bot"]))
     if not line.words:
         return
     ui.caption(f"Engine line from move {step} (the best move, then what the rollouts' bots played most, "

@@ -174,7 +174,7 @@ def schema_columns() -> pd.DataFrame:
 #: councillor's draw is the other seat's decision at the same step, stored after it).
 STORED_ANALYSIS_SQL = (
     "SELECT a.step, a.seat, a.player, a.candidate, a.words, a.estimate, a.ci_low, a.ci_high, a.wins, a.rollouts, "
-    "a.loss, a.tag, a.rollouts_asked, a.seed, b.candidate AS best, b.words AS best_words, "
+    "a.loss, a.tag, a.rollouts_asked, a.seed, a.rollout_bot, b.candidate AS best, b.words AS best_words, "
     "b.estimate AS best_estimate, b.ci_low AS best_low, b.ci_high AS best_high, b.wins AS best_wins, "
     "b.rollouts AS best_rollouts, b.move AS best_move "
     "FROM analysis a LEFT JOIN analysis b ON b.game_id = a.game_id AND b.step = a.step AND b.seat = a.seat AND b.rank = 1 "

@@ -90,6 +90,19 @@ def test_the_engine_line_opens_as_a_variation(open_page: Callable, dash_db_copy:
     line = analysis_panel.engine_line_of(log.game_id, 5, decision.seat, best, 3, GAME_FILE.read_text())
     # It starts with the best move, in the move list's words, and is played in the real game.
     assert line.words[0] == decision.best.words and 1 <= len(line.words) <= 9
+    # The line is the one of the bot that rolled the analysis out (the stored row's rollout_bot).
+    from analysis.rollouts import engine_line
+
+    start = V.start(log, 4)
+    for bot in ("heuristic", "expert"):
+        moves = engine_line(log.game, start.state, decision.seat, decision.best.move, 3, 5, bot=bot)
+        shown = analysis_panel.engine_line_of(log.game_id, 5, decision.seat, best, 3, GAME_FILE.read_text(), bot)
+        # Its moves after the best one are the first moves of that bot's line, as far as they are legal.
+        variation = V.play(V.start(log, 4), V.choices(V.start(log, 4))[shown.picks[0]].move)
+        for pick, move in zip(shown.picks[1:], moves):
+            choice = V.choices(variation)[pick]
+            assert choice.move.to_json() == move.to_json(), bot
+            variation = V.play(variation, choice.move)
     variation = V.start(log, 4)
     for pick, words in zip(line.picks, line.words):
         choice = V.choices(variation)[pick]

@@ -75,7 +75,11 @@ def test_stored_analysis_shows_at_once(open_page: Callable, dash_db_copy: Path) 
     assert rows == sum(len(d.candidates) for d in decisions)
     at = open_page(dash_db_copy, "views/replay.py", game=log.game_id)
     texts = [h.body for h in at.get("html")]
-    assert any(f"{len(decisions)} decisions analysed, 2 rollouts per candidate, seed 3" in t for t in texts)
+    from replay.registry import rollout_bot
+
+    bot = rollout_bot(log.game)
+    assert any(f"{len(decisions)} decisions analysed, 2 rollouts per candidate by the {bot} bot, seed 3" in t
+               for t in texts)
     assert query(dash_db_copy, "SELECT count(*) FROM analysis WHERE game_id = ? AND played", [log.game_id]) == [(len(decisions),)]
     # The stored tags go to the viewer's move list, by step.
     (element,) = at.get("bidi_component")
