@@ -581,7 +581,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(err.code or 0)
     except KeyboardInterrupt as err:
         word, code = exits.interruption(err)
-        exits.ignore_further_signals()
+        if argv is None:  # the process's own command: it is ending (a caller passing argv keeps its handlers)
+            exits.ignore_further_signals()
         print(f"{command}: {word}", file=sys.stderr)
         return code
     except BrokenPipeError:
@@ -597,7 +598,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exits.signalled():
             # A library turned the interruption into an error of its own (DuckDB, inside an Arrow scan).
             word, code = exits.interruption(err)
-            exits.ignore_further_signals()
+            if argv is None:
+                exits.ignore_further_signals()
             print(f"{command}: {word}", file=sys.stderr)
             return code
         print_traceback()

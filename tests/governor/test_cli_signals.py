@@ -82,3 +82,23 @@ def test_a_signal_stops_validate_with_one_line(tmp_path: Path, sig: int, status:
     many.write_bytes(line(sample()) * 3000)  # a minute of work
     code, stdout, stderr, took = _stopped(["validate", str(many)], tmp_path, sig, delay=2.5)
     assert (code, stderr) == (status, f"governor validate: {word}\n") and took < STOP_WITHIN
+
+
+def test_an_interruption_inside_a_caller_leaves_its_signal_handlers(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``main(argv)`` called by a program (a test, a notebook) that is interrupted returns 130 and leaves
+    the caller's SIGINT and SIGTERM handlers as they were: only the ``governor`` process itself, which
+    is ending, ignores further signals."""
+    from governor import cli
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_validate", interrupted)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    assert cli.main(["validate", str(SJ)]) == 130
+    assert capsys.readouterr().err == "governor validate: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
+    signal.signal(signal.SIGINT, before[0])
+    signal.signal(signal.SIGTERM, before[1])
