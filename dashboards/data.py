@@ -220,8 +220,18 @@ def read_opened(con: Any, game_id: str, with_states: tuple[str, ...], with_analy
     if game in with_states:
         whole = read_game(con, game, game_id, row)
         prepared = None if whole is None else PreparedGame(*whole)
-    analysis = con.execute(STORED_ANALYSIS_SQL, [game_id]).df() if with_analysis else pd.DataFrame()
+    analysis = con.execute(_stored_analysis_sql(con), [game_id]).df() if with_analysis else pd.DataFrame()
     return OpenedGame(row, prepared, analysis, row_id)
+
+
+def _stored_analysis_sql(con: Any) -> str:
+    """``STORED_ANALYSIS_SQL`` for the database behind ``con``. The dashboard reads a database as it
+    is (a reader never migrates): in one of schema 7 or older, made before the rollout bot was
+    stored, every analysis was rolled out by the heuristic bot, as the migration to 8 records it."""
+    stored = con.execute(
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'analysis' AND column_name = 'rollout_bot'"
+    ).fetchone()[0]
+    return STORED_ANALYSIS_SQL if stored else STORED_ANALYSIS_SQL.replace("a.rollout_bot,", "'heuristic' AS rollout_bot,")
 
 
 def game_log(game_id: str, row_id: int | None = None) -> str:

@@ -89,6 +89,26 @@ def test_stored_analysis_shows_at_once(open_page: Callable, dash_db_copy: Path) 
     assert moves.get("tag", [None] * len(moves["step"])) == [tags.get(s) for s in moves["step"]]
 
 
+def test_analysis_stored_before_the_rollout_bot_was_recorded_shows(open_page: Callable, dash_db_copy: Path) -> None:
+    """A database of schema 7 (its analysis has no ``rollout_bot``) opens as it is: the dashboard never
+    migrates, and an analysis of then was rolled out by the heuristic bot."""
+    import duckdb
+
+    log = _log()
+    options = Options(rollouts=2, top=2, seed=3, steps=(1, 8))
+    decisions = list(analyse(log, options))
+    store(dash_db_copy, log.game_id, "1.0", decisions, options)
+    con = duckdb.connect(str(dash_db_copy))
+    con.execute("ALTER TABLE analysis DROP COLUMN rollout_bot")
+    con.execute("UPDATE governor_meta SET value = '7' WHERE key = 'schema_version'")
+    con.close()
+    at = open_page(dash_db_copy, "views/replay.py", game=log.game_id)
+    assert not at.exception
+    texts = [h.body for h in at.get("html")]
+    assert any(f"{len(decisions)} decisions analysed, 2 rollouts per candidate by the heuristic bot, seed 3" in t
+               for t in texts)
+
+
 def test_unanalysed_game_offers_the_analysis(open_page: Callable, dash_db: Path) -> None:
     at = open_page(dash_db, "views/replay.py", game=_log().game_id)
     texts = [h.body for h in at.get("html")]
