@@ -9,6 +9,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 APP = HERE / "app.py"
+#: What ``streamlit run`` starts: the app on Streamlit's server with the Replay page's first paint.
+SERVER = HERE / "server.py"
 #: Upload limit of the Import page in MB (also in .streamlit/config.toml, which streamlit reads from
 #: the folder it starts in).
 MAX_UPLOAD_MB = 50
@@ -17,7 +19,7 @@ MAX_UPLOAD_MB = 50
 def streamlit_command(db: str, port: int, headless: bool) -> list[str]:
     """The ``streamlit run`` command line of the dashboard on ``db``."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-m", "streamlit", "run", str(SERVER),
         "--server.port", str(port),
         "--server.headless", "true" if headless else "false",
         # A first run would otherwise stop at streamlit's e-mail prompt (and fail without a terminal).

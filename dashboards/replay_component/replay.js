@@ -727,6 +727,19 @@ function wire(s) {
   return () => off.forEach((fn) => fn());
 }
 
+// The first paint's viewer of this game (another one than ``parent``'s), closed: the step and view it
+// showed (the one it asked the server for, when past its window), or null.
+function handOver(parent, gameId) {
+  const first = window.__gvFirst;
+  if (!first || first.closed || first.holder === parent.host) { return null; }
+  const state = first.state;
+  const shown = first.gameId === gameId && state && state.game
+    ? (state.wanted ? { step: state.wanted.step, view: String(state.wanted.view) } : { step: state.step, view: state.view })
+    : null;
+  first.close();
+  return shown;
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   let s = parentElement.__governorReplay;
@@ -755,12 +768,16 @@ export default function (component) {
     s.request = data.request;
     s.wanted = null;
     const memory = remembered(data.game.game_id);
-    const asked = data.step !== null && data.step !== undefined ? data.step : memory ? memory.step : 0;
+    // The board the server drew in this tab before Streamlit started (dashboards/first_paint.py): this
+    // viewer goes on from where the user has stepped it meanwhile, and it goes.
+    const first = handOver(parentElement, data.game.game_id);
+    const asked = first ? first.step : data.step !== null && data.step !== undefined ? data.step : memory ? memory.step : 0;
     const target = Math.max(0, Math.min(s.game.total, Number(asked) || 0));
     s.view = data.game.view;
     s.step = Math.max(s.game.lo, Math.min(target, s.game.hi));
     // Without a view in the URL, the view this tab last showed of the game; it comes from the server.
-    const other = !data.view && memory && memory.view && memory.view !== s.view ? String(memory.view) : null;
+    const other = first ? (first.view !== s.view ? first.view : null)
+      : !data.view && memory && memory.view && memory.view !== s.view ? String(memory.view) : null;
     if (other || s.step !== target) { want(s, target, other || s.view); }
     s.drawn = null;
     // When this page's game arrived and was first drawn (ms since the page's navigation began): the

@@ -18,6 +18,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import analysis_panel, data, delivery, ui, whatif_panel
+from dashboards.first_paint import board_payload
 from dashboards.replay_component import replay_viewer
 from dashboards.replay_data import parse_step, parse_view, window
 from replay.protocol import Viewer
@@ -61,6 +62,15 @@ view, view_note = parse_view(view_param, int(game["player_count"]))
 notes += [("info", note) for note in (step_note, view_note) if note]
 
 viewer = Viewer.parse(view, int(game["player_count"]))
+# The game's variations (What if?) come back from the URL after a reload or from a shared link; the
+# log is read before the board only when there are some. A link's variations that were refused are
+# said with the other notes (they are brought back once: the run the drawn board causes says nothing).
+log_text: str | None = None
+if "var" in st.query_params or whatif_panel.lines(game_id):
+    log_text = data.game_log(game_id, found.row_id)
+    restored = whatif_panel.restore(game, log_text)
+    if restored:
+        notes.append(("warning", restored))
 # Until the browser has drawn this game's board once in this tab, nothing under it is made: on 2
 # cores the panels' work (the log, the What-if and Winning-chances panels: server time and the
 # browser's own drawing of their widgets) delayed a new tab's board by 0.4 to 0.5 s.
@@ -80,14 +90,6 @@ if prepared is None:
     st.dataframe(data.game_moves(game_id)[["step", "round", "player", "words"]], hide_index=True)
     st.stop()
 
-# The game's variations (What if?) come back from the URL after a reload or from a shared link; the
-# log is read before the board only when there are some.
-log_text: str | None = None
-if "var" in st.query_params or whatif_panel.lines(game_id):
-    log_text = data.game_log(game_id, found.row_id)
-    restored = whatif_panel.restore(game, log_text)
-    if restored:
-        ui.alert("warning", restored)
 kept = whatif_panel.lines(game_id)
 variation = whatif_panel.active(game_id, game, log_text)
 if variation is not None:
@@ -103,13 +105,8 @@ if variation is not None:
     reply = replay_viewer(window(payload, shown), shown, viewer.name,
                           f"variation|{payload['game_id']}|{viewer.name}|{shown}", await_shown=hold_panels)
 else:
-    payload = prepared.payload(viewer, around=step or 0)
-    tags = analysis_panel.tags_by_step(found.analysis)
-    if tags:  # the stored analysis's tags in the move list (a copy: the payload is kept for other reruns)
-        payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
-    reviewed = analysis_panel.for_viewer(found.analysis, game_type, int(game["player_count"]), viewer)
-    if reviewed:  # estimates, intervals and best moves for the move list and the winning-chance chart
-        payload = {**payload, "analysis": reviewed}
+    # The view's window with the stored analysis (tags, estimates): what a new tab's first paint drew.
+    payload = board_payload(found, viewer, step)
     if kept and log_text is not None:
         payload = {**payload, "variations": whatif_panel.move_list(game, log_text, viewer)}
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user

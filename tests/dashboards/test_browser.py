@@ -82,6 +82,8 @@ def test_every_page_and_stepping_in_a_browser(browser_db: Path, sql) -> None:
         wait_for_app(page)
         page.locator("textarea").fill("COPY games TO '/tmp/x.csv'")
         page.get_by_role("button", name="Run").click()
+        # The run the click starts may not have begun when the page looks idle: wait for its answer.
+        page.get_by_text("Refused: COPY").first.wait_for(timeout=30_000)
         wait_for_app(page)
         assert "Refused: COPY" in page.inner_text("body")
         assert_clean(page, errors, "sql")

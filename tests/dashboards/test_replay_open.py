@@ -100,3 +100,20 @@ def test_the_first_runs_notes_stay_when_the_panels_come(site) -> None:
     alerts = page.locator(".gv-alert").all_inner_texts()
     assert alerts == ["No game with id no-such-game in the database; showing the newest game instead."]
     page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+def test_a_links_refused_variations_are_said_once_and_stay(site, dash_db: Path, sql) -> None:
+    """A link whose variations cannot be played back says so above the board, once, and still does
+    after the panels have come (that second run finds the variations already restored)."""
+    url, browser = site
+    game_id, moves = sql(dash_db, "SELECT game_id, moves FROM games ORDER BY game_id LIMIT 1")[0]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/replay?game={game_id}&step=3&var=nonsense~{moves + 5}_0_f")
+    page.get_by_role("heading", name="Winning chances").wait_for(timeout=30_000)
+    wait_for_app(page)
+    alerts = page.locator(".gv-alert").all_inner_texts()
+    assert alerts == [f"The link's variations: variation 1 is not of the form branch_moves_f; variation 2 branches "
+                      f"after move {moves + 5}, but the game has {moves} moves."]
+    page.close()

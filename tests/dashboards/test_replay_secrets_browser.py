@@ -89,7 +89,9 @@ def site(secrets_db: Path) -> Iterator[tuple[str, Any]]:
 
 
 class Wire:
-    """A page with every websocket message it receives, as text (binary messages decoded as UTF-8)."""
+    """A page with every websocket message it receives, as text (binary messages decoded as UTF-8), and
+    the page itself as the server sent it (``document``: Streamlit's page with the board drawn first,
+    ``dashboards.first_paint``)."""
 
     def __init__(self, site: tuple[str, Any], query: str) -> None:
         url, browser = site
@@ -101,7 +103,9 @@ class Wire:
         cdp.send("Network.enable")
         self.errors: list[str] = []
         self.page.on("pageerror", lambda err: self.errors.append(str(err)))
-        self.page.goto(f"{url}/replay?{query}")
+        response = self.page.goto(f"{url}/replay?{query}")
+        assert response is not None and response.status == 200
+        self.document = response.text()
         wait_for_app(self.page)
         self.page.wait_for_selector(".gv-root[data-step]")
         self.page.wait_for_timeout(500)  # the panels under the board are sent after it
@@ -114,7 +118,8 @@ class Wire:
         self.frames.append(raw.decode("utf-8", errors="replace"))
 
     def wire(self) -> str:
-        return "\n".join(self.frames)
+        """The page as sent and every websocket message."""
+        return "\n".join([self.document, *self.frames])
 
     def dom(self) -> str:
         """The page's HTML with every shadow root's, attributes included."""
@@ -173,8 +178,12 @@ def test_no_hidden_card_reaches_the_browser(site, secrets_db: Path, sql, view: s
     wire = Wire(site, f"game={game_id}&step={step}&view={view}")
     try:
         assert wire.page.locator(".gv-root").get_attribute("data-view") == view
+        # The page came with its board drawn first, in this view, and Streamlit's viewer took over.
+        assert 'id="gv-first-data"' in wire.document and f'"view":"{view}"' in wire.document
+        assert wire.page.locator(".gv-root").count() == 1
         text, dom = wire.wire(), wire.dom()
         for card in hand + paid:
+            assert not named(wire.document, card), f"{card} is in the page the server sent in view {view}"
             assert not named(text, card), f"{card} went over the websocket in view {view}"
             assert not named(dom, card), f"{card} is in the page in view {view}"
         # No hidden seat's cards: its hand is face down on the board.
@@ -196,6 +205,7 @@ def test_no_hidden_card_reaches_the_browser(site, secrets_db: Path, sql, view: s
     try:
         text, dom = wire.wire(), wire.dom()
         assert all(named(text, card) for card in hand + paid)
+        assert all(named(wire.document, card) for card in hand)
         assert all(named(dom, card) for card in hand)
         assert "legal move(s)" in wire.page.locator("[data-testid='stMain']").inner_text()
     finally:
@@ -222,7 +232,7 @@ def test_puerto_rico_chips_stay_face_down_in_the_public_view(site, secrets_db: P
     wire = Wire(site, f"game={game_id}&step={moves - 30}&view=public")
     try:
         runs = _chip_runs(wire.wire())
-        assert len(runs) == 3  # one column per seat, in one message
+        assert len(runs) == 6  # one column per seat, in the page sent and in one message
         # Nothing but None before the end; the chips turned up at the end.
         for run in runs:
             assert all(value is None for step, value in run if step < moves), run

@@ -1,0 +1,188 @@
+"""A Replay link's board before Streamlit has started: the first paint of ``/replay?game=ID&step=N``.
+
+Streamlit's start of a page (its scripts, finding the server, the web socket, the page script) takes
+0.5 to 1.6 s on 2 cores before the page's own code can send anything. So the server answers a
+Replay URL (``dashboards.server``) with Streamlit's own ``index.html`` plus the board: the game's
+view that the URL names, made here by the same code as the Replay page (``board_payload``), inline
+in the page with the viewer's script. The browser draws it while Streamlit starts, and it steps at
+once (keys, buttons, move list); when Streamlit's Replay page draws its own viewer, that viewer takes
+the position shown (step and view) and the first one is removed. Nothing a view may not see is in
+the page: the payload is the same view the page would send over its web socket.
+
+Anything that keeps a first paint from being made (no such game, a variation in the URL, a database
+that cannot be read) serves Streamlit's page alone: the Replay page then says what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from dashboards import analysis_panel, data
+from dashboards.replay_component import CSS, JS
+from dashboards.replay_data import parse_step, parse_view
+from replay.protocol import Viewer
+
+LOG = logging.getLogger("governor.dashboard")
+
+#: The component's script exports its mount function; the first paint calls it by this name.
+_EXPORT = "export default function (component)"
+#: The inline data's element and the global object the Replay component hands over with.
+DATA_ID = "gv-first-data"
+
+_SCRIPT = """<script>
+(function () {
+%(js)s
+  const mount = __gvMount;
+  const holder = document.getElementById("gv-first");
+  const source = document.getElementById(%(data_id)s);
+  if (!holder || !source) { return; }
+  const data = JSON.parse(source.textContent);
+  // Read once: the data and this script leave the page (the viewer holds what it needs).
+  source.remove();
+  if (document.currentScript) { document.currentScript.remove(); }
+  const cookie = (document.cookie.match(/(?:^|; )governor_theme=([a-z]+)/) || [])[1];
+  const dark = cookie === "dark" || (cookie !== "light" && window.matchMedia
+    && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  const colours = dark
+    ? { "--st-background-color": "#0e1117", "--st-secondary-background-color": "#262730", "--st-text-color": "#fafafa", "--st-primary-color": "#6aa5e8" }
+    : { "--st-background-color": "#ffffff", "--st-secondary-background-color": "#f0f2f6", "--st-text-color": "#31333f", "--st-primary-color": "#2f6fb0" };
+  for (const [name, value] of Object.entries(colours)) { holder.style.setProperty(name, value); }
+  holder.style.setProperty("--st-font", '"Source Sans", sans-serif');
+  holder.style.background = colours["--st-background-color"];
+  const side = document.createElement("div");
+  side.id = "gv-first-side";
+  side.style.background = colours["--st-secondary-background-color"];
+  holder.parentNode.insertBefore(side, holder);
+  holder.style.color = colours["--st-text-color"];
+  const shadow = holder.attachShadow({ mode: "open" });
+  const style = document.createElement("style");
+  style.textContent = %(css)s;
+  shadow.appendChild(style);
+  const first = { gameId: data.game.game_id, holder, state: null, cleanup: null, closed: false };
+  first.close = function () {
+    if (first.closed) { return; }
+    first.closed = true;
+    if (first.cleanup) { first.cleanup(); }
+    holder.remove();
+    side.remove();
+    if (window.__gvFirst === first) { window.__gvFirst = null; }
+  };
+  first.cleanup = mount({ data, parentElement: shadow, setTriggerValue: function () {} }) || null;
+  first.state = shadow.__governorReplay || null;
+  window.__gvFirst = first;
+  // Streamlit's page that shows no viewer of this game (an error, another page) ends the first paint.
+  let idle = 0;
+  const timer = setInterval(function () {
+    if (first.closed) { clearInterval(timer); return; }
+    const app = document.querySelector('[data-testid="stApp"]');
+    const state = app ? app.getAttribute("data-test-script-state") : null;
+    idle = state === "notRunning" ? idle + 1 : 0;
+    if (idle >= 8 || !/\\/replay\\/?$/.test(window.location.pathname)) { clearInterval(timer); first.close(); }
+  }, 250);
+})();
+</script>"""
+
+
+#: Where Streamlit's Replay page puts its viewer (the main block's padding beside the sidebar, as
+#: the page sets it), so that the board does not move when Streamlit's viewer takes over; the
+#: sidebar's place is drawn in its colour.
+_HOLDER_CSS = (
+    "#gv-first{position:fixed;inset:0;z-index:1000100;overflow:auto;box-sizing:border-box;"
+    "padding:3.6rem 1rem 1rem 1rem}"
+    "#gv-first-side{display:none}"
+    "@media (min-width:737px){#gv-first{padding:2.2rem 1rem 1rem calc(300px + 1rem)}"
+    "#gv-first-side{display:block;position:fixed;left:0;top:0;bottom:0;width:300px;z-index:1000101}}"
+    "@media (min-width:864px){#gv-first{padding:2.2rem 5rem 1rem calc(300px + 5rem)}}"
+)
+
+
+def board_payload(found: data.OpenedGame, viewer: Viewer, step: int | None) -> dict[str, Any]:
+    """The game's board as the Replay page sends it for ``viewer`` around ``step``: the prepared
+    view's window, with the stored analysis's tags in the move list and its estimates for the move
+    list and the chart (what ``viewer`` may see of them). Without state tables: raises ``ValueError``."""
+    if found.prepared is None:
+        raise ValueError(f"game {found.row['game_id']} has no stored states")
+    payload = found.prepared.payload(viewer, around=step or 0)
+    tags = analysis_panel.tags_by_step(found.analysis)
+    if tags:  # a copy: the payload is kept for other reruns
+        payload = {**payload, "moves": {**payload["moves"], "tag": [tags.get(s) for s in payload["moves"]["step"]]}}
+    reviewed = analysis_panel.for_viewer(found.analysis, str(found.row["game"]), int(found.row["player_count"]), viewer)
+    if reviewed:
+        payload = {**payload, "analysis": reviewed}
+    return payload
+
+
+def inline_json(value: Any) -> str:
+    """``value`` as JSON that is safe inside an HTML ``<script>`` element: no ``<``, ``>`` or ``&`` (a
+    name such as ``</script><img onerror=...>`` stays text) and no line separators JavaScript refuses."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(raw, escaped)
+    return text
+
+
+@lru_cache(maxsize=1)
+def _script() -> str:
+    if _EXPORT not in JS:
+        raise RuntimeError(f"the Replay component's script no longer starts its mount with {_EXPORT!r}")
+    return _SCRIPT % {"js": JS.replace(_EXPORT, "const __gvMount = function (component)"),
+                      "css": inline_json(CSS), "data_id": json.dumps(DATA_ID)}
+
+
+def first_paint(params: Mapping[str, str]) -> str | None:
+    """The HTML of the board that ``params`` (a Replay URL's query) names, to be put in Streamlit's
+    page; None when there is none to draw first (no game named or no such game, a variation, no
+    state tables)."""
+    game_id = (params.get("game") or "").strip()
+    if not game_id or "var" in params or not data.db_exists():
+        return None
+    found = data.replay_game(game_id)
+    if found is None or found.prepared is None:
+        return None
+    total = int(found.row["moves"])
+    step, _ = parse_step(params.get("step"), total)
+    view, _ = parse_view(params.get("view"), int(found.row["player_count"]))
+    viewer = Viewer.parse(view, int(found.row["player_count"]))
+    payload = board_payload(found, viewer, step)
+    component_data = {"game": payload, "step": step, "view": view if params.get("view") is not None else None,
+                      "request": "first-paint", "branch": False, "await_shown": False}
+    return (
+        f"<style>{_HOLDER_CSS}</style>"
+        '<div id="gv-first"></div>'
+        f'<script type="application/json" id="{DATA_ID}">{inline_json(component_data)}</script>'
+        + _script()
+    )
+
+
+def with_first_paint(index_html: str, fragment: str | None) -> str:
+    """Streamlit's ``index.html`` with ``fragment`` (``first_paint``) at the start of its body."""
+    if not fragment:
+        return index_html
+    at = index_html.find("<body")
+    end = index_html.find(">", at) + 1 if at >= 0 else -1
+    if end <= 0:
+        return index_html
+    return index_html[:end] + fragment + index_html[end:]
+
+
+def index_html() -> str:
+    """Streamlit's own page (what it serves for every page path)."""
+    from streamlit import file_util
+
+    return (Path(file_util.get_static_dir()) / "index.html").read_text(encoding="utf-8")
+
+
+def page(params: Mapping[str, str]) -> str:
+    """Streamlit's page for a Replay URL with its board drawn first; Streamlit's page alone when the
+    board cannot be made (the reason goes to the server's log, the Replay page says it to the user)."""
+    index = index_html()
+    try:
+        fragment = first_paint(params)
+    except Exception as err:  # noqa: BLE001 - the page itself reports what is wrong
+        LOG.warning("no first paint for %r: %s", dict(params), err)
+        fragment = None
+    return with_first_paint(index, fragment)

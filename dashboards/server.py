@@ -1,0 +1,33 @@
+"""The dashboard's server: Streamlit's, serving ``dashboards/app.py``, and one route of its own.
+
+``/replay`` answers with Streamlit's page plus the board the URL names, drawn before Streamlit has
+started (``dashboards.first_paint``): a Replay link opened in a new tab shows its board at once.
+``governor dashboard`` runs ``streamlit run`` on this file (``dashboards.launch``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import streamlit as st
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+# Imported with the server (its reads, the component's script), not on the first request.
+from dashboards import first_paint
+
+HERE = Path(__file__).resolve().parent
+
+
+async def replay_page(request: Request) -> HTMLResponse:
+    """Streamlit's page for ``/replay`` with the URL's board drawn first. The game is read in a worker
+    thread (the event loop serves the other sessions meanwhile)."""
+    params = dict(request.query_params)
+    html = await anyio.to_thread.run_sync(first_paint.page, params)
+    # As Streamlit serves its page: never cached (the board changes with the database).
+    return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+
+app = st.App(str(HERE / "app.py"), routes=[Route("/replay", replay_page, methods=["GET"])])

@@ -1,0 +1,142 @@
+"""The board a Replay URL is drawn with before Streamlit starts (``dashboards.first_paint``): the view
+the URL names, made by the Replay page's own code, inline in Streamlit's page and safe as HTML; and in
+Chromium, a new tab that shows the board first, steps at once and hands over to Streamlit's viewer."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dashboards import data, first_paint
+from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from replay.protocol import Viewer
+
+
+@pytest.fixture()
+def on_db(dash_db: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GOVERNOR_DB", str(dash_db))
+    return dash_db
+
+
+def _inline(html: str) -> dict[str, Any]:
+    found = re.search(r'<script type="application/json" id="gv-first-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    return json.loads(found.group(1))
+
+
+def test_the_page_holds_the_board_the_url_names(on_db: Path, sql) -> None:
+    game_id, seats = sql(on_db, "SELECT game_id, player_count FROM games WHERE game = 'san_juan' ORDER BY game_id LIMIT 1")[0]
+    html = first_paint.page({"game": game_id, "step": "12", "view": "seat1"})
+    index = first_paint.index_html()
+    # Streamlit's page, with the board at the start of its body.
+    assert html.startswith(index[: index.find("<body")]) and html.endswith(index[index.find("</body>"):])
+    inline = _inline(html)
+    found = data.replay_game(game_id)
+    assert inline == json.loads(json.dumps({
+        "game": first_paint.board_payload(found, Viewer.parse("seat1", seats), 12), "step": 12, "view": "seat1",
+        "request": "first-paint", "branch": False, "await_shown": False}))
+    assert inline["game"]["view"] == "seat1"
+    # Without a view in the URL: the whole game, and the browser may ask for the view it last showed.
+    assert _inline(first_paint.page({"game": game_id}))["view"] is None
+    assert _inline(first_paint.page({"game": game_id, "step": "-1"}))["step"] == int(found.row["moves"])
+
+
+@pytest.mark.parametrize("params", [{}, {"game": "no-such-game"}, {"game": " "}, {"game": "GAME", "var": "x"}])
+def test_without_a_board_to_draw_the_page_is_streamlits(on_db: Path, sql, params: dict[str, str]) -> None:
+    if params.get("game") == "GAME":
+        params = {**params, "game": sql(on_db, "SELECT game_id FROM games LIMIT 1")[0][0]}
+    assert first_paint.page(params) == first_paint.index_html()
+
+
+def test_an_unreadable_database_serves_streamlits_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = tmp_path / "not-a-db.duckdb"
+    bad.write_bytes(b"this is not a database" * 100)
+    monkeypatch.setenv("GOVERNOR_DB", str(bad))
+    assert first_paint.page({"game": "x"}) == first_paint.index_html()
+
+
+def test_inline_json_is_text_in_html() -> None:
+    hostile = {"names": ["</script><script>alert(1)</script>", "<!--", "a & b", "line\u2028break"]}
+    text = first_paint.inline_json(hostile)
+    assert not set(text) & set("<>&\u2028\u2029")
+    assert json.loads(text) == hostile
+
+
+def _release(page: Any, held: list[Any]) -> None:
+    """Let Streamlit's scripts, held back by a route, load (removing the route lets the held requests go)."""
+    assert held, "Streamlit's scripts were not held"
+    page.unroute(re.compile(r".*/static/js/.*"))
+
+
+@pytest.fixture(scope="module")
+def site(dash_db: Path) -> Iterator[tuple[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    with running_dashboard(dash_db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        yield url, browser
+        browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+def test_a_new_tab_draws_the_board_first_then_streamlits_viewer_goes_on_from_it(site, dash_db: Path, sql) -> None:
+    url, browser = site
+    game_id = sql(dash_db, "SELECT game_id FROM games WHERE player_count = 4 ORDER BY game_id LIMIT 1")[0][0]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    # The first paint alone: Streamlit's scripts are held back, so only the server's board can draw.
+    held: list[Any] = []
+    page.route(re.compile(r".*/static/js/.*"), lambda route: held.append(route))
+    page.goto(f"{url}/replay?game={game_id}&step=8", wait_until="commit")
+    first = page.locator("#gv-first .gv-root")
+    first.wait_for(timeout=30_000)
+    assert first.get_attribute("data-step") == "8"
+    assert page.locator("#gv-first .gv-root .player").count() == int(
+        sql(dash_db, "SELECT player_count FROM games WHERE game_id = ?", [game_id])[0][0])
+    # It steps at once, in the browser, and the URL follows.
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#gv-first .gv-root[data-step='10']")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '10'")
+    # Streamlit starts: its viewer shows the step the user went to, and the first board is gone.
+    _release(page, held)
+    page.wait_for_function("() => !document.getElementById('gv-first')", timeout=60_000)
+    wait_for_app(page)
+    assert page.locator(".gv-root").count() == 1
+    assert page.locator(".gv-root").get_attribute("data-step") == "10"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector(".gv-root[data-step='11']")
+    assert page.locator("#gv-first-side").count() == 0
+    assert not errors
+    page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+def test_the_first_board_follows_the_theme_and_sits_where_streamlits_will(site, dash_db: Path, sql) -> None:
+    url, browser = site
+    game_id = sql(dash_db, "SELECT game_id FROM games WHERE game = 'san_juan' ORDER BY game_id LIMIT 1")[0][0]
+    for width, scheme in ((1400, "dark"), (800, "light"), (390, "dark")):
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        page = context.new_page()
+        held: list[Any] = []
+        page.route(re.compile(r".*/static/js/.*"), lambda route: held.append(route))
+        page.goto(f"{url}/replay?game={game_id}&step=5", wait_until="commit")
+        first = page.locator("#gv-first .gv-root")
+        first.wait_for(timeout=30_000)
+        box = first.bounding_box()
+        assert (first.evaluate("(r) => r.classList.contains('dark')")) is (scheme == "dark")
+        _release(page, held)
+        page.wait_for_function("() => !document.getElementById('gv-first')", timeout=60_000)
+        wait_for_app(page)
+        after = page.locator(".gv-root").bounding_box()
+        assert box is not None and after is not None
+        assert (round(box["x"]), round(box["y"]), round(box["width"])) == (round(after["x"]), round(after["y"]), round(after["width"])), width
+        context.close()
