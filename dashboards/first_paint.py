@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
@@ -74,6 +76,8 @@ _SCRIPT = """<script>
   first.cleanup = mount({ data, parentElement: shadow, setTriggerValue: function () {} }) || null;
   first.state = shadow.__governorReplay || null;
   window.__gvFirst = first;
+  // When the board reached the screen (the task after the frame that drew it; ms of the page's clock).
+  requestAnimationFrame(function () { setTimeout(function () { window.__gvFirstPainted = performance.now(); }, 0); });
   // Streamlit's page that shows no viewer of this game (an error, another page) ends the first paint.
   let idle = 0;
   const timer = setInterval(function () {
@@ -158,31 +162,75 @@ def first_paint(params: Mapping[str, str]) -> str | None:
     )
 
 
-def with_first_paint(index_html: str, fragment: str | None) -> str:
-    """Streamlit's ``index.html`` with ``fragment`` (``first_paint``) at the start of its body."""
-    if not fragment:
-        return index_html
-    at = index_html.find("<body")
-    end = index_html.find(">", at) + 1 if at >= 0 else -1
-    if end <= 0:
-        return index_html
-    return index_html[:end] + fragment + index_html[end:]
+#: Streamlit's script in its page: a module, which the browser runs as soon as the page is parsed.
+_STREAMLIT_SCRIPT = re.compile(r'<script type="module" crossorigin src="([^"]+)"></script>')
+
+_LOADER = """<script>
+(function () {
+  // Streamlit's script, once the board drawn first is on the screen (a module would run before the
+  // browser paints it); at once when there is none. A tab opened in the background paints nothing,
+  // so a timer starts it there too.
+  let started = false;
+  const load = function () {
+    if (started) { return; }
+    started = true;
+    const script = document.createElement("script");
+    script.type = "module";
+    script.crossOrigin = "";
+    script.src = %(src)s;
+    document.head.appendChild(script);
+  };
+  if (%(wait)s) { requestAnimationFrame(function () { setTimeout(load, 0); }); setTimeout(load, 250); } else { load(); }
+})();
+</script>"""
 
 
-def index_html() -> str:
-    """Streamlit's own page (what it serves for every page path)."""
+@dataclass(frozen=True)
+class Shell:
+    """Streamlit's page cut where the board goes: ``head`` up to the opening of the body, without
+    Streamlit's script (``script``, its address), which ``tail`` loads after the board."""
+
+    head: str
+    script: str | None
+    rest: str
+
+    def tail(self, drawn: bool) -> str:
+        """What follows the board (or nothing, when not ``drawn``): the loader of Streamlit's script
+        and the rest of the page."""
+        if self.script is None:
+            return self.rest
+        return _LOADER % {"src": json.dumps(self.script), "wait": "true" if drawn else "false"} + self.rest
+
+
+@lru_cache(maxsize=1)
+def shell() -> Shell:
+    """Streamlit's page (``index.html``, the same for every page path) as a ``Shell``. A page whose
+    shape is not the expected one is served whole, Streamlit's script where it was."""
     from streamlit import file_util
 
-    return (Path(file_util.get_static_dir()) / "index.html").read_text(encoding="utf-8")
+    index = (Path(file_util.get_static_dir()) / "index.html").read_text(encoding="utf-8")
+    at = index.find("<body")
+    end = index.find(">", at) + 1 if at >= 0 else 0
+    found = _STREAMLIT_SCRIPT.search(index, 0, at) if end > 0 else None
+    if found is None:
+        return Shell(index[:end], None, index[end:])
+    head = index[:found.start()] + index[found.end():end]
+    return Shell(head, found.group(1), index[end:])
 
 
 def page(params: Mapping[str, str]) -> str:
-    """Streamlit's page for a Replay URL with its board drawn first; Streamlit's page alone when the
-    board cannot be made (the reason goes to the server's log, the Replay page says it to the user)."""
-    index = index_html()
+    """Streamlit's page for a Replay URL with its board drawn first (the server sends it in two parts,
+    ``shell().head`` at once and ``drawn(params)`` when the game is read)."""
+    return shell().head + drawn(params)
+
+
+def drawn(params: Mapping[str, str]) -> str:
+    """The page after its head: the board ``params`` names (``first_paint``), then Streamlit's script
+    and the rest. Without a board (the reason goes to the server's log, the Replay page says it to
+    the user), the rest of Streamlit's page as it is."""
     try:
         fragment = first_paint(params)
     except Exception as err:  # noqa: BLE001 - the page itself reports what is wrong
         LOG.warning("no first paint for %r: %s", dict(params), err)
         fragment = None
-    return with_first_paint(index, fragment)
+    return (fragment or "") + shell().tail(fragment is not None)

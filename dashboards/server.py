@@ -7,12 +7,13 @@ started (``dashboards.first_paint``): a Replay link opened in a new tab shows it
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import streamlit as st
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 # Imported with the server (its reads, the component's script), not on the first request.
@@ -21,13 +22,18 @@ from dashboards import first_paint
 HERE = Path(__file__).resolve().parent
 
 
-async def replay_page(request: Request) -> HTMLResponse:
-    """Streamlit's page for ``/replay`` with the URL's board drawn first. The game is read in a worker
-    thread (the event loop serves the other sessions meanwhile)."""
+async def replay_page(request: Request) -> StreamingResponse:
+    """Streamlit's page for ``/replay`` with the URL's board drawn first: the page's head goes at once
+    (the browser fetches Streamlit's styles and scripts meanwhile), the board and the rest once the
+    game is read, in a worker thread (the event loop serves the other sessions meanwhile)."""
     params = dict(request.query_params)
-    html = await anyio.to_thread.run_sync(first_paint.page, params)
+
+    async def parts() -> AsyncIterator[str]:
+        yield first_paint.shell().head
+        yield await anyio.to_thread.run_sync(first_paint.drawn, params)
+
     # As Streamlit serves its page: never cached (the board changes with the database).
-    return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+    return StreamingResponse(parts(), media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
 app = st.App(str(HERE / "app.py"), routes=[Route("/replay", replay_page, methods=["GET"])])

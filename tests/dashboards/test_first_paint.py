@@ -32,9 +32,11 @@ def _inline(html: str) -> dict[str, Any]:
 def test_the_page_holds_the_board_the_url_names(on_db: Path, sql) -> None:
     game_id, seats = sql(on_db, "SELECT game_id, player_count FROM games WHERE game = 'san_juan' ORDER BY game_id LIMIT 1")[0]
     html = first_paint.page({"game": game_id, "step": "12", "view": "seat1"})
-    index = first_paint.index_html()
-    # Streamlit's page, with the board at the start of its body.
-    assert html.startswith(index[: index.find("<body")]) and html.endswith(index[index.find("</body>"):])
+    shell = first_paint.shell()
+    # Streamlit's page, with the board at the start of its body, and Streamlit's script loaded after it.
+    assert html.startswith(shell.head) and html.endswith(shell.rest)
+    assert shell.script is not None and shell.script.startswith("./static/js/index.") and shell.script not in shell.head
+    assert html.index('id="gv-first-data"') < html.index(f"script.src = {json.dumps(shell.script)}")
     inline = _inline(html)
     found = data.replay_game(game_id)
     assert inline == json.loads(json.dumps({
@@ -50,14 +52,16 @@ def test_the_page_holds_the_board_the_url_names(on_db: Path, sql) -> None:
 def test_without_a_board_to_draw_the_page_is_streamlits(on_db: Path, sql, params: dict[str, str]) -> None:
     if params.get("game") == "GAME":
         params = {**params, "game": sql(on_db, "SELECT game_id FROM games LIMIT 1")[0][0]}
-    assert first_paint.page(params) == first_paint.index_html()
+    shell = first_paint.shell()
+    assert first_paint.page(params) == shell.head + shell.tail(False)
+    assert "gv-first" not in shell.tail(False) and "if (false)" in shell.tail(False)
 
 
 def test_an_unreadable_database_serves_streamlits_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bad = tmp_path / "not-a-db.duckdb"
     bad.write_bytes(b"this is not a database" * 100)
     monkeypatch.setenv("GOVERNOR_DB", str(bad))
-    assert first_paint.page({"game": "x"}) == first_paint.index_html()
+    assert first_paint.page({"game": "x"}) == first_paint.shell().head + first_paint.shell().tail(False)
 
 
 def test_inline_json_is_text_in_html() -> None:
