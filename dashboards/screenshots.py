@@ -113,6 +113,8 @@ def _wait_for_replay_panels(page: Any, timeout: float) -> None:
 GAMES = list(all_engines())
 PAGES = {
     "games": "/",
+    # Two games of the first kind side by side (``_compared``: the ids of the two largest).
+    "games_compare": "/?compare=1&ids={ids}",
     "replay": "/replay?step=40",
     "statistics": "/statistics",
     "explorer": f"/explorer?type={GAMES[0]}&players=3&path=Builder",
@@ -138,6 +140,11 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, page
         for name, path in PAGES.items():
             if name not in wanted or name == "replay":
                 continue
+            if name == "games_compare":
+                ids = _compared(db, GAMES[0])
+                if ids is None:
+                    continue
+                path = path.format(ids=ids)
             page.goto(url + path)
             wait_for_app(page)
             if name == "sql":
@@ -212,6 +219,19 @@ def _wait_for_drawing(page: Any, timeout: float = 30_000) -> None:
     for table in page.locator('[data-testid="stDataFrame"]:visible').all():
         table.locator("canvas").first.wait_for(state="attached", timeout=timeout)
     page.wait_for_timeout(500)
+
+
+def _compared(db: str | Path, game: str) -> str | None:
+    """Two games of a kind to compare (most players, then most moves), as the URL's ``ids``."""
+    from ingest.db import read_arrow
+
+    try:
+        rows = read_arrow(db, "SELECT game_id AS g FROM games WHERE game = ? ORDER BY player_count DESC, moves DESC, "
+                          "game_id LIMIT 2", [game])
+    except Exception:  # no database or no games table: no screenshot
+        return None
+    found = rows.column("g").to_pylist()
+    return ",".join(found) if len(found) == 2 else None
 
 
 def _first_game(db: str | Path, game: str) -> str | None:
