@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from dashboards import analysis_panel, data
 from dashboards.replay_component import CSS, JS

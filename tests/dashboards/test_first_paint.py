@@ -71,6 +71,13 @@ def test_inline_json_is_text_in_html() -> None:
     assert json.loads(text) == hostile
 
 
+def _holder(held: list[Any]) -> Any:
+    """A route handler that holds each request back (in ``held``)."""
+    def hold(route: Any) -> None:
+        held.append(route)
+    return hold
+
+
 def _release(page: Any, held: list[Any]) -> None:
     """Let Streamlit's scripts, held back by a route, load (removing the route lets the held requests go)."""
     assert held, "Streamlit's scripts were not held"
@@ -97,7 +104,7 @@ def test_a_new_tab_draws_the_board_first_then_streamlits_viewer_goes_on_from_it(
     page.on("pageerror", lambda err: errors.append(str(err)))
     # The first paint alone: Streamlit's scripts are held back, so only the server's board can draw.
     held: list[Any] = []
-    page.route(re.compile(r".*/static/js/.*"), lambda route: held.append(route))
+    page.route(re.compile(r".*/static/js/.*"), _holder(held))
     page.goto(f"{url}/replay?game={game_id}&step=8", wait_until="commit")
     first = page.locator("#gv-first .gv-root")
     first.wait_for(timeout=30_000)
@@ -131,7 +138,7 @@ def test_the_first_board_follows_the_theme_and_sits_where_streamlits_will(site, 
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
         page = context.new_page()
         held: list[Any] = []
-        page.route(re.compile(r".*/static/js/.*"), lambda route: held.append(route))
+        page.route(re.compile(r".*/static/js/.*"), _holder(held))
         page.goto(f"{url}/replay?game={game_id}&step=5", wait_until="commit")
         first = page.locator("#gv-first .gv-root")
         first.wait_for(timeout=30_000)
