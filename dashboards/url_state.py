@@ -45,10 +45,14 @@ _PAGE = "_url_page"
 
 
 def restore(page: str) -> None:
-    """Start a run of ``page``: when its URL has no parameters (a visit through the sidebar) and the
-    page had some earlier in this session, put them back in the URL, before the page reads it."""
+    """Start a run of ``page``: when its URL has no parameters (a visit through the sidebar), or only
+    those another page of this session last had (Back pressed while that page's URL was being
+    written: the run comes with the page left's query string), and the page had some earlier in this
+    session, put them back in the URL, before the page reads it."""
     kept: dict[str, dict[str, str]] = st.session_state.setdefault(_KEPT, {})
-    if not st.query_params and kept.get(page):
+    current = {k: str(v) for k, v in st.query_params.to_dict().items()}
+    foreign = bool(current) and any(other == current for name, other in kept.items() if name != page)
+    if kept.get(page) and (not current or foreign):
         st.query_params.from_dict(kept[page])
     st.session_state[_PAGE] = page
     remember()

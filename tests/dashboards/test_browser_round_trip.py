@@ -76,11 +76,11 @@ def test_filters_survive_the_sidebar_back_and_a_reload(dash_db: Path, tmp_path: 
         back_to(page, "/")
         page.locator(".st-key-games_search input").wait_for(timeout=30_000)
         wait_for_app(page)
-        # Back shows the search again. (Which history entry Back lands on, and so whether the URL
-        # already holds the search, depends on the timing of Streamlit's own history writes; the
-        # search is then written back by the page's next run: the sidebar round trip above.)
+        # Back shows the search again, and the URL holds it (Back pressed while the page left was
+        # still writing its URL comes with that page's query string: url_state.restore).
         page.wait_for_function("() => document.querySelector('.st-key-games_search input')?.value === 'Ana'",
                                timeout=30_000)
+        page.wait_for_function("() => new URL(location.href).searchParams.get('q') === 'Ana'", timeout=30_000)
         sidebar(page, "Games")
         assert query(page) == {"q": "Ana"}
         page.reload()

@@ -64,3 +64,4 @@ def test_whole_numbers_are_clamped_and_anything_else_refused() -> None:
 def test_the_launched_server_shows_no_error_details() -> None:
     command = launch.streamlit_command("/tmp/x.duckdb", 8501, True)
     assert command[command.index("--client.showErrorDetails") + 1] == "none"
+
