@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,14 +28,35 @@ from typing import Any
 from dashboards import analysis_panel, data
 from dashboards.replay_component import CSS, JS
 from dashboards.replay_data import parse_step, parse_view
+from dashboards.ui import THEME_COOKIE
 from replay.protocol import Viewer
 
 LOG = logging.getLogger("governor.dashboard")
 
 #: The component's script exports its mount function; the first paint calls it by this name.
 _EXPORT = "export default function (component)"
-#: The inline data's element and the global object the Replay component hands over with.
+#: The inline data's element (the board drawn first is ``window.__gvFirst``, which the Replay
+#: component takes over from: ``handOver`` in ``replay.js``).
 DATA_ID = "gv-first-data"
+#: The app's theme colours (``dashboards/.streamlit/config.toml``) over Streamlit's defaults: the
+#: variables Streamlit gives its components, which the viewer's style sheet reads.
+_STREAMLIT_COLOURS = {
+    "light": {"--st-background-color": "#ffffff", "--st-secondary-background-color": "#f0f2f6",
+              "--st-text-color": "#31333f", "--st-primary-color": "#ff4b4b"},
+    "dark": {"--st-background-color": "#0e1117", "--st-secondary-background-color": "#262730",
+             "--st-text-color": "#fafafa", "--st-primary-color": "#ff4b4b"},
+}
+_CONFIG_NAMES = {"backgroundColor": "--st-background-color", "secondaryBackgroundColor": "--st-secondary-background-color",
+                 "textColor": "--st-text-color", "primaryColor": "--st-primary-color"}
+
+
+def theme_colours() -> dict[str, dict[str, str]]:
+    """Each theme's colours as the viewer's variables: Streamlit's defaults, with what the app's
+    ``config.toml`` sets in ``[theme.light]`` and ``[theme.dark]``."""
+    config = tomllib.loads((Path(__file__).resolve().parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    themes = config.get("theme", {})
+    return {name: {**colours, **{_CONFIG_NAMES[k]: str(v) for k, v in themes.get(name, {}).items() if k in _CONFIG_NAMES}}
+            for name, colours in _STREAMLIT_COLOURS.items()}
 
 _SCRIPT = """<script>
 (function () {
@@ -47,12 +69,11 @@ _SCRIPT = """<script>
   // Read once: the data and this script leave the page (the viewer holds what it needs).
   source.remove();
   if (document.currentScript) { document.currentScript.remove(); }
-  const cookie = (document.cookie.match(/(?:^|; )governor_theme=([a-z]+)/) || [])[1];
+  // The sidebar's theme switch keeps the choice in a cookie (dashboards/ui.py).
+  const cookie = (document.cookie.match(new RegExp("(?:^|; )" + %(cookie)s + "=([a-z]+)")) || [])[1];
   const dark = cookie === "dark" || (cookie !== "light" && window.matchMedia
     && window.matchMedia("(prefers-color-scheme: dark)").matches);
-  const colours = dark
-    ? { "--st-background-color": "#0e1117", "--st-secondary-background-color": "#262730", "--st-text-color": "#fafafa", "--st-primary-color": "#6aa5e8" }
-    : { "--st-background-color": "#ffffff", "--st-secondary-background-color": "#f0f2f6", "--st-text-color": "#31333f", "--st-primary-color": "#2f6fb0" };
+  const colours = %(colours)s[dark ? "dark" : "light"];
   for (const [name, value] of Object.entries(colours)) { holder.style.setProperty(name, value); }
   holder.style.setProperty("--st-font", '"Source Sans", sans-serif');
   holder.style.background = colours["--st-background-color"];
@@ -135,7 +156,8 @@ def _script() -> str:
     if _EXPORT not in JS:
         raise RuntimeError(f"the Replay component's script no longer starts its mount with {_EXPORT!r}")
     return _SCRIPT % {"js": JS.replace(_EXPORT, "const __gvMount = function (component)"),
-                      "css": inline_json(CSS), "data_id": json.dumps(DATA_ID)}
+                      "css": inline_json(CSS), "data_id": json.dumps(DATA_ID), "colours": inline_json(theme_colours()),
+                      "cookie": inline_json(THEME_COOKIE)}
 
 
 def first_paint(params: Mapping[str, str]) -> str | None:

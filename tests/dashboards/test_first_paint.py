@@ -151,3 +151,11 @@ def test_the_first_board_follows_the_theme_and_sits_where_streamlits_will(site, 
         assert box is not None and after is not None
         assert (round(box["x"]), round(box["y"]), round(box["width"])) == (round(after["x"]), round(after["y"]), round(after["width"])), width
         context.close()
+
+
+def test_the_first_board_takes_the_apps_theme_colours() -> None:
+    """The colours the app's config.toml sets, over Streamlit's defaults, as the viewer's variables."""
+    colours = first_paint.theme_colours()
+    assert colours["light"] == {"--st-background-color": "#ffffff", "--st-secondary-background-color": "#f0f2f6",
+                                "--st-text-color": "#31333f", "--st-primary-color": "#2f6fb0"}
+    assert colours["dark"]["--st-primary-color"] == "#6aa5e8" and colours["dark"]["--st-background-color"] == "#0e1117"
