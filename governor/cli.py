@@ -566,6 +566,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     # Named before parsing: a signal may come while the command's modules load.
     command = f"governor {words[0]}" if words and words[0] in COMMANDS else "governor"
+    # A program that runs a command in its own process (a test, a notebook) gets its handlers back.
+    saved = exits.current_handlers() if argv is not None else None
     try:
         exits.stop_on_sigterm()
         # Inside the try: Ctrl-C while the subcommands' modules load is an interruption too.
@@ -605,6 +607,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_traceback()
         print(exits.report_request("the command stopped"), file=sys.stderr)
         return exits.BUG
+    finally:
+        if saved is not None:
+            exits.restore_handlers(saved)
 
 
 if __name__ == "__main__":

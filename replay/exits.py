@@ -105,6 +105,21 @@ def stop_on_sigterm() -> None:
             signal.signal(signal.SIGINT, _raise_interrupted)
 
 
+def current_handlers() -> tuple[Any, Any]:
+    """This process's SIGINT and SIGTERM handlers, for ``restore_handlers``."""
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+
+
+def restore_handlers(saved: tuple[Any, Any]) -> None:
+    """Put back the handlers ``current_handlers`` returned (a program that ran a command in its own
+    process keeps its own handlers; a process it forks later then stops by SIGTERM as it expects).
+    Does nothing outside the main thread, nor for a handler not set from Python."""
+    if threading.current_thread() is threading.main_thread():
+        for sig, handler in zip((signal.SIGINT, signal.SIGTERM), saved):
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
 def ignore_further_signals() -> None:
     """The command is stopping after an interruption, with its status decided: SIGINT and SIGTERM are
     ignored from here on. A library may pass the interruption on once more, late (DuckDB trips Python's

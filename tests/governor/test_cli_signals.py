@@ -86,19 +86,21 @@ def test_a_signal_stops_validate_with_one_line(tmp_path: Path, sig: int, status:
 
 def test_an_interruption_inside_a_caller_leaves_its_signal_handlers(monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """``main(argv)`` called by a program (a test, a notebook) that is interrupted returns 130 and leaves
-    the caller's SIGINT and SIGTERM handlers as they were: only the ``governor`` process itself, which
-    is ending, ignores further signals."""
+    """``main(argv)`` called by a program (a test, a notebook) leaves the caller's SIGINT and SIGTERM
+    handlers as they were, whether the command ends or is interrupted (130): only the ``governor``
+    process itself, which is ending, ignores further signals, and a process the caller forks later
+    stops by SIGTERM as the caller expects."""
     from governor import cli
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "cmd_validate", interrupted)
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    # A command that ends normally and one that is interrupted both leave the caller's handlers.
+    assert cli.main(["validate", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 0
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    monkeypatch.setattr(cli, "cmd_validate", interrupted)
+    capsys.readouterr()
     assert cli.main(["validate", str(SJ)]) == 130
     assert capsys.readouterr().err == "governor validate: interrupted\n"
-    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
-    assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
-    signal.signal(signal.SIGINT, before[0])
-    signal.signal(signal.SIGTERM, before[1])
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -29,11 +30,19 @@ def _simulate(args: tuple[int, int, Path]) -> int:
     return count
 
 
+def _default_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def ten_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("load")
     parts = [(start, min(1000, GAMES - start), folder) for start in range(0, GAMES, 1000)]
-    with mp.get_context("fork").Pool(2) as pool:
+    # The workers die by SIGTERM when the pool ends, whatever handler this test process holds (a command
+    # run in-process installs one that raises): a worker stopped by it while holding the task queue's
+    # lock left the pool waiting forever for the other one.
+    with mp.get_context("fork").Pool(2, initializer=_default_signals) as pool:
         assert sum(pool.map(_simulate, parts)) == GAMES
     return folder
 
