@@ -85,7 +85,8 @@ def test_filters_survive_the_sidebar_back_and_a_reload(dash_db: Path, tmp_path: 
         assert query(page) == {"q": "Ana"}
         page.reload()
         wait_for_app(page)
-        assert page.locator(".st-key-games_search input").input_value() == "Ana"
+        page.wait_for_function("() => document.querySelector('.st-key-games_search input')?.value === 'Ana'",
+                               timeout=30_000)
 
         # Explorer and Players.
         page.goto(f"{url}/explorer?type=san_juan&players=3&path=Builder")

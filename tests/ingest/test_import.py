@@ -473,35 +473,33 @@ def test_a_file_made_with_other_blocks_keeps_them(tmp_path: Path) -> None:
     assert _count(db, "SELECT count(*) FROM games") == 5
 
 
-def test_a_worker_lays_out_a_chunk_with_the_collector_paused_and_leaves_no_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_lays_out_a_chunk_with_the_collector_paused_and_leaves_no_cycle() -> None:
     """``_work`` pauses the cycle collector (its rows make no cycles, and its passes over them cost a
     fifth of a worker's time): the chunk's tables come out whole, nothing is left for the collector,
-    and the collector is on again afterwards, or still off when it was off."""
-    import gc
-
-    from ingest import rows
-    from ingest.duckdb_store import _work
-
-    seen: list[bool] = []
-    real = rows.process
-
-    def process(*args: object) -> object:
-        seen.append(gc.isenabled())
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(rows, "process", process)
-    records = [r for path in sorted((ROOT / "sample_logs").rglob("*.json"))[:6] for r in read_records(path)]
-    _work(records[:1])  # the first game builds the schemas and caches kept for later ones
-    gc.collect()
-    tables, game_ids, skipped, count = _work(records)
-    assert (len(game_ids), skipped, count) == (6, 0, 6)
-    assert tables["games"].num_rows == 6 and tables["moves"].num_rows == sum(len(r.log.moves) for r in records)
-    assert gc.isenabled()
-    assert gc.collect() == 0
-    assert seen == [False, False]
-    gc.disable()
-    try:
-        _work(records[:2])
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
+    and the collector is on again afterwards, or still off when it was off. Run in a fresh interpreter: another test's thread (a
+    module still importing in the background) would leave garbage of its own meanwhile."""
+    code = """
+import gc, sys
+from pathlib import Path
+from ingest import rows
+from ingest.duckdb_store import _work
+from replay.logfile import read_records
+seen = []
+real = rows.process
+def process(*args):
+    seen.append(gc.isenabled())
+    return real(*args)
+rows.process = process
+records = [r for path in sorted(Path("sample_logs").rglob("*.json"))[:6] for r in read_records(path)]
+_work(records[:1])  # the first game builds the schemas and caches kept for later ones
+gc.collect()
+tables, game_ids, skipped, count = _work(records)
+print(len(game_ids), skipped, count, tables["games"].num_rows,
+      tables["moves"].num_rows == sum(len(r.log.moves) for r in records), gc.isenabled(), gc.collect(), seen)
+gc.disable()
+_work(records[:2])
+print("still off" if not gc.isenabled() else "turned on")
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["6 0 6 6 True True 0 [False, False]", "still off"]
