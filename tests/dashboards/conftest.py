@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -119,3 +120,16 @@ def alerts(at: AppTest, kind: str) -> list[str]:
         if found:
             out.append(html.unescape(found.group(1)))
     return out
+
+
+@pytest.fixture(scope="module")
+def dash_site(dash_db: Path) -> Iterator[tuple[str, Any]]:
+    """A dashboard on ``dash_db`` and a headless Chromium, for one test module: ``(url, browser)``."""
+    from playwright.sync_api import sync_playwright
+
+    from dashboards.screenshots import launch_browser, running_dashboard
+
+    with running_dashboard(dash_db) as url, sync_playwright() as pw:
+        browser = launch_browser(pw)
+        yield url, browser
+        browser.close()

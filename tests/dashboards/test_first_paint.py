@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dashboards import data, first_paint
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, wait_for_app
 from replay.protocol import Viewer
 
 
@@ -84,20 +83,11 @@ def _release(page: Any, held: list[Any]) -> None:
     page.unroute(re.compile(r".*/static/js/.*"))
 
 
-@pytest.fixture(scope="module")
-def site(dash_db: Path) -> Iterator[tuple[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with running_dashboard(dash_db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser
-        browser.close()
-
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
-def test_a_new_tab_draws_the_board_first_then_streamlits_viewer_goes_on_from_it(site, dash_db: Path, sql) -> None:
-    url, browser = site
+def test_a_new_tab_draws_the_board_first_then_streamlits_viewer_goes_on_from_it(dash_site, dash_db: Path, sql) -> None:
+    url, browser = dash_site
     game_id = sql(dash_db, "SELECT game_id FROM games WHERE player_count = 4 ORDER BY game_id LIMIT 1")[0][0]
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []
@@ -131,8 +121,8 @@ def test_a_new_tab_draws_the_board_first_then_streamlits_viewer_goes_on_from_it(
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
-def test_the_first_board_follows_the_theme_and_sits_where_streamlits_will(site, dash_db: Path, sql) -> None:
-    url, browser = site
+def test_the_first_board_follows_the_theme_and_sits_where_streamlits_will(dash_site, dash_db: Path, sql) -> None:
+    url, browser = dash_site
     game_id = sql(dash_db, "SELECT game_id FROM games WHERE game = 'san_juan' ORDER BY game_id LIMIT 1")[0][0]
     for width, scheme in ((1400, "dark"), (800, "light"), (390, "dark")):
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)

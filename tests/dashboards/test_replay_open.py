@@ -3,14 +3,12 @@ the browser has drawn it (``dashboards.delivery``, ``views/replay.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from dashboards import delivery
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, wait_for_app
 
 
 def test_without_a_server_nothing_waits() -> None:
@@ -27,20 +25,11 @@ def test_the_headless_page_shows_the_panels_in_its_first_run(open_page, dash_db:
     assert at.number_input(key="whatif_branch").value == 3
 
 
-@pytest.fixture(scope="module")
-def site(dash_db: Path) -> Iterator[tuple[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with running_dashboard(dash_db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser
-        browser.close()
-
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
-def test_a_new_tab_gets_the_board_then_the_panels(site, dash_db: Path, sql) -> None:
-    url, browser = site
+def test_a_new_tab_gets_the_board_then_the_panels(dash_site, dash_db: Path, sql) -> None:
+    url, browser = dash_site
     game_id = sql(dash_db, "SELECT game_id FROM games ORDER BY game_id LIMIT 1")[0][0]
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []
@@ -89,10 +78,10 @@ def test_the_first_page_of_a_server_imports_the_replay_page_in_the_background(da
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
-def test_the_first_runs_notes_stay_when_the_panels_come(site) -> None:
+def test_the_first_runs_notes_stay_when_the_panels_come(dash_site) -> None:
     """An unknown game and a step out of range are said above the board, and still are once the
     panels have come (the URL of that second run names the game shown, and no wrong step)."""
-    url, browser = site
+    url, browser = dash_site
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{url}/replay?game=no-such-game")
     page.get_by_role("heading", name="Winning chances").wait_for(timeout=30_000)
@@ -104,10 +93,10 @@ def test_the_first_runs_notes_stay_when_the_panels_come(site) -> None:
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
-def test_a_links_refused_variations_are_said_once_and_stay(site, dash_db: Path, sql) -> None:
+def test_a_links_refused_variations_are_said_once_and_stay(dash_site, dash_db: Path, sql) -> None:
     """A link whose variations cannot be played back says so above the board, once, and still does
     after the panels have come (that second run finds the variations already restored)."""
-    url, browser = site
+    url, browser = dash_site
     game_id, moves = sql(dash_db, "SELECT game_id, moves FROM games ORDER BY game_id LIMIT 1")[0]
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{url}/replay?game={game_id}&step=3&var=nonsense~{moves + 5}_0_f")
