@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from ingest.executors import executor
 from ingest.progress import Progress
 from ingest.stored import StoredGame
+from replay import exits
 from replay.logfile import count_games, find_logs
 
 #: Rejection messages an ``ImportSummary`` keeps (the first ones): every message goes to its
@@ -185,6 +186,8 @@ def import_paths(
                     summary.internal_errors += staged.internal_errors
                     store.commit(staged, summary)
                     bar.update(summary.games, summary.rejected, summary.duplicates)
+                    exits.raise_if_signalled()
+                exits.raise_if_signalled()  # one swallowed while a worker was forked stops it too
                 store.finish(summary)
         finally:
             bar.close()

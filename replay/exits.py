@@ -82,6 +82,17 @@ def signalled() -> bool:
     return _terminated.is_set() or _interrupted.is_set()
 
 
+def raise_if_signalled() -> None:
+    """Raise the interruption noted since ``stop_on_sigterm`` (``Terminated`` for SIGTERM, else
+    ``KeyboardInterrupt``): a signal whose exception Python swallowed (one that came while a worker was
+    forked, inside the interpreter's after-fork hooks) still stops a long loop that calls this between
+    its steps."""
+    if _terminated.is_set():
+        raise Terminated
+    if _interrupted.is_set():
+        raise KeyboardInterrupt
+
+
 def _raise_interrupted(signum: int, frame: Any) -> None:
     _interrupted.set()
     signal.default_int_handler(signum, frame)
@@ -113,8 +124,11 @@ def current_handlers() -> tuple[Any, Any]:
 def restore_handlers(saved: tuple[Any, Any]) -> None:
     """Put back the handlers ``current_handlers`` returned (a program that ran a command in its own
     process keeps its own handlers; a process it forks later then stops by SIGTERM as it expects).
-    Does nothing outside the main thread, nor for a handler not set from Python."""
+    The signals noted during the command are forgotten (the caller goes on). Does nothing outside the
+    main thread, nor for a handler not set from Python."""
     if threading.current_thread() is threading.main_thread():
+        _terminated.clear()
+        _interrupted.clear()
         for sig, handler in zip((signal.SIGINT, signal.SIGTERM), saved):
             if handler is not None:
                 signal.signal(sig, handler)

@@ -91,3 +91,36 @@ def test_a_folder_named_with_any_bytes_holds_a_database_and_a_lake(tmp_path: Pat
 def test_db_refuses_a_url_and_motherduck(db: str, message: str) -> None:
     run = _governor("import", str(ROOT / "sample_logs" / "san_juan"), "--db", db, "--workers", "1")
     assert (run.returncode, run.stderr.decode(), run.stdout) == (2, f"governor import: {message}\n", b"")
+
+
+def test_an_interruption_python_swallowed_still_stops_the_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C that comes while a worker is forked runs its handler inside the interpreter's after-fork
+    hook, which prints "Exception ignored" and goes on: the signal is noted all the same, and the import
+    stops at the next chunk with its one line and 130; a rerun completes it, and the caller that ran the
+    command in its own process goes on with no interruption left over."""
+    from governor import cli
+    from ingest.progress import Progress
+    from replay import exits
+
+    update = Progress.update
+    swallowed: list[int] = []
+
+    def update_then_swallow(self: Progress, *args: int) -> None:
+        update(self, *args)
+        if not swallowed:  # the handler runs where its exception cannot come out
+            swallowed.append(1)
+            try:
+                exits._raise_interrupted(signal.SIGINT, None)
+            except KeyboardInterrupt:
+                pass
+
+    db = tmp_path / "g.duckdb"
+    monkeypatch.setattr(Progress, "update", update_then_swallow)
+    assert cli.main(["import", str(ROOT / "sample_logs"), "--db", str(db), "--workers", "1"]) == 130
+    assert capsys.readouterr().err == "governor import: interrupted\n"
+    assert _counts(db)[0] < 60
+    monkeypatch.setattr(Progress, "update", update)
+    assert not exits.signalled()
+    assert cli.main(["import", str(ROOT / "sample_logs"), "--db", str(db), "--workers", "1"]) == 0
+    assert _counts(db)[0] == 60
