@@ -49,6 +49,8 @@ MODULES = (
     "replay.san_juan.bots",
     "replay.san_juan.expert",
     "replay.san_juan.rows",
+    "replay.san_juan.view",
+    "replay.san_juan.spaces",
     "replay.puerto_rico.catalogue",
     "replay.puerto_rico.moves",
     "replay.puerto_rico.state",
@@ -58,6 +60,8 @@ MODULES = (
     "replay.puerto_rico.bots",
     "replay.puerto_rico.expert",
     "replay.puerto_rico.rows",
+    "replay.puerto_rico.view",
+    "replay.puerto_rico.spaces",
 )
 
 PACKAGE = Path(__file__).resolve().parent

@@ -198,9 +198,12 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
             return
         self._seat = seat
         self._legal = self.codec.representatives(self.engine, self._state)
-        # A new mask each step (an agent may keep the last one), filled by index.
-        self._mask = np.zeros(self._action_count, dtype=np.int8)
-        self._mask[list(self._legal)] = 1
+        # A new mask each step (an agent may keep the last one), filled by index in a bytearray
+        # (numpy's item assignment costs ten times as much) and viewed as int8.
+        mask = bytearray(self._action_count)
+        for action in self._legal:
+            mask[action] = 1
+        self._mask = np.frombuffer(mask, dtype=np.int8)
         self.agent_selection = self.possible_agents[seat]
 
 
@@ -242,7 +245,56 @@ def _fast(wrapper: type, checked: bool = False) -> type:
 
 TerminateIllegal = _fast(wrappers.TerminateIllegalWrapper)
 AssertOutOfBounds = _fast(wrappers.AssertOutOfBoundsWrapper)
-OrderEnforcing = _fast(wrappers.OrderEnforcingWrapper, checked=True)
+
+
+class OrderEnforcing(_fast(wrappers.OrderEnforcingWrapper, checked=True)):  # type: ignore[misc]
+    """PettingZoo's ``OrderEnforcingWrapper`` outside ``AssertOutOfBounds`` and ``TerminateIllegal``
+    (``env()``'s chain), with ``last`` and ``step`` of a live agent's legal action in range done
+    straight on the environment, the inner wrappers' bookkeeping kept as they keep it (the mask
+    ``TerminateIllegal`` checks an action against is the one last observed). Any other call (before
+    ``reset``, a dead agent, an action out of range or not legal, ``last(observe=False)``) goes
+    through the wrappers themselves, so every check and message is PettingZoo's."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        bounds: Any = env if isinstance(env, AssertOutOfBounds) else None
+        inner: Any = bounds.env if bounds is not None else None
+        found = isinstance(inner, TerminateIllegal) and getattr(inner, "env", None) is self._raw
+        self._terminate: Any = inner if found else None
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        term = self._terminate
+        if term is None or not self._has_reset or not observe:
+            return super().last(observe)  # type: ignore[no-any-return]
+        raw = self._raw
+        agent = raw.agent_selection
+        observation = raw.observe(agent)
+        # What TerminateIllegalWrapper.observe keeps of the acting agent's observation.
+        term._prev_obs = observation
+        infos = raw.infos
+        term._prev_info = infos[agent] if agent in infos else {}
+        return observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], infos[agent]
+
+    def step(self, action: Any) -> None:
+        term = self._terminate
+        raw = self._raw
+        if term is not None and self._has_reset and type(action) is int and raw.agents and not term._terminated:
+            agent = raw.agent_selection
+            if not raw.terminations[agent] and not raw.truncations[agent] and 0 <= action < raw._action_count:
+                seen = term._prev_obs
+                # TerminateIllegal observes the agent when it has not: the mask is the environment's.
+                mask = seen["action_mask"] if seen is not None else raw._mask
+                if mask[action]:
+                    term._prev_obs = None
+                    term._prev_info = None
+                    self._has_updated = True
+                    raw.step(action)
+                    return
+        super().step(action)
+
+
+# Named as PettingZoo's own, so that ``str(env)`` reads as a classic game's ("OrderEnforcingWrapper<...>").
+OrderEnforcing.__name__ = OrderEnforcing.__qualname__ = "OrderEnforcingWrapper"
 
 
 # -- one environment module per game ---------------------------------------------------------------

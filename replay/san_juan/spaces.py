@@ -18,6 +18,7 @@ Python agent protocol (``governor.arena``) chooses among all legal moves.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -203,16 +204,22 @@ _VIEWERS: Final = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
 #: ``_BLOCK`` values per seat.
 _TABLE_SIZE: Final = _SEATS[0]
 _BLOCK: Final = len(_SEAT_LABELS)
-_ABSENT: Final = np.zeros(_BLOCK, dtype=np.float32)
-#: Seat blocks already made, by the seat's record: ``id(record) -> (record, block)``. A move changes
-#: one or two seats; the others keep their (immutable) record and so their block. The record is
-#: held, so its id is not reused while the entry lives.
-_BLOCKS: Final[dict[int, tuple[Any, np.ndarray]]] = {}
+#: The vector is made as float32 bytes (``struct``: a third of numpy's cost of converting a list)
+#: and viewed by numpy; a seat the game does not have is left zero.
+_TABLE_STRUCT: Final = struct.Struct(f"={_TABLE_SIZE}f")
+_BLOCK_STRUCT: Final = struct.Struct(f"={_BLOCK}f")
+_TABLE_BYTES: Final = 4 * _TABLE_SIZE
+_BLOCK_BYTES: Final = 4 * _BLOCK
+_VECTOR_BYTES: Final = 4 * SIZE
+#: Seat blocks already made, as float32 bytes, by the seat's record: ``id(record) -> (record,
+#: block)``. A move changes one or two seats; the others keep their (immutable) record and so their
+#: block. The record is held, so its id is not reused while the entry lives.
+_BLOCKS: Final[dict[int, tuple[Any, bytes]]] = {}
 _MAX_BLOCKS: Final = 4096
 
 
-def _seat_block(player: Any) -> np.ndarray:
-    """A seat's block of the vector (read-only; shared between calls): nothing in it is hidden."""
+def _seat_block(player: Any) -> bytes:
+    """A seat's block of the vector as float32 bytes (shared between calls): nothing in it is hidden."""
     entry = _BLOCKS.get(id(player))
     if entry is not None and entry[0] is player:
         return entry[1]
@@ -227,8 +234,7 @@ def _seat_block(player: Any) -> np.ndarray:
     out[_SEAT_HAND] = len(player.hand)
     out[_SEAT_HAND + 1] = len(player.chapel)
     out[_SEAT_HAND + 2] = score_parts(player)[0]
-    block = np.array(out, dtype=np.float32)
-    block.flags.writeable = False
+    block = _BLOCK_STRUCT.pack(*out)
     if len(_BLOCKS) >= _MAX_BLOCKS:
         _BLOCKS.clear()
     _BLOCKS[id(player)] = (player, block)
@@ -270,7 +276,10 @@ def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
         for card in state.looking:
             out[_LOOKING + CARD_INDEX[card]] += 1
     out[_LOOKING_COUNT] = len(state.looking)
-    parts = [np.array(out, dtype=np.float32)]
-    parts += [_seat_block(players[(seat + k) % n]) for k in range(n)]
-    parts += [_ABSENT] * (MAX_SEATS - n)
-    return np.concatenate(parts)
+    vector = bytearray(_VECTOR_BYTES)
+    _TABLE_STRUCT.pack_into(vector, 0, *out)
+    offset = _TABLE_BYTES
+    for k in range(n):
+        vector[offset:offset + _BLOCK_BYTES] = _seat_block(players[(seat + k) % n])
+        offset += _BLOCK_BYTES
+    return np.frombuffer(vector, dtype=np.float32)

@@ -160,3 +160,56 @@ def test_wrappers_keep_pettingzoos_checks() -> None:
     env.step(illegal)
     assert env.terminations == dict.fromkeys(env.possible_agents, True)
     assert env.rewards == {a: (-1.0 if a == acting else 0) for a in env.possible_agents}
+
+
+def _pettingzoos_own(module: Any, players: int) -> Any:
+    from pettingzoo.utils import wrappers
+
+    raw = module.raw_env(players=players)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("illegal_at", [None, 40], ids=["legal", "illegal"])
+@pytest.mark.parametrize(("module", "players"), [(san_juan_v0, 2), (puerto_rico_v0, 3)], ids=["san_juan", "puerto_rico"])
+def test_the_wrappers_short_cut_plays_as_pettingzoos_own(module: Any, players: int, illegal_at: int | None) -> None:
+    """``env()``'s wrappers answer ``last`` and ``step`` of a legal action without going down the
+    chain: the episode is the one PettingZoo's own wrappers give, step by step (observations, masks,
+    rewards, ends), with actions as ``int`` and as numpy integers, with and without ``last`` before a
+    step, and with an illegal action that ends the game for the agent that made it."""
+    ours, theirs = module.env(players=players), _pettingzoos_own(module, players)
+    for env in (ours, theirs):
+        env.reset(seed=11)
+    rng = random.Random(11)
+    steps = 0
+    for agent in ours.agent_iter(max_iter=5000):
+        assert theirs.agent_selection == agent
+        look = steps % 5 != 3
+        if look:
+            got, want = ours.last(), theirs.last()
+            assert np.array_equal(got[0]["observation"], want[0]["observation"])
+            assert np.array_equal(got[0]["action_mask"], want[0]["action_mask"])
+            assert got[1:] == want[1:]
+        if ours.terminations[agent] or ours.truncations[agent]:
+            action: Any = None
+        else:
+            legal = sorted(ours.unwrapped.legal_moves())
+            if steps == illegal_at:
+                action = next(a for a in range(len(ours.unwrapped.codec.ACTIONS)) if a not in legal)
+            else:
+                action = rng.choice(legal)
+            if steps % 7 == 2:
+                action = np.int64(action)
+        ours.step(action)
+        theirs.step(action)
+        assert (ours.rewards, ours.terminations, ours.truncations, ours._cumulative_rewards) == (
+            theirs.rewards, theirs.terminations, theirs.truncations, theirs._cumulative_rewards)
+        if steps == illegal_at:
+            assert ours.rewards[agent] == -1.0 and all(ours.terminations.values())
+        steps += 1
+    assert ours.agents == theirs.agents == []  # played to the end
+    if illegal_at is not None:
+        assert steps == illegal_at + 1 + players  # the illegal step, then each agent's dead step
+    else:
+        assert steps > 100 and ours.unwrapped.engine.is_over(ours.unwrapped._state)
