@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.protocol import Working
-from replay.registry import engine_for
+from replay.registry import engine_for, rollout_bot
 
 
 class AgentError(Exception):
@@ -118,9 +118,10 @@ def make_engine_bot(game: str, kind: str, seed: int) -> Any:
 
 class SearchAgent(EngineAgent):
     """Flat Monte Carlo: at each decision with more than one legal move, up to ``candidates`` moves
-    (the heuristic bot's choice first, then others spread over the legal list) are each tried in
+    (the rollout bot's choice first, then others spread over the legal list) are each tried in
     ``rollouts`` determinised worlds (analysis' rollouts: hidden cards dealt again, played to the end
-    by heuristic bots); the move with the most wins is played (the first of equals)."""
+    by the bot the game declares for rollouts, ``replay.registry.rollout_bot``); the move with the
+    most wins is played (the first of equals)."""
 
     def __init__(self, game: str, rollouts: int, candidates: int = 8) -> None:
         super().__init__(game)
@@ -129,11 +130,12 @@ class SearchAgent(EngineAgent):
         self.name = f"search:{rollouts}"
         self.seed = 0
         self.decision = 0
+        self.bot = rollout_bot(game)
 
     def reset(self, seed: int) -> None:
         self.seed = seed
         self.decision = 0
-        self.prior = make_engine_bot(self.game, "heuristic", seed)
+        self.prior = make_engine_bot(self.game, self.bot, seed)
 
     def choose_working(self, play: Working) -> Any:
         from analysis.rollouts import RolloutTask, run_task
@@ -154,7 +156,7 @@ class SearchAgent(EngineAgent):
         self.decision += 1
         seat = self.engine.current_seat(state)
         assert seat is not None  # an agent is asked only while the game goes on
-        task = RolloutTask(self.game, self.decision, seat, state, tuple(picked), self.seed, 0, self.rollouts)
+        task = RolloutTask(self.game, self.decision, seat, state, tuple(picked), self.seed, 0, self.rollouts, self.bot)
         result = run_task(task)
         best = max(range(len(picked)), key=lambda i: (result.wins[i], -i))
         return picked[best]

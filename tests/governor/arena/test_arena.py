@@ -187,3 +187,33 @@ def test_a_game_agents_keep_going_forever_is_counted_not_recorded(capsys: pytest
     assert err.count("did not end within 5000 moves: not recorded") == 2
     assert "game 0 (last-move, faulty) did not end" in err
     assert out.rstrip().endswith("2 game(s) did not end within the move limit: not recorded, not counted")
+
+
+@pytest.mark.parametrize(("game", "bot"), [("san_juan", "expert"), ("puerto_rico", "heuristic")])
+def test_search_rolls_out_with_the_games_rollout_bot(game: str, bot: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search:R`` is the analysis' machinery: its rollouts are played by the bot the game declares
+    for ``governor analyse`` (San Juan's expert, Puerto Rico's heuristic bot), whose choice is its
+    first candidate, and R rollouts are asked for each candidate."""
+    import analysis.rollouts
+    from governor.arena.agents import make_engine_bot
+
+    asked: list[analysis.rollouts.RolloutTask] = []
+    real = analysis.rollouts.run_task
+
+    def spy(task: analysis.rollouts.RolloutTask) -> analysis.rollouts.RolloutResult:
+        asked.append(task)
+        return real(task)
+
+    monkeypatch.setattr(analysis.rollouts, "run_task", spy)
+    engine = engine_for(game)
+    names = ["A", "B", "C"]
+    state = engine.simulation_state(engine.new_random_game(names, 5, {}), 5)
+    while len(engine.legal_moves(state)) < 3:
+        state = engine.apply(state, engine.legal_moves(state)[0])
+    agent = load_agent("search:2", game)
+    agent.reset(9)  # type: ignore[attr-defined]
+    move = agent.choose_working(engine.working(state))  # type: ignore[attr-defined]
+    assert len(asked) == 1 and asked[0].bot == bot and asked[0].count == 2
+    prior = make_engine_bot(game, bot, 9).choose_working(engine.working(state))
+    assert asked[0].candidates[0] == engine.canonical_move(prior)
+    assert move in asked[0].candidates
