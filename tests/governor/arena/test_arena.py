@@ -217,3 +217,20 @@ def test_search_rolls_out_with_the_games_rollout_bot(game: str, bot: str, monkey
     prior = make_engine_bot(game, bot, 9).choose_working(engine.working(state))
     assert asked[0].candidates[0] == engine.canonical_move(prior)
     assert move in asked[0].candidates
+
+
+def test_search_plays_the_rollout_bots_move_unless_another_is_clearly_better() -> None:
+    """A candidate beats the rollout bot's move (candidate 0) only by more than twice the standard error
+    of the difference of their shares of wins: with 20 rollouts 12 wins against 10 is noise, 18 against
+    5 is not; with 100, 65 against 50 is enough and 62 is not."""
+    from governor.arena.agents import preferred
+
+    assert preferred([10, 12, 11], [20, 20, 20]) == 0
+    assert preferred([5, 18, 11], [20, 20, 20]) == 1
+    assert preferred([50, 65], [100, 100]) == 1
+    assert preferred([50, 62], [100, 100]) == 0
+    assert preferred([10, 10], [20, 20]) == 0  # equals: the first
+    assert preferred([0, 0, 20], [20, 20, 20]) == 2  # a sure win against a sure loss
+    assert preferred([0, 3, 4], [0, 20, 20]) == 2  # the bot's move never played: the best share
+    assert preferred([2.5, 9], [20, 10]) == 1  # shares, not sums: 0.125 against 0.9 of fewer rollouts
+    assert preferred([7.5, 7], [20, 10]) == 0  # 0.375 against 0.7: within the margin of 10 rollouts
