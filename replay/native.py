@@ -1,5 +1,5 @@
-"""The optional compiled engines: the replay loop and the catalogue, move, state, rule, scoring, bot
-and row modules of both games compiled to C with mypyc, used automatically when they are built and match the
+"""The optional compiled engines: the replay loop and the catalogue, move, state, rule, scoring, bot,
+row, view and observation modules of both games compiled to C with mypyc, used automatically when they are built and match the
 sources.
 
 The Python modules stay the one source of the rules; the compiled ones are the same modules, built
@@ -36,7 +36,8 @@ from replay.errors import printable
 
 #: The modules compiled: the hot path of replay, ``legal_moves``, the bots' rollouts (the heuristic and
 #: the expert bots: the expert plays the analysis' rollouts) and the importer's rows (``rows``: the row
-#: layout lives there, not in the engine classes, to be compiled). Not the
+#: layout lives there, not in the engine classes, to be compiled), and what a seat sees and its
+#: observation vector (``view``, ``spaces``: the environments compute one at every step). Not the
 #: engines' classes (``engine.py``: interpreted subclasses of ``Engine``, which a compiled base would
 #: forbid), nor ``replay.san_juan.thawed`` (it subclasses ``list``, which compiled classes cannot).
 MODULES = (
