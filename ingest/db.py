@@ -19,6 +19,7 @@ import duckdb
 
 from ingest.migrations import SchemaError, ensure_schema
 from ingest.paths import is_text, openable
+from replay import exits
 from replay.errors import printable
 
 #: How long a writer or reader waits for the file lock before giving up.
@@ -92,9 +93,12 @@ def writer(
 
 
 def _interrupted(err: BaseException) -> bool:
-    """Whether ``err`` is DuckDB's answer to Ctrl-C: it catches SIGINT while a statement runs and raises
-    ``InterruptException`` or a ``RuntimeError`` ("Query interrupted") instead of ``KeyboardInterrupt``."""
-    return isinstance(err, duckdb.InterruptException) or (
+    """Whether ``err`` is DuckDB's answer to Ctrl-C or SIGTERM: it catches SIGINT while a statement runs
+    and raises ``InterruptException`` or a ``RuntimeError`` ("Query interrupted") instead of
+    ``KeyboardInterrupt``; and an interruption raised while it reads a Python object (an Arrow table
+    being stored) comes back as an error of its own ("reading the schema of the Python object ...
+    failed: Terminated"). Once a signal arrived (``exits.signalled``), any of its errors is that."""
+    return isinstance(err, duckdb.InterruptException) or exits.signalled() or (
         isinstance(err, RuntimeError) and "interrupted" in str(err).lower())
 
 

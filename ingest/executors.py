@@ -11,11 +11,12 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import os
-import signal
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from replay import exits
 
 #: How many times a cluster engine runs a task again when its worker dies.
 RETRIES = 3
@@ -37,12 +38,7 @@ _SHARED: Any = None
 def _init_worker(shared: Any) -> None:
     global _SHARED
     _SHARED = shared
-    # A worker leaves stopping to the driver: Ctrl-C reaches the whole process group, and the driver
-    # ends the pool; SIGTERM (which ends the pool) ends a worker at once, whatever handler the driver
-    # installed (a handler that raises let a worker stop holding the task queue's lock, and the pool
-    # then waited forever for the other workers, each of which printed a traceback).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    exits.worker_leaves_stopping_to_driver()
     # A replay allocates many small containers that live only for a move; the default thresholds run
     # the cycle collector every few hundred allocations for nothing (measured: 10% of import time).
     gc.set_threshold(50_000, 20, 100)
@@ -75,18 +71,26 @@ def processes(shared: Any, workers: int, depth: int) -> Iterator[Run]:
     """A pool of ``workers`` local processes (forked where the system can), ``depth`` tasks in flight
     per worker."""
     ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(shared,)) as pool:
+    pool = None
+    try:
+        # An interruption waits until the pool is made, so that the pool is always ended.
+        with exits.signals_held():
+            pool = ctx.Pool(workers, initializer=_init_worker, initargs=(shared,))
+        started = pool
 
         def run(task: Task, items: Iterator[Any]) -> Iterator[Any]:
             pending: deque[Any] = deque()
             for item in items:
-                pending.append(pool.apply_async(_call, (task, item)))
+                pending.append(started.apply_async(_call, (task, item)))
                 if len(pending) >= depth * workers:
                     yield pending.popleft().get()
             while pending:
                 yield pending.popleft().get()
 
         yield run
+    finally:
+        if pool is not None:
+            pool.terminate()
 
 
 @contextmanager

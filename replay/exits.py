@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 OK = 0
@@ -144,6 +146,40 @@ def ignore_further_signals() -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+#: The signals that stop a command.
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait while the body runs, and come (raise) once it is done. For starting a
+    pool of processes: an interruption raised while the pool forks its workers leaves workers that no
+    one ends (``multiprocessing.pool.Pool`` cleans up only after an ``Exception``), each holding the
+    command's output open, so the command never ends. Threads and processes started in the body inherit
+    the held signals: a worker calls ``worker_leaves_stopping_to_driver`` first. Does nothing where
+    signals cannot be held (Windows)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def worker_leaves_stopping_to_driver() -> None:
+    """In a pool's worker process: Ctrl-C (which reaches the whole process group) is ignored, since the
+    driver ends the pool; SIGTERM (which the pool sends to end a worker) ends it at once, whatever
+    handler the driver installed (a handler that raises lets a worker stop while holding the task
+    queue's lock, and the pool then waits forever); and the signals the driver held while forking
+    (``signals_held``) are let through."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
 
 
 def bounded_int(option: str, low: int, high: int) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 from governor.arena.agents import Agent, EngineAgent, load_agent
 from governor.arena.leaderboard import Leaderboard
 from governor.arena.play import GameRecord, play_game
+from replay import exits
 from replay.registry import engine_for
 
 #: A game of built-in agents that reaches a dead end is played again from the next attempt seed (as
@@ -102,6 +103,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init(config: ArenaConfig) -> None:
+    exits.worker_leaves_stopping_to_driver()
     _WORKER["config"] = config
     # One instance per entry per worker; agents are told each new game by ``on_game_start``.
     _WORKER["agents"] = [load_agent(e.spec, config.game) for e in config.entries]
@@ -139,8 +141,16 @@ def play_games(config: ArenaConfig, games: int, workers: int) -> Iterator[tuple[
         return
     # Fork: workers start at once and inherit the agents' modules (a file agent is loaded again by its spec).
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else multiprocessing.get_context()
-    with context.Pool(workers, initializer=_init, initargs=(config,)) as pool:
-        yield from pool.imap(_play, range(games), chunksize=max(1, min(16, games // (workers * 8) or 1)))
+    pool = None
+    try:
+        # An interruption waits until the pool is made, so that the pool is always ended.
+        with exits.signals_held():
+            pool = context.Pool(workers, initializer=_init, initargs=(config,))
+        started = pool
+        yield from started.imap(_play, range(games), chunksize=max(1, min(16, games // (workers * 8) or 1)))
+    finally:
+        if pool is not None:
+            pool.terminate()
 
 
 def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: int, budget: float = 1.0,

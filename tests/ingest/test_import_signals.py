@@ -124,3 +124,63 @@ def test_an_interruption_python_swallowed_still_stops_the_import(tmp_path: Path,
     assert not exits.signalled()
     assert cli.main(["import", str(ROOT / "sample_logs"), "--db", str(db), "--workers", "1"]) == 0
     assert _counts(db)[0] == 60
+
+
+#: Runs ``governor`` with SIGTERM sent to itself as soon as its pool of workers is made, while the
+#: workers are still starting (each waits a second before it begins): the pool then ends workers that
+#: have not yet taken their own way of stopping. Each used to get the command's handler and print a
+#: traceback ("replay.exits.Terminated") above the command's one line.
+_SIGNAL_AS_THE_WORKERS_START = """
+import os, signal, sys, time
+from multiprocessing import pool
+
+start = pool.worker
+made = pool.Pool.__init__
+
+def start_late(*args, **kwargs):
+    time.sleep(1)
+    start(*args, **kwargs)
+
+def made_then_signal(self, *args, **kwargs):
+    made(self, *args, **kwargs)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+pool.worker = start_late
+pool.Pool.__init__ = made_then_signal
+from governor.cli import main
+sys.argv[0] = "governor"
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("command", ["import", "arena"])
+def test_a_signal_while_the_workers_start_is_one_line(command: str, tmp_path: Path) -> None:
+    if command == "import":
+        args = ["import", str(ROOT / "sample_logs" / "san_juan"), "--db", str(tmp_path / "g.duckdb"), "--workers", "2"]
+    else:
+        args = ["arena", "--game", "san_juan", "--players", "2", "--agents", "random", "heuristic", "--games", "8",
+                "--out", str(tmp_path / "logs"), "--workers", "2"]
+    run = subprocess.run([sys.executable, "-c", _SIGNAL_AS_THE_WORKERS_START, *args], capture_output=True,
+                         timeout=120, cwd=ROOT)
+    assert (run.returncode, run.stderr.decode(), run.stdout) == (143, f"governor {command}: terminated\n", b"")
+
+
+def test_a_database_error_after_a_signal_is_the_interruption(tmp_path: Path) -> None:
+    """SIGTERM raised while DuckDB reads an Arrow table being stored comes back as DuckDB's own error
+    ("Invalid Input Error: reading the schema of the Python object 'empty' failed: Terminated"): once
+    a signal arrived, the writer reports the interruption (143), not a database problem (2)."""
+    from ingest.db import DatabaseError, writer
+    from replay import exits
+
+    db = tmp_path / "g.duckdb"
+    with pytest.raises(DatabaseError, match=r"g\.duckdb: Catalog Error: Table with name nowhere does not exist"):
+        with writer(db) as con:
+            con.execute("SELECT * FROM nowhere")
+    exits._terminated.set()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            with writer(db) as con:
+                con.execute("SELECT * FROM nowhere")
+        assert exits.interruption(caught.value) == ("terminated", 143)
+    finally:
+        exits._terminated.clear()
