@@ -3,12 +3,35 @@
 from __future__ import annotations
 
 import shutil
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_LOGS = ROOT / "sample_logs"
+
+
+def _signal_state() -> tuple[object, object, frozenset[int]]:
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else set()
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM), frozenset(mask)
+
+
+@pytest.fixture(autouse=True)
+def _signals_left_as_found() -> Iterator[None]:
+    """Every test leaves this process's SIGINT and SIGTERM handlers and its blocked signals as it found
+    them: a command run in-process that ignored or held Ctrl-C would pass that on to every process the
+    later tests start (a child inherits ignored and blocked signals), and they would not stop."""
+    before = _signal_state()
+    yield
+    after = _signal_state()
+    if after != before:
+        signal.signal(signal.SIGINT, before[0])  # type: ignore[arg-type]
+        signal.signal(signal.SIGTERM, before[1])  # type: ignore[arg-type]
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_SETMASK, before[2])
+        pytest.fail(f"the test changed this process's signal handling: {before} became {after}")
 
 
 @pytest.fixture(scope="session")

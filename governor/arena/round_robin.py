@@ -102,8 +102,12 @@ class ArenaConfig:
 _WORKER: dict[str, Any] = {}
 
 
-def _init(config: ArenaConfig) -> None:
+def _init_worker(config: ArenaConfig) -> None:
     exits.worker_leaves_stopping_to_driver()
+    _init(config)
+
+
+def _init(config: ArenaConfig) -> None:
     _WORKER["config"] = config
     # One instance per entry per worker; agents are told each new game by ``on_game_start``.
     _WORKER["agents"] = [load_agent(e.spec, config.game) for e in config.entries]
@@ -145,7 +149,7 @@ def play_games(config: ArenaConfig, games: int, workers: int) -> Iterator[tuple[
     try:
         # An interruption waits until the pool is made, so that the pool is always ended.
         with exits.signals_held():
-            pool = context.Pool(workers, initializer=_init, initargs=(config,))
+            pool = context.Pool(workers, initializer=_init_worker, initargs=(config,))
         started = pool
         yield from started.imap(_play, range(games), chunksize=max(1, min(16, games // (workers * 8) or 1)))
     finally:

@@ -35,7 +35,12 @@ def _stopped(args: list[str], tmp_path: Path, sig: int, started: str | None = No
     assert child.poll() is None, child.communicate()
     sent = time.monotonic()
     os.killpg(child.pid, sig)
-    out, err = child.communicate(timeout=60)
+    try:
+        out, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)  # not left running when it did not stop
+        child.communicate()
+        raise
     return child.returncode, out, err, time.monotonic() - sent
 
 
@@ -104,3 +109,14 @@ def test_an_interruption_inside_a_caller_leaves_its_signal_handlers(monkeypatch:
     assert cli.main(["validate", str(SJ)]) == 130
     assert capsys.readouterr().err == "governor validate: interrupted\n"
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
+                                                     (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_stops_the_arena_with_one_line(tmp_path: Path, workers: str, sig: int, status: int, word: str) -> None:
+    out = tmp_path / "arena"
+    code, stdout, stderr, took = _stopped(
+        ["arena", "--game", "san_juan", "--players", "2", "--agents", "random", "heuristic", "--games", "1000000",
+         "--workers", workers, "--out", str(out)], tmp_path, sig, delay=2.5)
+    assert (code, stdout, stderr) == (status, "", f"governor arena: {word}\n") and took < STOP_WITHIN
