@@ -4,6 +4,11 @@ A frozen dataclass sets each field through ``object.__setattr__`` in ``__init__`
 than the rest of a small move. ``fast_constructor`` builds the same object through an unfrozen twin
 with the same slots and then gives it the frozen class, so snapshots stay immutable
 (assignment still raises ``FrozenInstanceError``) at a fraction of the cost.
+
+Compiled by mypyc (``replay.native``), a dataclass keeps the ``__init__`` the dataclasses module writes,
+interpreted, and a compiled class's type cannot be given to another object. Its module then registers
+a builder (``register_builders``): a compiled function that stores each field itself, which compiled
+code does directly, without the frozen ``__setattr__`` (an eighth of ``__init__``'s cost, measured).
 """
 
 from __future__ import annotations
@@ -16,13 +21,23 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+#: The compiled builders of the classes compiled by mypyc, by class (``register_builders``).
+_BUILDERS: dict[type, Callable[..., Any]] = {}
+
+
+def register_builders(builders: dict[type, Callable[..., Any]]) -> None:
+    """Note the builder of each class: a function taking its fields positionally, in declaration
+    order, that stores them itself. Written beside the classes, in their module; used only where that
+    module is compiled (an interpreted builder would meet the frozen ``__setattr__``)."""
+    _BUILDERS.update(builders)
+
+
 def fast_constructor(cls: type[T]) -> Callable[..., T]:
     """A function taking the fields of ``cls`` positionally, in declaration order, and returning an
     instance of ``cls``. ``cls`` must be a ``dataclass(frozen=True, slots=True)`` with no base fields."""
     if not hasattr(cls, "__slots__"):
-        # Compiled by mypyc (``replay.native``): its own constructor is already fast, and a compiled
-        # class's type cannot be given to another object.
-        return cls
+        # Compiled by mypyc (``replay.native``): its registered builder, else its own constructor.
+        return _BUILDERS.get(cls, cls)
     params = dataclasses.fields(cls)  # type: ignore[arg-type]
     twin = dataclasses.make_dataclass(
         f"_Mutable{cls.__name__}", [(f.name, f.type) for f in params], slots=True, init=True, eq=False, repr=False

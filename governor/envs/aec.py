@@ -100,14 +100,17 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         self.seed_used = game_seed
         self.log = self.engine.new_random_game(self.names, game_seed, self.options)
         self._state = self.engine.simulation_state(self.log, game_seed)
-        self._moves: list[dict[str, Any]] = []
+        # The moves a log records (each seat's, with what the engine would take by default left out),
+        # made into JSON only when a log is asked for.
+        self._moves: list[tuple[int, Any]] = []
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewards_zero = True
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._refresh()
+        self._refresh(False)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
@@ -124,18 +127,21 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        move = self._legal.get(int(action))
+        move = self._legal.get(action if type(action) is int else int(action))
         if move is None:
             raise ValueError(f"action {action} ({self.action_name(int(action))}) is not legal for {agent}; "
                              "see the action_mask")
         self._cumulative_rewards[agent] = 0.0
-        default = self.engine.default_move(self._state)
-        self._state = self.engine.apply(self._state, move)
+        engine = self.engine
+        state = self._state
+        default = engine.default_move(state)
+        self._state = state = engine.apply(state, move)
         if default is None or move != default:
-            self._moves.append({"seat": self._seat, **move.to_json()})
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.engine.is_over(self._state):
-            winners = list(self.engine.winners(self._state))
+            self._moves.append((self._seat, move))
+        over = engine.is_over(state)
+        if over:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            winners = list(engine.winners(state))
             losers = self.players - len(winners)
             for seat, a in enumerate(self.agents):
                 if losers == 0:
@@ -144,11 +150,19 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
                     self.rewards[a] = 1.0 / len(winners)
                 else:
                     self.rewards[a] = -1.0 / losers
+            self._rewards_zero = False
             self.terminations = dict.fromkeys(self.agents, True)
-        elif len(self._moves) > MAX_MOVES:
-            self.truncations = dict.fromkeys(self.agents, True)
-        self._accumulate_rewards()
-        self._refresh()
+            self._accumulate_rewards()
+        else:
+            # Rewards come at the end only: a step before it gives every agent 0, and adds nothing to
+            # the cumulative rewards (the dict of zeros is made again only after one that was not).
+            if not self._rewards_zero:
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self._rewards_zero = True
+            if len(self._moves) > MAX_MOVES:
+                self.truncations = dict.fromkeys(self.agents, True)
+                over = True
+        self._refresh(over)
         if self.render_mode == "human":
             self.render()
 
@@ -178,16 +192,17 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
     def to_log(self, source_id: str | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         """The episode so far as a Governor log object (complete, with its ``result``, once the game is
         over); write it with ``replay.logfile.write_games``. Player names are the agent names."""
-        obj = self.engine.finish_log(self.log, self._state, list(self._moves))
+        moves = [{"seat": seat, **move.to_json()} for seat, move in self._moves]
+        obj = self.engine.finish_log(self.log, self._state, moves)
         obj["source_id"] = source_id or f"env-{self.game}-{self.players}p-{self.seed_used}"
         obj["meta"] = {"generator": f"governor.envs {environment_name(self.game)}", "seed": self.seed_used, **(meta or {}),
                        **obj.get("meta", {})}
         return {k: obj[k] for k in _LOG_ORDER if k in obj}
 
-    def _refresh(self) -> None:
-        """After a reset or a step: who acts, the legal actions, no cached observation."""
+    def _refresh(self, over: bool) -> None:
+        """After a reset or a step: who acts, the legal actions, no cached observation. ``over``: the
+        game ended or was truncated."""
         self._observed: dict[int, np.ndarray] = {}
-        over = self.engine.is_over(self._state) or any(self.truncations.values())
         seat = None if over else self.engine.current_seat(self._state)
         if seat is None:
             self._seat = -1

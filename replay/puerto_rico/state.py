@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from replay.frozen import fast_constructor, picklable
+from replay.frozen import fast_constructor, picklable, register_builders
 from replay.puerto_rico.catalogue import BUILDINGS, Good, Role
 
 
@@ -119,6 +119,111 @@ class PuertoRicoState:
         if self.stage is Stage.ROLE:
             return (self.governor + len(self.roles_taken)) % len(self.players)
         return self.queue[0] if self.queue else None
+
+
+# -- compiled builders (replay.frozen.fast_constructor): every field stored in order, without the
+# frozen dataclass's __init__; a test checks them against the fields.
+
+
+def _built_player_state(
+    doubloons: int,
+    vp_chips: int,
+    island: tuple[str, ...],
+    island_workers: tuple[int, ...],
+    city: tuple[str, ...],
+    city_workers: tuple[int, ...],
+    san_juan: int,
+    goods: tuple[int, int, int, int, int],
+) -> PlayerState:
+    made = PlayerState.__new__(PlayerState)
+    made.doubloons = doubloons  # type: ignore[misc]
+    made.vp_chips = vp_chips  # type: ignore[misc]
+    made.island = island  # type: ignore[misc]
+    made.island_workers = island_workers  # type: ignore[misc]
+    made.city = city  # type: ignore[misc]
+    made.city_workers = city_workers  # type: ignore[misc]
+    made.san_juan = san_juan  # type: ignore[misc]
+    made.goods = goods  # type: ignore[misc]
+    return made
+
+
+def _built_puerto_rico_state(
+    players: tuple[PlayerState, ...],
+    governor: int,
+    round: int,
+    step: int,
+    stage: Stage,
+    role: Role | None,
+    chooser: int | None,
+    queue: tuple[int, ...],
+    role_cards: tuple[str, ...],
+    role_doubloons: tuple[int, ...],
+    roles_taken: tuple[tuple[str, int], ...],
+    plantation_stack: tuple[str, ...],
+    face_up: tuple[str, ...],
+    plantation_discard: tuple[str, ...],
+    quarries: int,
+    colonist_ship: int,
+    colonist_supply: int,
+    vp_chips_left: int,
+    bank: int,
+    goods_supply: tuple[int, int, int, int, int],
+    building_supply: tuple[int, ...],
+    ship_capacity: tuple[int, ...],
+    ship_good: tuple[Good | None, ...],
+    ship_load: tuple[int, ...],
+    trading_house: tuple[Good, ...],
+    hacienda_done: bool,
+    craft_kinds: tuple[Good, ...],
+    captain_paid: bool,
+    wharf_used: tuple[int, ...],
+    idle: int,
+    end: tuple[str, ...],
+    reshuffles: tuple[tuple[str, ...], ...],
+    reshuffles_used: tuple[tuple[str, ...], ...],
+    shuffle_seed: int | None,
+    events: tuple[tuple[object, ...], ...],
+) -> PuertoRicoState:
+    made = PuertoRicoState.__new__(PuertoRicoState)
+    made.players = players  # type: ignore[misc]
+    made.governor = governor  # type: ignore[misc]
+    made.round = round  # type: ignore[misc]
+    made.step = step  # type: ignore[misc]
+    made.stage = stage  # type: ignore[misc]
+    made.role = role  # type: ignore[misc]
+    made.chooser = chooser  # type: ignore[misc]
+    made.queue = queue  # type: ignore[misc]
+    made.role_cards = role_cards  # type: ignore[misc]
+    made.role_doubloons = role_doubloons  # type: ignore[misc]
+    made.roles_taken = roles_taken  # type: ignore[misc]
+    made.plantation_stack = plantation_stack  # type: ignore[misc]
+    made.face_up = face_up  # type: ignore[misc]
+    made.plantation_discard = plantation_discard  # type: ignore[misc]
+    made.quarries = quarries  # type: ignore[misc]
+    made.colonist_ship = colonist_ship  # type: ignore[misc]
+    made.colonist_supply = colonist_supply  # type: ignore[misc]
+    made.vp_chips_left = vp_chips_left  # type: ignore[misc]
+    made.bank = bank  # type: ignore[misc]
+    made.goods_supply = goods_supply  # type: ignore[misc]
+    made.building_supply = building_supply  # type: ignore[misc]
+    made.ship_capacity = ship_capacity  # type: ignore[misc]
+    made.ship_good = ship_good  # type: ignore[misc]
+    made.ship_load = ship_load  # type: ignore[misc]
+    made.trading_house = trading_house  # type: ignore[misc]
+    made.hacienda_done = hacienda_done  # type: ignore[misc]
+    made.craft_kinds = craft_kinds  # type: ignore[misc]
+    made.captain_paid = captain_paid  # type: ignore[misc]
+    made.wharf_used = wharf_used  # type: ignore[misc]
+    made.idle = idle  # type: ignore[misc]
+    made.end = end  # type: ignore[misc]
+    made.reshuffles = reshuffles  # type: ignore[misc]
+    made.reshuffles_used = reshuffles_used  # type: ignore[misc]
+    made.shuffle_seed = shuffle_seed  # type: ignore[misc]
+    made.events = events  # type: ignore[misc]
+    return made
+
+
+register_builders({PlayerState: _built_player_state, PuertoRicoState: _built_puerto_rico_state})
 
 
 #: Positional constructors of the snapshots that skip the frozen ``__setattr__`` (see replay.frozen).

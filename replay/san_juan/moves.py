@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from replay.errors import FieldError
-from replay.frozen import picklable
+from replay.frozen import picklable, register_builders
 from replay.san_juan.cards import Good, Role, resolve_card, resolve_good, sort_cards
 
 _GOOD_ORDER: Final = {g: i for i, g in enumerate(Good)}
@@ -448,3 +448,80 @@ def with_parts_from(move: SanJuanMove, seat: int, source: SanJuanMove | None, mo
     if chosen == base.gold_mine_declined:
         return base
     return ChooseRole(role, base.library, base.privilege, chosen, base.councillor_refrained)
+
+
+# -- compiled builders (replay.frozen.fast_constructor): every field stored in order, without the
+# frozen dataclass's __init__; a test checks them against the fields.
+
+
+def _built_build(
+    building: str,
+    pay: tuple[str, ...],
+    goods: tuple[Good, ...],
+    replace: str | None,
+    decline: tuple[str, ...],
+) -> Build:
+    made = Build.__new__(Build)
+    made.building = building  # type: ignore[misc]
+    made.pay = pay  # type: ignore[misc]
+    made.goods = goods  # type: ignore[misc]
+    made.replace = replace  # type: ignore[misc]
+    made.decline = decline  # type: ignore[misc]
+    return made
+
+
+def _built_produce(goods: tuple[Good, ...], decline: tuple[str, ...]) -> Produce:
+    made = Produce.__new__(Produce)
+    made.goods = goods  # type: ignore[misc]
+    made.decline = decline  # type: ignore[misc]
+    return made
+
+
+def _built_sell(goods: tuple[Good, ...], decline: tuple[str, ...]) -> Sell:
+    made = Sell.__new__(Sell)
+    made.goods = goods  # type: ignore[misc]
+    made.decline = decline  # type: ignore[misc]
+    return made
+
+
+def _built_councillor(keep: tuple[str, ...] | None, discard: tuple[str, ...] | None) -> Councillor:
+    made = Councillor.__new__(Councillor)
+    made.keep = keep  # type: ignore[misc]
+    made.discard = discard  # type: ignore[misc]
+    return made
+
+
+def _built_gold_mine(keep: str) -> GoldMine:
+    made = GoldMine.__new__(GoldMine)
+    made.keep = keep  # type: ignore[misc]
+    return made
+
+
+def _built_chapel(card: str) -> Chapel:
+    made = Chapel.__new__(Chapel)
+    made.card = card  # type: ignore[misc]
+    return made
+
+
+def _built_hand_limit(discard: tuple[str, ...]) -> HandLimit:
+    made = HandLimit.__new__(HandLimit)
+    made.discard = discard  # type: ignore[misc]
+    return made
+
+
+def _built_draft(keep: tuple[str, ...]) -> Draft:
+    made = Draft.__new__(Draft)
+    made.keep = keep  # type: ignore[misc]
+    return made
+
+
+register_builders({
+    Build: _built_build,
+    Produce: _built_produce,
+    Sell: _built_sell,
+    Councillor: _built_councillor,
+    GoldMine: _built_gold_mine,
+    Chapel: _built_chapel,
+    HandLimit: _built_hand_limit,
+    Draft: _built_draft,
+})

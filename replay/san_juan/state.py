@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from replay.errors import FieldError
-from replay.frozen import fast_constructor, picklable
+from replay.frozen import fast_constructor, picklable, register_builders
 from replay.san_juan.cards import CARDS, ORDER, Role, sort_cards
 from replay.san_juan.thawed import ThawedSeats
 
@@ -118,6 +118,81 @@ def seat_to_act(stage: Stage, n: int, governor: int, role_turn: int, queue: Sequ
     if stage is Stage.OVER:
         return None
     return queue[0] if queue else None
+
+
+# -- compiled builders (replay.frozen.fast_constructor): every field stored in order, without the
+# frozen dataclass's __init__; a test checks them against the fields.
+
+
+def _built_player_state(
+    hand: tuple[str, ...],
+    buildings: tuple[str, ...],
+    goods: tuple[str | None, ...],
+    chapel: tuple[str, ...],
+    covered: tuple[str, ...],
+    library_used: bool,
+) -> PlayerState:
+    made = PlayerState.__new__(PlayerState)
+    made.hand = hand  # type: ignore[misc]
+    made.buildings = buildings  # type: ignore[misc]
+    made.goods = goods  # type: ignore[misc]
+    made.chapel = chapel  # type: ignore[misc]
+    made.covered = covered  # type: ignore[misc]
+    made.library_used = library_used  # type: ignore[misc]
+    return made
+
+
+def _built_san_juan_state(
+    players: tuple[PlayerState, ...],
+    draw_pile: tuple[str, ...],
+    discard: tuple[str, ...],
+    tiles: tuple[int, ...],
+    tile_index: int,
+    tile: int | None,
+    round: int,
+    governor: int,
+    role_turn: int,
+    roles_taken: tuple[tuple[Role, int], ...],
+    stage: Stage,
+    role: Role | None,
+    chooser: int | None,
+    library: bool,
+    queue: tuple[int, ...],
+    looking: tuple[str, ...],
+    step: int,
+    reshuffles: tuple[tuple[str, ...], ...],
+    reshuffles_used: tuple[tuple[str, ...], ...],
+    shuffle_seed: int | None,
+    draft: bool,
+    events: tuple[tuple[object, ...], ...],
+) -> SanJuanState:
+    made = SanJuanState.__new__(SanJuanState)
+    made.players = players  # type: ignore[misc]
+    made.draw_pile = draw_pile  # type: ignore[misc]
+    made.discard = discard  # type: ignore[misc]
+    made.tiles = tiles  # type: ignore[misc]
+    made.tile_index = tile_index  # type: ignore[misc]
+    made.tile = tile  # type: ignore[misc]
+    made.round = round  # type: ignore[misc]
+    made.governor = governor  # type: ignore[misc]
+    made.role_turn = role_turn  # type: ignore[misc]
+    made.roles_taken = roles_taken  # type: ignore[misc]
+    made.stage = stage  # type: ignore[misc]
+    made.role = role  # type: ignore[misc]
+    made.chooser = chooser  # type: ignore[misc]
+    made.library = library  # type: ignore[misc]
+    made.queue = queue  # type: ignore[misc]
+    made.looking = looking  # type: ignore[misc]
+    made.step = step  # type: ignore[misc]
+    made.reshuffles = reshuffles  # type: ignore[misc]
+    made.reshuffles_used = reshuffles_used  # type: ignore[misc]
+    made.shuffle_seed = shuffle_seed  # type: ignore[misc]
+    made.draft = draft  # type: ignore[misc]
+    made.events = events  # type: ignore[misc]
+    return made
+
+
+register_builders({PlayerState: _built_player_state, SanJuanState: _built_san_juan_state})
 
 
 _new_player = fast_constructor(PlayerState)
