@@ -303,12 +303,20 @@ def _in_thread(work: Callable[[], int], stop: Callable[[], None]) -> int:
     the main thread): on one, ``stop`` interrupts DuckDB, the thread gets ``STOP_GRACE`` seconds to end,
     and the interruption goes on (a ``KeyboardInterrupt``). Returns, or raises, what ``work`` does."""
     outcome: dict[str, Any] = {}
+    guard = threading.Lock()
+    abandoned = False
 
     def target() -> None:
         try:
-            outcome["value"] = work()
+            value = work()
         except BaseException as err:  # handed over to the main thread
-            outcome["error"] = err
+            with guard:
+                if not abandoned:
+                    outcome["error"] = err
+            return
+        with guard:
+            if not abandoned:
+                outcome["value"] = value
 
     thread = threading.Thread(target=target, name="governor-query", daemon=True)
     thread.start()
@@ -318,8 +326,11 @@ def _in_thread(work: Callable[[], int], stop: Callable[[], None]) -> int:
     except KeyboardInterrupt:
         stop()
         thread.join(STOP_GRACE)
-        # The query's error holds its result reader, which keeps the connection busy until dropped.
-        outcome.clear()
+        # The query's error holds its result reader, which keeps the connection busy until dropped:
+        # nothing the thread ends with is kept, even when it ends after the grace (a busy machine).
+        with guard:
+            abandoned = True
+            outcome.clear()
         gc.collect()
         raise
     if "error" in outcome:
@@ -351,6 +362,8 @@ def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> 
 
 def _run(sql: str, db: str, fmt: str, out: str | None, spill: str) -> int:
     count = 0
+    # The status of an interruption, once decided: closing the connection after it cannot add an error.
+    stopped: int | None = None
     try:
         from ingest.lake import is_lake
 
@@ -381,12 +394,17 @@ def _run(sql: str, db: str, fmt: str, out: str | None, spill: str) -> int:
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(code)
+                stopped = code
                 return code
     except DatabaseError as err:
+        if stopped is not None:
+            return stopped
         print(f"governor query: {printable(str(err))}", file=sys.stderr)
         return exits.ENVIRONMENT
     except (duckdb.Error, _ResultError) as err:
         _discard(out)
+        if stopped is not None:
+            return stopped
         if isinstance(err, duckdb.InterruptException):
             word, code = exits.interruption(err)
             print(f"governor query: {word}", file=sys.stderr)
@@ -396,10 +414,14 @@ def _run(sql: str, db: str, fmt: str, out: str | None, spill: str) -> int:
         return exits.REJECTED
     except OutputError as err:
         _discard(out)
+        if stopped is not None:
+            return stopped
         print(f"governor query: cannot write {printable(os.fsdecode(out or 'the output'))}: {err}", file=sys.stderr)
         return exits.ENVIRONMENT
     except OSError as err:
         _discard(out)
+        if stopped is not None:
+            return stopped
         print(f"governor query: cannot read {printable(db)}: {err.strerror or err}", file=sys.stderr)
         return exits.ENVIRONMENT
     if count < 0:
