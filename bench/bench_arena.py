@@ -8,7 +8,9 @@ one core's speed (a busy machine still slows it: shared caches, frequency). ``ra
 heuristic bot for its move on the environment's state and plays that move's action. Each line is the
 best of ``--repeat`` runs of ``--games`` games (other work on the machine only slows a run down).
 The arena lines play ``governor arena``'s round robin with one worker and the built-in agents.
-Which engines ran (compiled or pure Python) is recorded with the machine.
+Which engines ran (compiled or pure Python) is recorded with the machine, and the milliseconds of
+a fixed piece of plain Python before and after the runs (``reference_work_ms``: how fast the shared
+machine ran then).
 
 Writes ``bench/results_arena.json`` and prints a markdown table::
 
@@ -30,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import machine  # noqa: E402
+from bench.common import machine, reference_work_ms  # noqa: E402
 from governor.arena.round_robin import run_arena  # noqa: E402
 from replay.simulate import make_bot  # noqa: E402
 
@@ -86,6 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
     load_before = os.getloadavg()
+    reference_before = reference_work_ms()
 
     def row(what: str, game: str, players: int, agent: str, wall: float, cpu: float, steps: int | None) -> None:
         rows.append({"what": what, "game": game, "players": players, "agent": agent, "games": args.games,
@@ -108,8 +111,10 @@ def main() -> None:
                     row("arena", game, players, agent, min(t[0] for t in timed), min(t[1] for t in timed), None)
     info = machine()
     info["load_average_before"] = load_before
+    info["reference_work_ms"] = [reference_before, reference_work_ms()]
     Path(args.out).write_text(json.dumps({"machine": info, "rows": rows}, indent=1) + "\n")
-    print(f"\nload average before {load_before}, after {info['load_average']}; engines: {info['engines']}")
+    print(f"\nload average before {load_before}, after {info['load_average']}; engines: {info['engines']}; "
+          f"reference work before and after: {info['reference_work_ms']} ms")
     print("\n| What | Game | Players | Agents | Games/s (wall) | Games/CPU s | Steps/CPU s |\n"
           "| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:

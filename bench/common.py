@@ -18,6 +18,23 @@ from replay.simulate import simulate_many
 OUT = Path(__file__).resolve().parent / "out"
 
 
+def reference_work_ms(repeat: int = 5) -> float:
+    """Milliseconds of CPU, best of ``repeat``, for a fixed piece of plain Python (dict and list work
+    much like a rules engine's, none of Governor's code): how fast the machine runs this day, to put
+    figures of different days side by side (a shared machine's speed varies by 2 times)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        table: dict[int, list[int]] = {}
+        for i in range(200_000):
+            row = table.setdefault(i % 97, [])
+            row.append(i * 7 % 13)
+            if len(row) > 20:
+                row.pop(0)
+        best = min(best, time.process_time() - start)
+    return round(best * 1000, 1)
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on."""
     model = "unknown"
