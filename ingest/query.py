@@ -176,7 +176,9 @@ def _write_result(reader: Any, fmt: str, out: str | None) -> int:
     count = 0
     try:
         if fmt == "csv":
-            writer = csv.writer(handle)
+            # One line feed a row, as the shell, DuckDB and the arena's --csv write: not the csv module's CR LF,
+            # which a script reading a field (`$(governor query ... | tail -1)`) would keep a carriage return of.
+            writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(reader.schema.names)
             for batch in _batches(reader):
                 rows = _rows(batch)

@@ -72,3 +72,14 @@ def test_a_connection_that_fails_to_close_after_an_interruption_adds_no_line(
     monkeypatch.setattr(query, "_in_thread", interrupted)
     assert query.run_query("SELECT 1", str(sample_db)) == 130
     assert capsys.readouterr() == ("", "governor query: interrupted\n")
+
+
+def test_csv_rows_end_in_a_line_feed(sample_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A script takes a field with ``$(governor query ... --format csv | tail -1)``: no carriage
+    return may come with it, on standard output or in a file."""
+    sql = "SELECT player_count, count(*) AS n FROM games GROUP BY 1 ORDER BY 1"
+    assert query.run_query(sql, str(sample_db), "csv") == 0
+    assert capsys.readouterr().out == "player_count,n\n2,10\n3,10\n4,10\n"
+    out = tmp_path / "q.csv"
+    assert query.run_query(sql, str(sample_db), "csv", str(out)) == 0
+    assert out.read_bytes() == b"player_count,n\n2,10\n3,10\n4,10\n"
