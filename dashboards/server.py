@@ -8,7 +8,9 @@ started (``dashboards.first_paint``): a Replay link opened in a new tab shows it
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import streamlit as st
@@ -16,16 +18,25 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-# Imported with the server (its reads, the component's script), not on the first request.
-from dashboards import first_paint
-
 HERE = Path(__file__).resolve().parent
+
+
+@asynccontextmanager
+async def lifespan(app: Any) -> AsyncIterator[None]:
+    """Load the first paint's modules (its reads, the component's script) as the server starts, not
+    on the first request; here, once Streamlit's runtime runs: their cached functions, decorated at
+    import, would otherwise be made without it (Streamlit logs "No runtime found" for each)."""
+    from dashboards import first_paint  # noqa: F401
+
+    yield
 
 
 async def replay_page(request: Request) -> StreamingResponse:
     """Streamlit's page for ``/replay`` with the URL's board drawn first: the page's head goes at once
     (the browser fetches Streamlit's styles and scripts meanwhile), the board and the rest once the
     game is read, in a worker thread (the event loop serves the other sessions meanwhile)."""
+    from dashboards import first_paint
+
     params = dict(request.query_params)
 
     async def parts() -> AsyncIterator[str]:
@@ -36,4 +47,4 @@ async def replay_page(request: Request) -> StreamingResponse:
     return StreamingResponse(parts(), media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
-app = st.App(str(HERE / "app.py"), routes=[Route("/replay", replay_page, methods=["GET"])])
+app = st.App(str(HERE / "app.py"), lifespan=lifespan, routes=[Route("/replay", replay_page, methods=["GET"])])

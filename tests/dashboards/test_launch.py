@@ -1,5 +1,6 @@
 """`governor dashboard` starts on a fresh machine: no streamlit credentials, no terminal, not headless
-(the README's main command), and serves the app."""
+(the README's main command), serves the app and a Replay link's board drawn first, and says nothing
+but where it serves."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+import duckdb
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +42,14 @@ def test_dashboard_starts_without_prompting(dash_db: Path, tmp_path: Path) -> No
                 time.sleep(0.5)
         assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
         assert health == "ok"
+        with duckdb.connect(str(dash_db), read_only=True) as con:
+            [(game_id,)] = con.execute("SELECT game_id FROM games ORDER BY game_id LIMIT 1").fetchall()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/replay?game={game_id}&step=3", timeout=60) as response:
+            page = response.read().decode()
+        assert 'id="gv-first-data"' in page
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    said = proc.stdout.read().decode().splitlines() if proc.stdout else []
+    # Streamlit's own lines (where it serves, the stop), none of its warnings.
+    assert [line for line in said if "No runtime found" in line or "WARNING" in line.upper()] == [], said
