@@ -227,6 +227,9 @@ class SnapshotWorking:
     def snapshot(self) -> Any:
         return self.state
 
+    def stuck(self) -> bool:
+        return False
+
 
 class StateRows(Protocol):
     """What the importer reads of a game replayed in place (``RulesEngine.state_rows``), after each

@@ -63,6 +63,12 @@ class Working(Protocol):
         """The current state, immutable."""
         ...
 
+    def stuck(self) -> bool:
+        """Whether the game has reached a dead end: no move can ever end it (the rules have no exit;
+        random players find such ends). False whenever the game can still end, and where the game
+        does not tell."""
+        ...
+
 
 class Bot(Protocol):
     """A player program: the move it makes in a state, or in a working game (``Working``)."""

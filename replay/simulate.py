@@ -38,10 +38,16 @@ class SimulationError(Exception):
 MAX_ATTEMPTS = 20
 
 
+#: Recorded moves between two looks for a dead end (``Working.stuck``).
+STUCK_EVERY = 64
+
+
 def play_out(play: Working, choose: Callable[[int], Any], moves: list[dict[str, Any]]) -> bool:
     """Play the working game ``play`` to its end, ``choose(seat)`` giving the move of the seat to act,
     appending each move a log records to ``moves`` (the loop of ``governor simulate`` and of the
-    arena). False when the game goes past ``MAX_MOVES`` recorded moves (then left where it stopped).
+    arena). False when the game goes past ``MAX_MOVES`` recorded moves or reaches a dead end, from
+    which it could never end (``Working.stuck``, looked for every ``STUCK_EVERY`` moves: the same
+    games come out, the hopeless ones stopped sooner); then left where it stopped.
 
     Raises what ``choose`` raises, and ``RuleViolation`` for a move the rules refuse."""
     while not play.is_over():
@@ -54,7 +60,7 @@ def play_out(play: Working, choose: Callable[[int], Any], moves: list[dict[str, 
         # own program would record it (and as logs were written before the choice could be made).
         if default is None or move != default:
             moves.append({"seat": seat, **move.to_json()})
-            if len(moves) > MAX_MOVES:
+            if len(moves) > MAX_MOVES or (len(moves) % STUCK_EVERY == 0 and play.stuck()):
                 return False
     return True
 

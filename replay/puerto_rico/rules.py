@@ -1389,6 +1389,10 @@ class Working:
         """The current state, immutable (equal to what ``apply`` move after move reaches)."""
         return self.t.freeze()
 
+    def stuck(self) -> bool:
+        """Never told: a game that runs on is stopped by the caller's move limit."""
+        return False
+
 
 def working(state: PuertoRicoState) -> Working:
     """A ``Working`` game from ``state`` (what ``Engine.working`` hands the replay's validation fold).

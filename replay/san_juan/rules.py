@@ -879,6 +879,39 @@ class Working:
     def snapshot(self) -> SanJuanState:
         return self.table.freeze()
 
+    def stuck(self) -> bool:
+        """``dead_end`` of the current state; at once False while a pile holds a card."""
+        t = self.table
+        if t.cards_left() or t.looking:
+            return False
+        return dead_end(self.snapshot())
+
+
+def dead_end(state: SanJuanState) -> bool:
+    """Whether no card can ever move again, so the game can never end (a dead end the rules have no
+    exit for, which random players reach: every card tucked under chapels, covered by cranes or stuck
+    in hands). True when the draw and discard piles are empty and no card is being looked at (nothing
+    can be drawn: producing, selling, councillor, prospector, gold mine and every card a building draws
+    give nothing; an archive discards only as many as were drawn), no good lies on a building (nothing
+    to sell, nor to pay a black market with), no hand is over its limit (no discard), and no seat could
+    build from its hand even as the builder with every privilege it may have (a library's too): hands
+    only shrink from here (a chapel), and discounts come only from new buildings. Raises nothing."""
+    if state.stage is Stage.OVER or state.draw_pile or state.discard or state.looking:
+        return False
+    for player in state.players:
+        if len(player.hand) > hand_limit(player.buildings):
+            return False
+        for good in player.goods:
+            if good is not None:
+                return False
+    table = Table(state)
+    for seat, player in enumerate(state.players):
+        table.chooser = seat
+        table.library = "Library" in player.buildings
+        if _can_build(table, seat):
+            return False
+    return True
+
 
 def working(state: SanJuanState) -> Working:
     """A ``Working`` game starting from ``state`` (which is left as it is). Raises nothing."""

@@ -79,3 +79,27 @@ def test_play_out_plays_to_the_end_and_records_what_simulate_records() -> None:
     assert simulate.play_out(play, lambda seat: bots[seat].choose_working(play), moves) is True
     assert play.is_over()
     assert moves == obj["moves"]
+
+
+def test_play_out_stops_at_a_dead_end_the_game_cannot_leave() -> None:
+    """Random San Juan players (3 players, seed 68) reach a dead end by move 704: play_out stops there,
+    not at the move limit; and however long it is played on, no card moves and the game never ends."""
+    from replay.san_juan.rules import dead_end
+
+    engine = engine_for("san_juan")
+    play = engine.working(engine.simulation_state(engine.new_random_game(["A", "B", "C"], 68, {}), 68))
+    rng = random.Random(68)
+    moves: list[dict[str, Any]] = []
+    assert simulate.play_out(play, lambda seat: rng.choice(engine.legal_moves(play.snapshot())), moves) is False
+    assert len(moves) == 704 < simulate.MAX_MOVES
+    stuck = play.snapshot()
+    assert dead_end(stuck) and play.stuck()
+    for _ in range(3000):
+        play.apply(rng.choice(engine.legal_moves(play.snapshot())))
+    later = play.snapshot()
+    assert not play.is_over()
+    assert (later.draw_pile, later.discard) == ((), ())
+    for before, after in zip(stuck.players, later.players):
+        assert (after.buildings, after.goods, after.covered) == (before.buildings, before.goods, before.covered)
+        # A chapel may take a card from the hand; nothing else moves.
+        assert sorted(after.hand + after.chapel) == sorted(before.hand + before.chapel)
