@@ -119,8 +119,10 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
             # Straight from the state (``encode_state``): the vector of ``encode(seat_view(...))``,
             # what the seat may see as its ``view.py`` decides, without building the view dict.
             vector = self._observed[seat] = self.codec.encode_state(self._state, seat)
-        mask = self._mask if seat == self._seat else np.zeros(self._action_count, dtype=np.int8)
-        return {"observation": vector, "action_mask": mask}
+        # Copies: the agent may keep or change what it is handed; the environment never reads it back
+        # (its own vector is kept for the step's other observers, its own mask decides what is legal).
+        mask = self._mask.copy() if seat == self._seat else np.zeros(self._action_count, dtype=np.int8)
+        return {"observation": vector.copy(), "action_mask": mask}
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -258,7 +260,18 @@ def _fast(wrapper: type, checked: bool = False) -> type:
     return type(wrapper.__name__, (wrapper,), namespace)
 
 
-TerminateIllegal = _fast(wrappers.TerminateIllegalWrapper)
+class TerminateIllegal(_fast(wrappers.TerminateIllegalWrapper)):  # type: ignore[misc]
+    """PettingZoo's ``TerminateIllegalWrapper``, which judges an action by the mask it last observed,
+    keeping its own copy of that observation: the agent's copy is the agent's to change."""
+
+    def observe(self, agent: Any) -> Any:
+        obs = super().observe(agent)
+        kept: Any = getattr(self, "_prev_obs", None)
+        if kept is obs:
+            self._prev_obs = {key: value.copy() for key, value in obs.items()}
+        return obs
+
+
 AssertOutOfBounds = _fast(wrappers.AssertOutOfBoundsWrapper)
 
 
@@ -284,8 +297,9 @@ class OrderEnforcing(_fast(wrappers.OrderEnforcingWrapper, checked=True)):  # ty
         raw = self._raw
         agent = raw.agent_selection
         observation = raw.observe(agent)
-        # What TerminateIllegalWrapper.observe keeps of the acting agent's observation.
-        term._prev_obs = observation
+        # What TerminateIllegalWrapper.observe keeps of the acting agent's observation: its mask, the
+        # environment's own (the agent's copy is the agent's to change).
+        term._prev_obs = {"observation": observation["observation"], "action_mask": raw._mask}
         infos = raw.infos
         term._prev_info = infos[agent] if agent in infos else {}
         return observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], infos[agent]
@@ -296,10 +310,8 @@ class OrderEnforcing(_fast(wrappers.OrderEnforcingWrapper, checked=True)):  # ty
         if term is not None and self._has_reset and type(action) is int and raw.agents and not term._terminated:
             agent = raw.agent_selection
             if not raw.terminations[agent] and not raw.truncations[agent] and 0 <= action < raw._action_count:
-                seen = term._prev_obs
-                # TerminateIllegal observes the agent when it has not: the mask is the environment's.
-                mask = seen["action_mask"] if seen is not None else raw._mask
-                if mask[action]:
+                # The environment's own mask, never the agent's copy (which the agent may have changed).
+                if raw._mask[action]:
                     term._prev_obs = None
                     term._prev_info = None
                     self._has_updated = True

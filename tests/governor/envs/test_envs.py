@@ -146,3 +146,31 @@ def test_an_environment_per_declared_game_found_both_ways() -> None:
         governor.envs.chess_v0  # noqa: B018
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("governor.envs.chess_v0")
+
+
+@pytest.mark.parametrize("module", [san_juan_v0, puerto_rico_v0], ids=["san_juan", "puerto_rico"])
+def test_an_agent_that_changes_its_observation_changes_nothing_of_the_environment(module: object) -> None:
+    """An agent may keep or change the arrays it is handed: zeroing its mask, or writing into its
+    vector, neither refuses a later legal action nor changes what the next observer sees."""
+    env = module.env(players=3)  # type: ignore[attr-defined]
+    env.reset(seed=11)
+    rng = random.Random(5)
+    steps = 0
+    while env.agents and steps < 300:
+        observation, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        kept = observation["observation"].copy()
+        observation["action_mask"][:] = 0
+        observation["observation"][:] = -7.0
+        again = env.observe(env.agent_selection)
+        assert np.array_equal(again["observation"], kept)
+        assert again["action_mask"][legal].all()
+        again["action_mask"][:] = 0
+        env.step(int(rng.choice(legal)))
+        # An action refused as illegal would end the game truncated for everyone (TerminateIllegal).
+        assert not any(env.unwrapped.truncations.values())
+        steps += 1
+    assert steps >= 150  # a real stretch of the game was played, to its end or to 300 steps
