@@ -1,5 +1,5 @@
 # The two commands of the README, and a few more.
-.PHONY: demo test setup setup-test lint bench golden
+.PHONY: demo test setup setup-test lint bench golden lock
 
 DB ?= governor.duckdb
 PORT ?= 8501
@@ -40,3 +40,10 @@ bench: setup
 
 golden: setup
 	.venv/bin/governor golden --logs sample_logs --out tests/golden
+
+# Refresh constraints.txt, the tested versions setup installs: the newest the ranges in pyproject.toml
+# allow today (uv's resolver); then run `make test` before committing it.
+lock: setup
+	.venv/bin/python -m pip install --quiet uv
+	.venv/bin/uv pip compile pyproject.toml --extra test --extra cluster --extra native --extra env --universal \
+		--python-version 3.11 --upgrade --annotation-style line --custom-compile-command "make lock" -o constraints.txt

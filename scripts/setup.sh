@@ -8,20 +8,25 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
+# The versions the tests last passed on (constraints.txt, made by `make lock`); pyproject.toml keeps the
+# ranges for people who install the package.
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install --quiet -e '.[test,cluster,native,env]'
+  .venv/bin/python -m pip install --quiet -c constraints.txt -e '.[test,cluster,native,env]'
   if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ]; then
-      apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+      ./scripts/apt-install.sh chromium
     else
       echo "setup: the browser tests need Debian's chromium: sudo apt-get install chromium" >&2
       exit 1
     fi
   fi
 else
-  .venv/bin/python -m pip install --quiet -e '.[native]'
+  .venv/bin/python -m pip install --quiet -c constraints.txt -e '.[native]'
 fi
 # The rules engines compiled with mypyc (replay/native.py), used automatically; without a C compiler
 # this says so and the engines run as pure Python.
 .venv/bin/governor native build
+case ":$PATH:" in
+  *":$PWD/.venv/bin:"*) ;;
+  *) echo "governor: installed in ./.venv; run it as .venv/bin/governor, or 'source .venv/bin/activate' first to type governor" >&2 ;;
+esac
