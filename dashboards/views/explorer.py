@@ -34,19 +34,35 @@ def _set_path(path: tuple[str, ...]) -> None:
         del st.query_params["path"]
 
 
-def _on_filters() -> None:
-    """A new game type or player counts: back to the start, filters into the URL."""
+def _on_type() -> None:
+    """A new game type: back to the start with that game's defaults (every player count it is played
+    with): a count chosen for the previous game may not exist in this one, and a choice that fits
+    would still hide some of its games."""
     st.query_params["type"] = st.session_state["explorer_type"]
-    chosen = sorted(int(c) for c in st.session_state.get("explorer_counts") or [])
-    st.query_params["players"] = ",".join(map(str, chosen))
+    if "players" in st.query_params:
+        del st.query_params["players"]
     _set_path(())
 
 
-def _counts_from_url(available: list[int]) -> list[int]:
-    wanted = url_state.parsed("players", url_state.int_in(0, 99), None, many=True)
-    if wanted is None:
-        return available
-    return [c for c in available if c in wanted]
+def _on_counts() -> None:
+    """New player counts: back to the start, the counts into the URL (none when every count is chosen
+    or none is: both count every game)."""
+    chosen = sorted(int(c) for c in st.session_state.get("explorer_counts") or [])
+    if chosen and chosen != st.session_state.get("explorer_available"):
+        st.query_params["players"] = ",".join(map(str, chosen))
+    elif "players" in st.query_params:
+        del st.query_params["players"]
+    _set_path(())
+
+
+def fitting_counts(wanted: list[int] | None, available: list[int]) -> list[int] | None:
+    """The player counts of the URL when every one of them is a count the game is played with, else
+    None: counts that do not fit the game (``players=2,3,4`` on a game of 3 to 5 players) give the
+    game's default, every count, rather than the part that fits (which would silently drop the
+    5-player games)."""
+    if not wanted or any(c not in available for c in wanted):
+        return None
+    return sorted(set(wanted))
 
 
 def _metric(box: Any, label: str, value: str, **options: Any) -> None:
@@ -69,15 +85,25 @@ types = list(kinds["game"])
 game = url_state.raw_param("type") or ""
 if game not in types:
     game = str(types[0])
-available = [int(c) for c in kinds.loc[kinds["game"] == game, "counts"].iloc[0]]
-counts = _counts_from_url(available)
+available = sorted(int(c) for c in kinds.loc[kinds["game"] == game, "counts"].iloc[0])
+fitting = fitting_counts(url_state.parsed("players", url_state.int_in(0, 99), None, many=True), available)
+if fitting is None or fitting == available:
+    # The game's default, in the URL too: no count that does not fit stays there.
+    counts = available
+    if "players" in st.query_params:
+        del st.query_params["players"]
+else:
+    counts = fitting
+if url_state.raw_param("type") not in (None, game):
+    st.query_params["type"] = game
 st.session_state["explorer_type"] = game
 st.session_state["explorer_counts"] = counts
+st.session_state["explorer_available"] = available
 
 left, right = st.columns([1, 2])
-left.selectbox("Game", types, format_func=ui.game_title, key="explorer_type", on_change=_on_filters)
-right.multiselect("Player count", available, key="explorer_counts", on_change=_on_filters,
-                  help="No player count chosen counts every player count.")
+left.selectbox("Game", types, format_func=ui.game_title, key="explorer_type", on_change=_on_type)
+right.multiselect("Player count", available, key="explorer_counts", on_change=_on_counts,
+                  help="No player count chosen counts every player count. A new game chooses all of its own.")
 st.caption(
     f"Decisions of the first {OPENING_ROUNDS} rounds: role choices and builds"
     + (registry.game_of(game).opening_words if game in registry.game_names() else "")

@@ -34,6 +34,12 @@ def _range(raw: list[Any], low: int, high: int) -> tuple[int, int]:
     return max(low, a), min(high, b)
 
 
+def fitting_counts(chosen_types: list[str], counts_of: dict[str, list[int]]) -> list[int]:
+    """Every player count the chosen game types were played with (of all types when none is chosen)."""
+    picked = chosen_types or list(counts_of)
+    return sorted({c for game in picked for c in counts_of.get(game, [])})
+
+
 def filtered_games(where: list[str], params: list[Any], limit: int = SHOWN) -> tuple[pd.DataFrame, int]:
     """The newest ``limit`` games matching every condition in ``where`` (SQL over ``games g`` and
     ``s``, the winning score per game), and how many match in all."""
@@ -158,6 +164,9 @@ rounds_range = (int(bounds["r_lo"]), max(int(bounds["r_hi"]), int(bounds["r_lo"]
 score_range = (int(bounds["s_lo"]), max(int(bounds["s_hi"]), int(bounds["s_lo"]) + 1))
 date_range = (pd.Timestamp(bounds["d_lo"]).date(), pd.Timestamp(bounds["d_hi"]).date()) if pd.notna(bounds["d_lo"]) else None
 buildings = data.frame("SELECT DISTINCT unnest(final_buildings) AS b FROM players ORDER BY b")["b"].tolist()
+#: The player counts each game type was played with.
+counts_of = {str(r["game"]): [int(c) for c in r["counts"]] for _, r in data.frame(
+    "SELECT game, list(DISTINCT player_count ORDER BY player_count) AS counts FROM games GROUP BY game").iterrows()}
 total_games = int(bounds["total"])
 
 url_state.seed("games_search", "q", str, "")
@@ -187,7 +196,14 @@ row1 = st.columns([3, 2, 2])
 search = row1[0].text_input("Search", key="games_search", placeholder="player, winner, game id or source",
                             help="Case-insensitive; matches any part of players, winner, game id and source.")
 chosen_types = row1[1].multiselect("Game", types, format_func=ui.game_title, key="games_types")
-chosen_counts = row1[2].multiselect("Players", counts, key="games_counts")
+# The player counts of the chosen games; counts chosen that do not fit them (2 players, once only a
+# game of 3 to 5 is chosen) give the default, every count of the chosen games, in the URL too.
+fit_counts = fitting_counts(chosen_types, counts_of) or counts
+if any(c not in fit_counts for c in st.session_state["games_counts"]):
+    st.session_state["games_counts"] = fit_counts
+chosen_counts = row1[2].multiselect("Players", fit_counts, key="games_counts",
+                                    help="Player counts of the chosen games; a new choice of games that does not "
+                                         "have a chosen count chooses all of its own.")
 ss = st.session_state
 narrowed = bool(ss["games_player"] or ss["games_winner"] or ss["games_building"] or ss["games_end"]
                 or tuple(ss["games_score"]) != score_range or tuple(ss["games_rounds"]) != rounds_range
@@ -226,7 +242,7 @@ if search.strip():
 if sorted(chosen_types) != types:
     where.append("g.game IN (SELECT unnest(?::VARCHAR[]))")
     params.append(list(chosen_types))
-if sorted(chosen_counts) != counts:
+if sorted(chosen_counts) != fit_counts:
     where.append("g.player_count IN (SELECT unnest(?::INT[]))")
     params.append(list(chosen_counts))
 if player.strip():
@@ -295,7 +311,7 @@ if compare_mode and selected:
 url_state.publish({
     "q": search.strip() or None,
     "types": chosen_types if sorted(chosen_types) != types else None,
-    "counts": chosen_counts if sorted(chosen_counts) != counts else None,
+    "counts": chosen_counts if sorted(chosen_counts) != fit_counts else None,
     "player": player.strip() or None, "winner": winner.strip() or None,
     "building": building, "owner": owner if building and owner != "anyone" else None,
     "end": chosen_ends or None,

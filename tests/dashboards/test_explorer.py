@@ -113,3 +113,29 @@ def test_puerto_rico_tree_has_settler_and_builder_decisions(mixed_db: Path, open
     tokens = {t for (t,) in sql(mixed_db, "SELECT DISTINCT unnest(decisions) FROM openings WHERE game = 'puerto_rico'")}
     assert {"Settler", "Builder"} <= tokens
     assert any(t.startswith("settle ") for t in tokens) and any(t.startswith("build ") for t in tokens)
+
+
+def test_a_new_game_resets_the_player_counts_to_its_own(mixed_db: Path, open_page, sql) -> None:
+    # Switching from San Juan (2-4 players) to Puerto Rico (3-5) used to keep players=2,3,4 in the URL
+    # and count only the 3- and 4-player games.
+    at = open_page(mixed_db, "views/explorer.py", type="san_juan", players="2,3,4", path="Builder")
+    assert at.multiselect(key="explorer_counts").value == [2, 3, 4]
+    at.selectbox(key="explorer_type").set_value("puerto_rico").run()
+    assert not at.exception
+    assert at.multiselect(key="explorer_counts").value == [3, 4, 5]
+    assert dict(at.query_params) == {"type": "puerto_rico"}
+    (games,) = sql(mixed_db, "SELECT count(*) FROM games WHERE game = 'puerto_rico'")[0]
+    assert games == 30 and at.metric[0].value == "30"
+
+
+def test_player_counts_in_the_url_that_do_not_fit_the_game_give_its_defaults(mixed_db: Path, open_page) -> None:
+    at = open_page(mixed_db, "views/explorer.py", type="puerto_rico", players="2,3,4")
+    assert at.multiselect(key="explorer_counts").value == [3, 4, 5]
+    assert "players" not in at.query_params and at.metric[0].value == "30"
+    # Counts that fit are kept; choosing them all leaves no parameter.
+    at = open_page(mixed_db, "views/explorer.py", type="puerto_rico", players="5")
+    assert at.multiselect(key="explorer_counts").value == [5] and at.metric[0].value == "10"
+    at.multiselect(key="explorer_counts").set_value([3, 4, 5]).run()
+    assert dict(at.query_params) == {"type": "puerto_rico"}
+    at.multiselect(key="explorer_counts").set_value([4, 5]).run()
+    assert at.query_params["players"] == "4,5" and at.metric[0].value == "20"

@@ -133,3 +133,20 @@ def test_two_games_side_by_side(dated_db: Path, open_games, sql) -> None:
     # The same comparison from a link.
     at = open_games(dated_db, compare="1", ids=f"{b},{a}")
     assert len(at.get("iframe")) == 2
+
+
+def test_player_counts_that_do_not_fit_the_chosen_games_reset(mixed_db: Path, open_games) -> None:
+    at = open_games(mixed_db, counts="2")
+    assert at.multiselect(key="games_counts").value == [2] and len(ids(at)) == 10
+    at.multiselect(key="games_types").set_value(["puerto_rico"]).run()
+    assert not at.exception
+    # Two players do not fit Puerto Rico: every count it is played with, and no counts in the URL.
+    assert at.multiselect(key="games_counts").value == [3, 4, 5]
+    assert at.multiselect(key="games_counts").options == ["3", "4", "5"]
+    assert len(ids(at)) == 30 and dict(at.query_params) == {"types": "puerto_rico"}
+    # A link with a count the chosen game has not: the same.
+    at = open_games(mixed_db, types="puerto_rico", counts="2,3")
+    assert at.multiselect(key="games_counts").value == [3, 4, 5] and len(ids(at)) == 30
+    assert dict(at.query_params) == {"types": "puerto_rico"}
+    at = open_games(mixed_db, types="puerto_rico", counts="5")
+    assert at.multiselect(key="games_counts").value == [5] and len(ids(at)) == 10
