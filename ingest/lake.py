@@ -12,7 +12,11 @@ Layout (``DIR`` is a local folder or a URL pyarrow understands, such as ``s3://b
 
 Every file is written under a temporary name and renamed when complete, and a batch's manifest is
 written (the same way) only after all of its files: files no manifest names (a killed run's) are
-invisible to readers and deleted by the next import. Readers see exactly the files the manifests name,
+invisible to readers and deleted by the next import. On a local disk nothing is followed: the lake's own
+folders and files are never symbolic links, every folder below the lake's is opened without following
+one (``replay.outputs.open_folder``), and an import that finds a link where the lake keeps its own
+files stops before writing or removing anything (``Lake.refuse_links``), so nothing outside the lake
+is ever written or removed. Readers see exactly the files the manifests name,
 through DuckDB views with the documented table and view names (``connect``), so every documented query
 runs unchanged. Rows inside a file are sorted by ``game_id`` (then step, seat), so row-group statistics
 let a look-up of one game skip the rest.
@@ -25,6 +29,7 @@ import json
 import os
 import posixpath
 import re
+import stat
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -54,6 +59,7 @@ from ingest.schema import (
 )
 from ingest.stored import StoredGames, stored_in
 from replay.errors import printable
+from replay.outputs import FollowRefused, creating_in, open_folder, remove_in
 
 LAKE_MARK = "_governor_lake.json"
 MANIFESTS = "_manifest"
@@ -71,6 +77,10 @@ _BATCH = r"[A-Za-z0-9_.-]+"
 _DATA_FILE = re.compile(rf"[a-z0-9_]+/(?:game=[a-z0-9_]+/)?part-{_BATCH}\.parquet")
 _TEMP_FILE = re.compile(rf"(?:[a-z0-9_]+/(?:game=[a-z0-9_]+/)?part-{_BATCH}\.parquet|{MANIFESTS}/{_BATCH}\.json"
                         rf"|{re.escape(LAKE_MARK)})\.tmp-[A-Za-z0-9]+")
+#: What the lake itself names inside a table folder: its data files (and their temporary files) and
+#: its ``game=<game>`` folders.
+_OWN_IN_TABLE = re.compile(rf"part-{_BATCH}\.parquet(?:\.tmp-[A-Za-z0-9]+)?")
+_GAME_FOLDER = re.compile(r"game=[a-z0-9_]+")
 
 
 def _table_of(rel: str) -> str:
@@ -132,6 +142,15 @@ class LakeError(Exception):
     """The lake cannot be used: not a lake, a newer format, or the storage refused a write."""
 
 
+def _refused(err: FollowRefused) -> LakeError:
+    """The one line for a link (or a file where a folder belongs) met where the lake keeps its own."""
+    if err.found.startswith("a symbolic link"):
+        return LakeError(f"{printable(err.path)}: {printable(err.found)}: a lake's own folders and files are never "
+                         "links, and an import writes and removes nothing through one")
+    return LakeError(f"{printable(err.path)}: {err.found}, where the lake keeps its own: an import writes and "
+                     "removes nothing there")
+
+
 def is_lake(path: str | Path) -> bool:
     """Whether ``path`` names a lake: a URL, or a folder holding the lake's mark file."""
     text = str(path)
@@ -157,7 +176,9 @@ class Lake:
                 self.fs, self.base = pafs.LocalFileSystem(), openable(os.path.abspath(self.root))
             except OSError as err:
                 raise LakeError(f"{self.root}: cannot open the lake: {err}") from None
-        self.base = self.base.rstrip("/")
+        self.base = self.base.rstrip("/") or "/"
+        #: On this machine's disk (a folder or a ``file://`` URL): written without following links.
+        self.disk = isinstance(self.fs, pafs.LocalFileSystem)
 
     @property
     def local(self) -> bool:
@@ -175,7 +196,12 @@ class Lake:
         ``LakeError`` for a folder that holds other things, a damaged mark or a lake of a newer format."""
         if self.refuse_foreign():
             return
-        self.fs.create_dir(self.path(MANIFESTS), recursive=True)
+        if self.disk:
+            os.makedirs(self.base, exist_ok=True)
+            with self._folder(MANIFESTS, make=True):
+                pass
+        else:
+            self.fs.create_dir(self.path(MANIFESTS), recursive=True)
         self._write_atomic(LAKE_MARK, json.dumps({"format": LAKE_FORMAT, "schema_version": SCHEMA_VERSION}).encode())
 
     def refuse_foreign(self) -> bool:
@@ -264,19 +290,82 @@ class Lake:
         (a running import's files are then never taken for a killed one's)."""
         named = {rel for rels in self.files(self._all_manifests()).values() for rel in rels}
         removed = 0
-        selector = pafs.FileSelector(self.base, recursive=True, allow_not_found=True)
-        for info in self.fs.get_file_info(selector):
-            if info.type != pafs.FileType.File:
-                continue
-            rel = posixpath.relpath(info.path, self.base)
+        if self.disk:
+            rels: Iterable[str] = list(self._own_files())
+        else:
+            selector = pafs.FileSelector(self.base, recursive=True, allow_not_found=True)
+            rels = [posixpath.relpath(info.path, self.base) for info in self.fs.get_file_info(selector)
+                    if info.type == pafs.FileType.File]
+        for rel in rels:
             orphan = (_DATA_FILE.fullmatch(rel) is not None and _table_of(rel) in table_schemas()
                       and rel not in named)
             temp = _TEMP_FILE.fullmatch(rel) is not None and (
                 _table_of(rel) in (*table_schemas(), MANIFESTS) or rel.startswith(LAKE_MARK + ".tmp-"))
-            if orphan or temp:
-                self.fs.delete_file(info.path)
+            if (orphan or temp) and self.remove(rel):
                 removed += 1
         return removed
+
+    def _own_files(self) -> Iterator[str]:
+        """The regular files (relative paths) where a lake on disk keeps its own: its mark, lock and
+        their temporary files, every entry of its manifests folder, and, in each table folder and its
+        ``game=<game>`` folders, the entries of the lake's naming (``part-<batch>.parquet`` and their
+        temporary files). Nothing is followed, and the user's own files are not looked at.
+
+        Raises ``LakeError`` naming the first of these that is a symbolic link or not what it should be
+        (a file where a folder belongs, a folder or a pipe where a file belongs)."""
+        tables = table_schemas()
+
+        def listing(rel: str) -> list[os.DirEntry[str]]:
+            try:
+                with os.scandir(self.path(rel) if rel else self.base) as entries:
+                    return sorted(entries, key=lambda e: e.name)
+            except (FileNotFoundError, NotADirectoryError):
+                return []
+            except OSError as err:
+                raise LakeError(f"{printable(self.path(rel))}: cannot read the lake: {err.strerror or err}") from None
+
+        def present(entry: os.DirEntry[str], folder: bool) -> bool:
+            """Whether the entry is still there (another importer's temporary file may just have gone),
+            checked to be a folder or a regular file as ``folder`` says."""
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                return False
+            if stat.S_ISLNK(info.st_mode):
+                raise _refused(FollowRefused(entry.path, f"a symbolic link (to {os.readlink(entry.path)})"))
+            if folder and not stat.S_ISDIR(info.st_mode):
+                raise _refused(FollowRefused(entry.path, "not a folder"))
+            if not folder and not stat.S_ISREG(info.st_mode):
+                raise _refused(FollowRefused(entry.path, "not a regular file"))
+            return True
+
+        def data_files(rel: str) -> Iterator[str]:
+            """A table folder's (or its ``game=`` folder's) files of the lake's naming."""
+            for entry in listing(rel):
+                if _OWN_IN_TABLE.fullmatch(entry.name):
+                    if present(entry, folder=False):
+                        yield f"{rel}/{entry.name}"
+                elif _GAME_FOLDER.fullmatch(entry.name) and "/" not in rel and present(entry, folder=True):
+                    yield from data_files(f"{rel}/{entry.name}")
+
+        for top in listing(""):
+            if top.name in (LAKE_MARK, LOCK) or top.name.startswith(LAKE_MARK + ".tmp-"):
+                if present(top, folder=False):
+                    yield top.name
+            elif top.name == MANIFESTS:
+                if present(top, folder=True):
+                    yield from (f"{MANIFESTS}/{entry.name}" for entry in listing(MANIFESTS)
+                                if present(entry, folder=False))
+            elif top.name in tables and present(top, folder=True):
+                yield from data_files(top.name)
+
+    def refuse_links(self) -> None:
+        """Raise ``LakeError`` naming the first place where a lake on disk keeps its own files (see
+        ``_own_files``) that holds a symbolic link or something else than it should, so that an import
+        stops before it writes or removes anything. A lake on an object store has no links."""
+        if self.disk:
+            for _ in self._own_files():
+                pass
 
     def _all_manifests(self) -> list[dict[str, Any]]:
         selector = pafs.FileSelector(self.path(MANIFESTS), allow_not_found=True)
@@ -308,13 +397,10 @@ class Lake:
         every = self._all_manifests()
         derived = sorted((m for m in every if m.get("derived")), key=lambda m: (m["committed_at"], m["batch"]))
         for old in derived[:-1]:
-            self.fs.delete_file(self.path(posixpath.join(MANIFESTS, f"{old['batch']}.json")))
+            self.remove(posixpath.join(MANIFESTS, f"{old['batch']}.json"))
             for rels in old["files"].values():
                 for rel in rels:
-                    try:
-                        self.fs.delete_file(self.path(rel))
-                    except FileNotFoundError:
-                        pass
+                    self.remove(rel)
 
     @contextmanager
     def writing(self, timeout: float | None = None) -> Iterator[None]:
@@ -331,8 +417,18 @@ class Lake:
 
         os.makedirs(local, exist_ok=True)
         path = os.path.join(local, LOCK)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
+            # Never through a link: the lock is truncated and written (a planted link would make that
+            # a file outside the lake).
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
+                         0o644)
+        except OSError as err:
+            if os.path.islink(path):
+                raise _refused(FollowRefused(path, f"a symbolic link (to {os.readlink(path)})")) from None
+            raise LakeError(f"{printable(path)}: cannot open the lake's lock: {err.strerror or err}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise _refused(FollowRefused(path, "not a regular file"))
             deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
             while True:
                 try:
@@ -356,21 +452,63 @@ class Lake:
         with self.fs.open_input_stream(self.path(rel)) as fh:
             return bytes(fh.read())
 
-    def _write_atomic(self, rel: str, data: bytes) -> None:
+    @contextmanager
+    def _folder(self, rel: str, make: bool = False) -> Iterator[int]:
+        """The lake's folder ``rel`` on disk, opened without following a link (made with ``make``).
+        Raises ``LakeError`` for a link or a file on the way."""
+        try:
+            fd = open_folder(self.base, rel, make)
+        except FollowRefused as err:
+            raise _refused(err) from None
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+    @contextmanager
+    def _creating(self, rel: str) -> Iterator[Any]:
+        """A new file at ``rel``, written under a temporary name of a random suffix and renamed into
+        place when the block ends well (removed when it does not). On disk, nothing on the way is
+        followed (``replay.outputs.creating_in``); on an object store, pyarrow's own files."""
+        if self.disk:
+            folder, name = posixpath.split(rel)
+            with self._folder(folder, make=True) as fd, creating_in(fd, name) as handle:
+                yield handle
+            return
         final = self.path(rel)
         temp = f"{final}.tmp-{uuid.uuid4().hex}"
         self.fs.create_dir(posixpath.dirname(final), recursive=True)
-        with self.fs.open_output_stream(temp) as fh:
-            fh.write(data)
+        with self.fs.open_output_stream(temp) as stream:
+            yield stream
         self.fs.move(temp, final)
+
+    def _write_atomic(self, rel: str, data: bytes) -> None:
+        with self._creating(rel) as handle:
+            handle.write(data)
 
     def write_parquet(self, rel: str, table: pa.Table) -> None:
         """Write ``table`` to ``rel`` under a temporary name, then rename it into place."""
-        final = self.path(rel)
-        temp = f"{final}.tmp-{uuid.uuid4().hex}"
-        self.fs.create_dir(posixpath.dirname(final), recursive=True)
-        pq.write_table(table, temp, filesystem=self.fs, row_group_size=ROW_GROUP, compression="zstd")
-        self.fs.move(temp, final)
+        with self._creating(rel) as handle:
+            pq.write_table(table, handle, row_group_size=ROW_GROUP, compression="zstd")
+
+    def remove(self, rel: str) -> bool:
+        """Delete the lake's file ``rel`` (a path checked to be of the lake's own naming); False when it
+        is not there. On disk only a regular file is removed, and no link on the way is followed.
+        Raises ``LakeError`` for a link or something else than a file."""
+        if not self.disk:
+            try:
+                self.fs.delete_file(self.path(rel))
+            except FileNotFoundError:
+                return False
+            return True
+        folder, name = posixpath.split(rel)
+        try:
+            with self._folder(folder) as fd:
+                return remove_in(fd, name, self.path(rel))
+        except FileNotFoundError:
+            return False
+        except FollowRefused as err:
+            raise _refused(err) from None
 
     def commit(self, manifest: dict[str, Any]) -> None:
         """Make a batch visible: write its manifest (atomically) after all its files."""
@@ -615,7 +753,7 @@ def rewrite_without(lake: Lake, manifest: dict[str, Any], game_ids: Sequence[str
     for rel, table in read_batch(lake, manifest).items():
         name = rel.split("/", 1)[0]
         (kept,) = filter_out({name: table}, drop_games, drop_rejections).values()
-        lake.fs.delete_file(lake.path(rel))
+        lake.remove(rel)
         if kept.num_rows:
             new_rel = rel.replace(f"part-{manifest['batch']}.parquet", f"part-{new_id}.parquet")
             lake.write_parquet(new_rel, kept)

@@ -83,7 +83,9 @@ class LakeStore:
     def prepare(self) -> StoredGames:
         """Take the lake for writing (``Lake.writing``: other importers wait their turn), make it (or
         check it), delete what a killed import left, and read what it holds. Raises
-        ``ingest.lake.LakeError`` when the lake cannot be used or is damaged."""
+        ``ingest.lake.LakeError`` when the lake cannot be used or is damaged, or when a link (or a file
+        where a folder belongs) stands where the lake keeps its own files: nothing is written then."""
+        self.lake.refuse_links()  # before anything is read, written or removed in the lake
         self.lake.refuse_foreign()  # before the lock file is made in a folder that is not a lake
         self._held.enter_context(self.lake.writing())
         self.lake.create()

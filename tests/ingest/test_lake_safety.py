@@ -204,3 +204,113 @@ def test_an_import_killed_by_sigkill_is_completed_by_a_rerun(logs: Path, tmp_pat
     assert again.returncode == 1, again.stderr  # the bad log
     assert contents(lake) == clean
     assert (lake / LAKE_MARK).is_file()
+
+
+# -- links: nothing outside the lake is ever written or removed ---------------------------------------
+
+LINKED = ("never links, and an import writes and removes nothing through one")
+
+
+def snapshot(folder: Path) -> dict[str, Any]:
+    """Every entry under ``folder``, links not followed: a file's bytes, a link's target."""
+    out: dict[str, Any] = {}
+    for here, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = Path(here, name)
+            rel = str(path.relative_to(folder))
+            if path.is_symlink():
+                out[rel] = ("link", os.readlink(path))
+            elif path.is_file():
+                out[rel] = path.read_bytes()
+    return out
+
+
+@pytest.fixture(scope="module")
+def small_lake(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A lake of the San Juan games and the bad log (so it has rejections)."""
+    lake = tmp_path_factory.mktemp("small") / "lake"
+    import_to_lake([logs / "san_juan", logs / "bad.json"], str(lake), workers=1)
+    return lake
+
+
+def _move_out(lake: Path, rel: str, outside: Path) -> tuple[Path, Path]:
+    """Move the lake's ``rel`` to ``outside`` and leave a link to it in its place."""
+    place = lake / rel
+    moved = outside / place.name
+    shutil.move(str(place), str(moved))
+    place.symlink_to(moved, target_is_directory=moved.is_dir())
+    return place, moved
+
+
+@pytest.mark.parametrize("where", ["rejections", "games/game=san_juan", MANIFESTS, "openings/part-*.parquet",
+                                   LAKE_MARK, "_governor_lake.lock"])
+def test_a_link_where_the_lake_keeps_its_own_stops_an_import_before_anything_changes(
+        where: str, small_lake: Path, logs: Path, tmp_path: Path) -> None:
+    """A lake folder or file that is a link to somewhere outside (a folder holding the user's files,
+    one of which has a lake data file's name): the import is one line naming the link, and neither the
+    lake nor anything outside it changes (before, the import deleted the folder's files and wrote its
+    new ones there)."""
+    lake = tmp_path / "lake"
+    shutil.copytree(small_lake, lake, symlinks=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    rel = str(next(lake.glob(where)).relative_to(lake))
+    place, moved = _move_out(lake, rel, outside)
+    if moved.is_dir():
+        (moved / "part-mine.parquet").write_bytes(b"the user's own file, of a data file's name")
+    (outside / "notes.txt").write_text("the user's own")
+    before, before_outside = snapshot(lake), snapshot(outside)
+    expected = f"{place}: a symbolic link (to {moved}): a lake's own folders and files are {LINKED}"
+    with pytest.raises(LakeError) as err:
+        import_to_lake([logs], str(lake), workers=1)
+    assert str(err.value) == expected
+    assert snapshot(lake) == before and snapshot(outside) == before_outside
+
+
+def test_the_command_names_the_link_with_status_2(small_lake: Path, logs: Path, tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    shutil.copytree(small_lake, lake, symlinks=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    place, moved = _move_out(lake, "rejections", outside)
+    (moved / "part-mine.parquet").write_bytes(b"mine")
+    before, before_outside = snapshot(lake), snapshot(outside)
+    run = _governor("import", str(logs), "--lake", str(lake), "--workers", "1")
+    assert (run.returncode, run.stdout, run.stderr) == (
+        2, "", f"governor import: {place}: a symbolic link (to {moved}): a lake's own folders and files are {LINKED}\n")
+    assert snapshot(lake) == before and snapshot(outside) == before_outside
+
+
+def test_a_file_where_the_lake_keeps_a_folder_is_named(small_lake: Path, logs: Path, tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    shutil.copytree(small_lake, lake, symlinks=True)
+    shutil.rmtree(lake / "rejections")
+    (lake / "rejections").write_text("not a folder")
+    before = snapshot(lake)
+    with pytest.raises(LakeError) as err:
+        import_to_lake([logs], str(lake), workers=1)
+    assert str(err.value) == (f"{lake}/rejections: not a folder, where the lake keeps its own: an import writes "
+                              "and removes nothing there")
+    assert snapshot(lake) == before
+
+
+def test_a_link_made_while_an_import_runs_is_never_written_through(small_lake: Path, tmp_path: Path) -> None:
+    """Past the check, every write and removal still opens the lake's folders without following a link."""
+    import pyarrow as pa
+
+    lake_dir = tmp_path / "lake"
+    shutil.copytree(small_lake, lake_dir, symlinks=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    place, moved = _move_out(lake_dir, "rejections", outside)
+    before_outside = snapshot(outside)
+    orphan = next(p.name for p in moved.iterdir())
+    lake = Lake(str(lake_dir))
+    expected = f"{place}: a symbolic link (to {moved}): a lake's own folders and files are {LINKED}"
+    for act in (lambda: lake.write_parquet("rejections/part-x.parquet", pa.table({"a": [1]})),
+                lambda: lake.remove(f"rejections/{orphan}"),
+                lake.remove_orphans):
+        with pytest.raises(LakeError) as err:
+            act()
+        assert str(err.value) == expected
+    assert snapshot(outside) == before_outside

@@ -7,7 +7,16 @@ import stat
 
 import pytest
 
-from replay.outputs import check_writable, open_output, replacing, write_bytes
+from replay.outputs import (
+    FollowRefused,
+    check_writable,
+    creating_in,
+    open_folder,
+    open_output,
+    remove_in,
+    replacing,
+    write_bytes,
+)
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
@@ -91,3 +100,59 @@ def test_check_writable_names_the_problem(tmp_path):
     assert check_writable(tmp_path) == "is a folder"
     assert check_writable("/dev/null") is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_with_follow_false_a_link_or_pipe_at_the_name_is_replaced_never_written_through(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "games.parquet").symlink_to(victim)
+    os.mkfifo(folder / "moves.parquet")
+    write_bytes(folder / "games.parquet", b"new", follow=False)
+    with open_output(folder / "moves.parquet", "wb", follow=False) as fh:  # a pipe: never opened, never blocks
+        fh.write(b"new")
+    assert victim.read_text() == "precious\n"
+    for name in ("games.parquet", "moves.parquet"):
+        path = folder / name
+        assert not path.is_symlink() and stat.S_ISREG(path.lstat().st_mode) and path.read_bytes() == b"new"
+    assert sorted(p.name for p in folder.iterdir()) == ["games.parquet", "moves.parquet"]
+
+
+def test_inside_a_store_no_link_is_followed(tmp_path):
+    store = tmp_path / "store"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "part-1.parquet").write_bytes(b"theirs")
+    (store / "games").mkdir(parents=True)
+    (store / "rejections").symlink_to(outside)
+    (store / "games" / "part-2.parquet").symlink_to(outside / "part-1.parquet")
+    with pytest.raises(FollowRefused) as err:
+        open_folder(store, "rejections/deeper", make=True)
+    assert str(err.value) == f"{store}/rejections: a symbolic link (to {outside})"
+    folder = open_folder(store, "games/game=a", make=True)
+    try:
+        with creating_in(folder, "part-3.parquet") as fh:
+            fh.write(b"ours")
+        with pytest.raises(RuntimeError):
+            with creating_in(folder, "part-4.parquet") as fh:
+                fh.write(b"half")
+                raise RuntimeError
+        assert remove_in(folder, "part-5.parquet", "x") is False
+        (store / "games" / "game=a" / "part-6.parquet").write_bytes(b"old")
+        assert remove_in(folder, "part-6.parquet", "x") is True
+    finally:
+        os.close(folder)
+    assert sorted(p.name for p in (store / "games" / "game=a").iterdir()) == ["part-3.parquet"]
+    games = open_folder(store, "games")
+    try:
+        with pytest.raises(FollowRefused) as err:
+            remove_in(games, "part-2.parquet", f"{store}/games/part-2.parquet")
+        assert str(err.value) == f"{store}/games/part-2.parquet: a symbolic link (to {outside}/part-1.parquet)"
+    finally:
+        os.close(games)
+    assert (outside / "part-1.parquet").read_bytes() == b"theirs"
+    assert sorted(p.name for p in outside.iterdir()) == ["part-1.parquet"]
+    (store / "plain").write_text("a file")
+    with pytest.raises(FollowRefused, match="plain: not a folder$"):
+        open_folder(store, "plain/x", make=True)
