@@ -1,11 +1,14 @@
-"""``governor export --parquet DIR``: every table as a Parquet file, streamed."""
+"""``governor export --parquet DIR``: every table as a Parquet file, streamed.
+
+Each file is written under a temporary name made exclusively (a random name, ``O_EXCL``) in DIR and
+renamed over ``DIR/<table>.parquet`` once complete (``replay.outputs.replacing``): an export never
+leaves a half-written file under a table's name, and never writes through a link or a file planted at
+a name it could guess; a link at a table's own name is replaced, never followed."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from ingest.db import DatabaseError, reader
@@ -13,23 +16,11 @@ from ingest.query import OutputError, write_parquet
 from ingest.schema import table_schemas
 from replay import exits
 from replay.errors import printable
+from replay.outputs import replacing
 
 #: Rows of a table, and logs, held at once while exporting.
 EXPORT_BATCH_ROWS = 100_000
 EXPORT_BATCH_LOGS = 1_000
-
-
-@contextmanager
-def _complete(target: Path) -> Iterator[Path]:
-    """A temporary name beside ``target``, renamed to it once the block ends well and removed if it
-    does not (an error, Ctrl-C, SIGTERM): an export never leaves a half-written file under a table's name."""
-    part = target.with_name(f".{target.name}.part")
-    try:
-        yield part
-        os.replace(part, target)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
 
 
 def _shown(path: str | Path) -> str:
@@ -53,11 +44,11 @@ def run_export(db: str, folder: Path, games: bool = False) -> int:
             for name in names:
                 batches = con.sql(f'SELECT * FROM "{name}"').to_arrow_reader(EXPORT_BATCH_ROWS)
                 target = folder / f"{name}.parquet"
-                with _complete(target) as part:
+                with replacing(target, follow=False) as part:
                     rows = write_parquet(batches.schema, batches, part)
                 print(f"{name}: {rows} rows -> {_shown(target)}", file=sys.stderr)
             if games:
-                with _complete(folder / "games.jsonl") as part, open(part, "w", encoding="utf-8") as fh:
+                with replacing(folder / "games.jsonl", follow=False) as part, open(part, "w", encoding="utf-8") as fh:
                     logs = con.execute("SELECT log FROM games ORDER BY file, file_index")
                     while chunk := logs.fetchmany(EXPORT_BATCH_LOGS):
                         for (text,) in chunk:

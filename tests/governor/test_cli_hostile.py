@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -308,7 +309,8 @@ def test_an_export_stopped_midway_leaves_no_half_written_file(
     out = tmp_path / "out"
     assert main(["export", "--db", str(sample_db), "--parquet", str(out)]) == 130
     assert capsys.readouterr().err.endswith("governor export: interrupted\n")
-    assert written == [".games.parquet.part", ".players.parquet.part"]
+    # Each under a temporary name of its own (random, made exclusively), never a guessable one.
+    assert [re.fullmatch(r"\.(\w+\.parquet)\.\w+\.tmp", name)[1] for name in written] == ["games.parquet", "players.parquet"]  # type: ignore[index]
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "players.parquet"]
 
 
