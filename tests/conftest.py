@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 from collections.abc import Iterator
@@ -32,6 +33,18 @@ def _signals_left_as_found() -> Iterator[None]:
         if hasattr(signal, "pthread_sigmask"):
             signal.pthread_sigmask(signal.SIG_SETMASK, before[2])
         pytest.fail(f"the test changed this process's signal handling: {before} became {after}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked ``opt_in("VAR")`` (minutes long) is left out of the run unless ``VAR`` is set: it is
+    deselected, never skipped (``tests/skip_policy.py``)."""
+    kept, left = [], []
+    for item in items:
+        marker = item.get_closest_marker("opt_in")
+        (left if marker is not None and not os.environ.get(marker.args[0]) else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")

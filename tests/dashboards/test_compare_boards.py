@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ("<img src=x onerror=\"document.title='owned'\">", "</script><b>bold</b>", "Ana & `Bruno`", "${parts.bar}",
            "\u202eevil")
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 
 
 def _final_rows(game: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[int], int]:

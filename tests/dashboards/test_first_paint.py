@@ -85,7 +85,7 @@ def _release(page: Any, held: list[Any]) -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 def test_a_new_tab_draws_the_board_first_then_streamlits_viewer_goes_on_from_it(dash_site, dash_db: Path, sql) -> None:
     url, browser = dash_site
     game_id = sql(dash_db, "SELECT game_id FROM games WHERE player_count = 4 ORDER BY game_id LIMIT 1")[0][0]
@@ -120,7 +120,7 @@ def test_a_new_tab_draws_the_board_first_then_streamlits_viewer_goes_on_from_it(
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 def test_the_first_board_follows_the_theme_and_sits_where_streamlits_will(dash_site, dash_db: Path, sql) -> None:
     url, browser = dash_site
     game_id = sql(dash_db, "SELECT game_id FROM games WHERE game = 'san_juan' ORDER BY game_id LIMIT 1")[0][0]

@@ -27,7 +27,7 @@ def test_the_headless_page_shows_the_panels_in_its_first_run(open_page, dash_db:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 def test_a_new_tab_gets_the_board_then_the_panels(dash_site, dash_db: Path, sql) -> None:
     url, browser = dash_site
     game_id = sql(dash_db, "SELECT game_id FROM games ORDER BY game_id LIMIT 1")[0][0]
@@ -77,7 +77,7 @@ def test_the_first_page_of_a_server_imports_the_replay_page_in_the_background(da
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 def test_the_first_runs_notes_stay_when_the_panels_come(dash_site) -> None:
     """An unknown game and a step out of range are said above the board, and still are once the
     panels have come (the URL of that second run names the game shown, and no wrong step)."""
@@ -92,7 +92,7 @@ def test_the_first_runs_notes_stay_when_the_panels_come(dash_site) -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 def test_a_links_refused_variations_are_said_once_and_stay(dash_site, dash_db: Path, sql) -> None:
     """A link whose variations cannot be played back says so above the board, once, and still does
     after the panels have come (that second run finds the variations already restored)."""

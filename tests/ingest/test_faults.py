@@ -108,12 +108,13 @@ def test_the_real_write_error_is_not_masked_by_the_cleanup() -> None:
         _insert(_FullDisk(), "games", pa.table({"game_id": ["x"]}))  # type: ignore[arg-type]
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounting a small tmpfs needs root")
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"),
+                    reason="missing optional dependency: root and mount(8), to mount a small full disk (tmpfs)")
 def test_a_really_full_disk_says_no_space_left(tmp_path: Path) -> None:
     disk = tmp_path / "disk"
     disk.mkdir()
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], capture_output=True).returncode:
-        pytest.skip("this machine does not allow mounting a tmpfs")
+        pytest.skip("missing optional dependency: permission to mount a tmpfs (this machine refuses it)")
     try:
         db = disk / "full.duckdb"
         run = subprocess.run(

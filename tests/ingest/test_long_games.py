@@ -5,7 +5,6 @@ fail to lay out (a bug) is rejected alone, never with the other games of its tas
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 from pathlib import Path
@@ -166,9 +165,7 @@ def test_an_older_file_with_16_bit_columns_is_widened(folder: Path, tmp_path: Pa
     assert (summary.imported, summary.duplicates, summary.rejected) == (31, 30, 0)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("GOVERNOR_LONG_GAME"), reason="builds and imports a 16 MiB game twice "
-                    "(minutes): GOVERNOR_LONG_GAME=1 runs it")
+@pytest.mark.opt_in("GOVERNOR_LONG_GAME")  # builds and imports a 16 MiB game twice (minutes)
 def test_a_game_of_more_than_32767_rounds_is_stored_in_full(tmp_path: Path) -> None:
     """The audit's case itself: a legal game of more than 32,767 rounds (16-bit columns refused it and
     lost every game of its import), in a folder with the 60 samples: all 61 stored, in both stores."""

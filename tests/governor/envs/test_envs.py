@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pettingzoo", reason="the environments need the env extra: pip install 'governor[env]'")
-pytest.importorskip("numpy", reason="the environments need the env extra: pip install 'governor[env]'")
+pytest.importorskip("pettingzoo", reason="missing optional dependency: the env extra (pip install 'governor[env]')")
+pytest.importorskip("numpy", reason="missing optional dependency: the env extra (pip install 'governor[env]')")
 
 import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402

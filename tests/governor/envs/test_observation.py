@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("numpy", reason="the environments need the env extra: pip install 'governor[env]'")
-pytest.importorskip("pettingzoo", reason="the environments need the env extra: pip install 'governor[env]'")
+pytest.importorskip("numpy", reason="missing optional dependency: the env extra (pip install 'governor[env]')")
+pytest.importorskip("pettingzoo", reason="missing optional dependency: the env extra (pip install 'governor[env]')")
 
 import numpy as np  # noqa: E402
 
