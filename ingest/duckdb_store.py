@@ -356,6 +356,12 @@ class DuckDBStore:
         self.pending: list[dict[str, pa.Table]] = []
         self.pending_games = 0
 
+    def own_paths(self) -> list[tuple[str, str]]:
+        """The database file and its write-ahead log (never read as logs)."""
+        db = os.fspath(self.db)
+        return [(db, "the database this import writes"), (db + ".wal", "the write-ahead log of the database this "
+                                                                         "import writes")]
+
     def prepare(self) -> StoredGames:
         """Create or migrate the schema, fail early on a read-only database, and locate the rows of
         games an interrupted import left unlocated (each batch locates its own games from its first

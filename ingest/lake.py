@@ -92,7 +92,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _local_path(root: str) -> str | None:
+def local_path(root: str) -> str | None:
     """The local folder of a lake (a plain path or a ``file://`` URL), or None for an object store."""
     if "://" not in root:
         return os.path.abspath(root)
@@ -409,7 +409,7 @@ class Lake:
         (``flock``), so a killed importer's lock goes with it. A lake on an object store has no such
         lock: one importer at a time is then the user's to ensure (docs/scaling.md). Raises
         ``LakeError`` when the lake stays held past the timeout."""
-        local = _local_path(self.root)
+        local = local_path(self.root)
         if local is None:
             yield
             return

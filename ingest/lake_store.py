@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ingest.lake import Lake, refresh_derived, rewrite_without, write_batch
+from ingest.lake import Lake, local_path, refresh_derived, rewrite_without, write_batch
 from ingest.pipeline import ImportSummary, Staged, count_files
 from ingest.rows import parse_item, process_arrow
 from ingest.stored import StoredGame, StoredGames
@@ -79,6 +79,11 @@ class LakeStore:
         self.seen_rejections: set[str] = set()
         self.rejected_at: dict[tuple[str, int], list[tuple[str, str]]] = {}
         self._held = ExitStack()
+
+    def own_paths(self) -> list[tuple[str, str]]:
+        """The lake's folder when it is on this machine (never read as logs)."""
+        local = local_path(self.root)
+        return [(local, "the lake this import writes")] if local is not None else []
 
     def prepare(self) -> StoredGames:
         """Take the lake for writing (``Lake.writing``: other importers wait their turn), make it (or

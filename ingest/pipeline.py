@@ -20,11 +20,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ingest.executors import executor
+from ingest.lake import LAKE_MARK
 from ingest.progress import Progress
 from ingest.stored import StoredGame
 from replay import exits
 from replay.logfile import count_games, find_logs
 
+#: Folders that are a store whatever import runs (a file name that marks one, and what it is): their
+#: files are never read as logs (``replay.logfile.find_logs``).
+STORE_MARKS = ((LAKE_MARK, "a Governor lake"),)
 #: Rejection messages an ``ImportSummary`` keeps (the first ones): every message goes to its
 #: ``on_message`` as it comes, so an import of millions of bad games does not hold them all.
 KEPT_MESSAGES = 1_000
@@ -100,6 +104,11 @@ class Store(Protocol):
     #: cut its tasks anyway) rather than beside it.
     count_ahead: bool
 
+    def own_paths(self) -> list[tuple[str, str]]:
+        """The store's own files and folders on this machine, with what each is (``"the lake this import
+        writes"``): never read as logs, even inside a folder imported."""
+        ...
+
     def prepare(self) -> Mapping[str, StoredGame]:
         """Create or migrate the store, repair what a killed import left, and return the games stored."""
         ...
@@ -151,14 +160,15 @@ def import_paths(
     names (``ingest.executors.executor``; ``None``: ``workers`` local processes). ``display_names``
     maps a file's path to the name stored and reported for it (uploads keep their original name).
     Arguments that name nothing and folders that cannot be read are listed in ``problems``; the rest is
-    imported (when nothing at all is found, the store is not touched). ``on_rejection`` is called with
+    imported (when nothing at all is found, the store is not touched). The store's own files and any
+    lake met are never read as logs (an argument that names one is a problem). ``on_rejection`` is called with
     each rejection's message as it comes (over the progress bar), ``on_problem`` with each problem as
     soon as it is found; ``keep_ids`` keeps the stored games' ids in the summary.
 
     Raises what the store raises when it cannot be written (``ingest.db.DatabaseError``,
     ``ingest.lake.LakeError``) and ``ingest.executors.ExecutorError`` for a cluster that cannot start."""
     start = time.monotonic()
-    found = find_logs(paths)
+    found = find_logs(paths, stores=store.own_paths(), marks=STORE_MARKS)
     files = found.files
     summary = ImportSummary(files=len(files), problems=found.problems, keep_ids=keep_ids)
     if on_problem is not None:
