@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from dashboards import data
+from dashboards.plain import sql_names
 from dashboards.stats import with_intervals
 
 #: Separator of the path's tokens in the URL (tokens are role, building and plantation names).
@@ -108,13 +109,14 @@ def continuations(node: Node) -> pd.DataFrame:
 
 
 def example_games(node: Node, limit: int = EXAMPLES) -> pd.DataFrame:
-    """Some games through the node, newest first: id, date, players, winners and ``step``, the move
-    after which the node's position is reached (0 at the root)."""
+    """Some games through the node, newest first: id, date, players, winners (as text to show: each
+    name isolated, ``plain.sql_names``) and ``step``, the move after which the node's position is
+    reached (0 at the root)."""
     where, params = _where(node, "o")
     step = f"o.steps[{node.depth}]" if node.depth else "0"
     return data.frame(
-        f"""SELECT o.game_id, g.played_at, o.player_count, array_to_string(g.players, ', ') AS players,
-                   array_to_string(g.winner_names, ', ') AS winner, {step} AS step
+        f"""SELECT o.game_id, g.played_at, o.player_count, {sql_names('g.players')} AS players,
+                   {sql_names('g.winner_names')} AS winner, {step} AS step
             FROM openings o JOIN games g USING (game_id)
             WHERE {where}
             ORDER BY g.played_at DESC NULLS LAST, o.game_id LIMIT {int(limit)}""",

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from dashboards import data
+from dashboards.plain import sql_names
 from dashboards.stats import role_words, with_intervals
 
 #: The leaderboard's default minimum number of rated games.
@@ -133,11 +134,11 @@ def buildings(game: str, name: str) -> pd.DataFrame:
 
 def games(game: str, name: str) -> pd.DataFrame:
     """The player's games, newest first: date, player count, seat, score, rank, result, the names at
-    the table and the winners."""
+    the table and the winners (as text to show: each name isolated, ``plain.sql_names``)."""
     return data.frame(
-        _SEATS + """
+        _SEATS + f"""
         SELECT game_id, played_at, player_count, seat, score, rank, won, rounds,
-               array_to_string(players, ', ') AS players, array_to_string(winner_names, ', ') AS winner
+               {sql_names('players')} AS players, {sql_names('winner_names')} AS winner
         FROM mine ORDER BY played_at DESC NULLS LAST, game_id""",
         (game, name),
     )

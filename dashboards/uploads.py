@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from dashboards.plain import isolate
 from ingest.db import DatabaseError, reader
 from replay.logfile import MAX_GAME_BYTES
 
@@ -506,6 +507,8 @@ def _count_stored(report: ImportReport, db: str, names: list[str], since: dateti
 
 
 def _display_names(message: str, names: dict[str, str], folder: Path) -> str:
+    """``message`` with each temporary path replaced by the uploaded file's name, isolated
+    (``plain.isolate``: a right-to-left file name keeps the message around it in order)."""
     for path, name in names.items():
-        message = message.replace(path, name)
+        message = message.replace(path, isolate(name))
     return message.replace(str(folder) + "/", "")

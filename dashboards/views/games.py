@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import board_parts, charts, data, ui, url_state
+from dashboards.plain import NAME_CHARS, cut, isolate, isolate_column, isolated, sql_name, sql_names
 from dashboards.stats import plural
 
 #: Rows sent to the browser at most (the count of all matches is always given).
@@ -42,12 +43,15 @@ def fitting_counts(chosen_types: list[str], counts_of: dict[str, list[int]]) -> 
 
 def filtered_games(where: list[str], params: list[Any], limit: int = SHOWN) -> tuple[pd.DataFrame, int]:
     """The newest ``limit`` games matching every condition in ``where`` (SQL over ``games g`` and
-    ``s``, the winning score per game), and how many match in all."""
+    ``s``, the winning score per game), and how many match in all. Names and sources are text to show,
+    each isolated (``plain.sql_names``): a right-to-left name keeps the names around it in order."""
+    players, winner = sql_names("g.players"), sql_names("g.winner_names")
+    source = sql_name("coalesce(g.source_id, regexp_extract(g.file, '[^/]+$'))")
     sql = (
         "WITH s AS (SELECT game_id, max(score) AS top_score FROM players GROUP BY game_id) "
-        "SELECT g.game_id, g.game, g.player_count, array_to_string(g.players, ', ') AS players, g.played_at, "
-        "array_to_string(g.winner_names, ', ') AS winner, s.top_score, g.rounds, g.moves, g.end_reason, "
-        "coalesce(g.source_id, regexp_extract(g.file, '[^/]+$')) AS source, count(*) OVER () AS matches "
+        f"SELECT g.game_id, g.game, g.player_count, {players} AS players, g.played_at, "
+        f"{winner} AS winner, s.top_score, g.rounds, g.moves, g.end_reason, "
+        f"{source} AS source, count(*) OVER () AS matches "
         "FROM games g JOIN s USING (game_id) "
         + (f"WHERE {' AND '.join(where)} " if where else "")
         + "ORDER BY g.played_at DESC NULLS LAST, g.imported_at DESC, g.file, g.file_index LIMIT ?"
@@ -85,7 +89,7 @@ def compare(ids: list[str]) -> None:
     rows = [data.game_row(i) for i in ids]
     missing = [i for i, r in zip(ids, rows) if r is None]
     if missing:
-        ui.alert("warning", "Not in the database, so not compared: " + ", ".join(missing))
+        ui.alert("warning", "Not in the database, so not compared: " + isolated(missing))
         return
     st.subheader("Compare")
     curves = []
@@ -105,13 +109,16 @@ def compare(ids: list[str]) -> None:
             st.page_link("views/replay.py", label=f"Replay game {letter}", icon=":material/play_circle:",
                          query_params={"game": game_id, "step": "0"})
             result = data.game_players(game_id)
+            result["name"] = isolate_column(result["name"])
             st.dataframe(result[["seat", "name", "score", "rank", "won", "tiebreak"]], hide_index=True, width="stretch",
                          column_config={"seat": st.column_config.NumberColumn("seat", help="From 0, as in SQL.")})
         if game in data.games_with_states() and board_parts.board_js(game) is not None:
             state, seats = final_state(game, game_id)
             boards.append((board_parts.static_board(game, state, seats, names, winners), len(seats)))
             vp = vp_by_round(game, game_id)
-            vp["line"] = [f"{letter}: {names[s] if s < len(names) else s}" for s in vp["seat"]]
+            # Each name isolated (and cut so that the label stays within the legend's length).
+            vp["line"] = [f"{letter}: " + (isolate(cut(names[s], NAME_CHARS - 5)) if s < len(names) else str(s))
+                          for s in vp["seat"]]
             vp["game"] = letter
             curves.append(vp)
         else:
@@ -273,8 +280,8 @@ compare_mode = st.toggle("Compare two games", key="games_compare_mode",
 compare_ids = [i for i in (url_state.raw_param("ids") or "").split(",") if i][:2]
 
 shown, matches = filtered_games(where, params)
-cut = f" (the newest {SHOWN:,} shown; narrow the filters to see the others)" if matches > SHOWN else ""
-st.caption(f"{matches:,} of {plural(total_games, 'game')}{cut}. "
+more_note = f" (the newest {SHOWN:,} shown; narrow the filters to see the others)" if matches > SHOWN else ""
+st.caption(f"{matches:,} of {plural(total_games, 'game')}{more_note}. "
            + ("Select two rows to compare them." if compare_mode else "Select a row to replay the game."))
 view = shown.assign(game=shown["game"].map(ui.game_title), played_at=shown["played_at"].fillna("")).reset_index(drop=True)
 st.session_state["games_shown_ids"] = [str(i) for i in view["game_id"]]

@@ -14,6 +14,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dashboards import data, ui
+from dashboards.plain import isolate, sql_names
 from dashboards.uploads import MAX_FILE_BYTES, MAX_GAMES, MAX_UPLOAD_BYTES, import_uploads
 
 st.title("Import")
@@ -23,7 +24,7 @@ st.caption(
     f"{MAX_UPLOAD_BYTES // 2**20} MB once decompressed (use `governor import` for more). Games already stored are "
     "skipped; bad games are listed with the reason and recorded in the rejections table."
 )
-ui.caption(f"Database: {data.db_path()}")
+ui.caption(f"Database: {isolate(data.db_path())}")
 
 
 
@@ -54,8 +55,8 @@ if st.button("Import", type="primary", disabled=not files, key="import_run"):
     st.session_state["import_round"] = st.session_state.get("import_round", 0) + 1
     if report.game_ids:
         report.games = data.frame(
-            "SELECT game, player_count, array_to_string(players, ', ') AS players, "
-            "array_to_string(winner_names, ', ') AS winner, rounds, moves, game_id, "
+            f"SELECT game, player_count, {sql_names('players')} AS players, "
+            f"{sql_names('winner_names')} AS winner, rounds, moves, game_id, "
             "'replay?game=' || game_id AS replay FROM games WHERE game_id IN (SELECT unnest(?)) ORDER BY file, file_index",
             (list(report.game_ids),),
         )
@@ -76,7 +77,7 @@ if last_report is not None:
     if report.refused:
         st.markdown(f"**Files refused** ({len(report.refused)}): not imported")
         for name, reason in report.refused:
-            ui.alert("warning", f"{name}: {reason}")
+            ui.alert("warning", f"{isolate(name)}: {reason}")
     note = report.messages_note()
     if note:
         st.markdown("**Rejected games**")

@@ -5,7 +5,6 @@ URL (``?type=san_juan&name=Ana``). Names are shown as plain text only."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import pandas as pd
@@ -13,6 +12,7 @@ import streamlit as st
 
 from dashboards import charts, data, ui, url_state
 from dashboards.explorer_queries import interval_text
+from dashboards.plain import bdi, isolate, isolate_column
 from dashboards.player_queries import (
     MIN_GAMES,
     buildings,
@@ -106,7 +106,7 @@ st.caption(
 )
 # The table's key follows the chosen player, so that a row picked earlier never overrides a later choice.
 event = st.dataframe(
-    _percent(board, ["win_rate"]), key=f"players_board:{url_state.raw_param('name') or ''}", hide_index=True,
+    _percent(board, ["win_rate"]).assign(name=isolate_column(board["name"])), key=f"players_board:{url_state.raw_param('name') or ''}", hide_index=True,
     width="stretch", height=min(420, 38 + 35 * max(1, len(board))), selection_mode="single-row", on_select="rerun",
     column_config={
         "place": st.column_config.NumberColumn("#", width="small"),
@@ -133,12 +133,12 @@ if wanted is not None and wanted not in names:
     wanted = None
 st.session_state["players_name"] = wanted
 st.selectbox("Player", names, key="players_name", index=None, placeholder="choose a player",
-             on_change=_on_name, help="Every name seen in games of this type, most games first.")
+             on_change=_on_name, format_func=isolate, help="Every name seen in games of this type, most games first.")
 if not wanted:
     st.stop()
 name = wanted
 
-st.html(f"<h3 style='margin:0'>{html.escape(name)}</h3>")
+st.html(f"<h3 style='margin:0'>{bdi(name)}</h3>")
 head = results(game, name)
 rated = rating(game, name)
 # Metrics wrap onto more lines on a narrow screen rather than cutting their figures.

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, data, ui, url_state
+from dashboards.plain import isolate
 from dashboards.stats import FEW_GAMES, MAX_MIN_N, plural, ranked, rate_label
 from dashboards.stats_queries import (
     TIES,
@@ -208,7 +209,7 @@ if player and seats_n:
     row.metric("The player's win rate", f"{float(head['wins']) / seats_n:.1%}",
                f"lift {float(head['wins']) / seats_n / baseline:.2f}" if baseline else None, delta_color="off",
                help="Win rate over the player's games; lift = win rate / the rate chance gives (baseline).", width="content")
-    st.text(f"{player}: {rate_label(float(head['wins']), seats_n, baseline)}")
+    st.text(f"{isolate(player)}: {rate_label(float(head['wins']), seats_n, baseline)}")
 st.caption(
     f"{ui.game_title(game)}, player counts {', '.join(map(str, sorted(counts)))} of "
     f"{', '.join(map(str, counts_all))}" + (f", played {date_from} to {date_to}" if date_from else "")

@@ -17,7 +17,7 @@ import pytest
 
 from dashboards import charts
 from dashboards.charts import chart_text
-from dashboards.plain import cut
+from dashboards.plain import NAME_CHARS, cut
 
 NAMES = [
     '<a target="_blank" href="https://example.com">link</a>',
@@ -115,7 +115,10 @@ def test_the_games_compare_chart_shows_names_as_text(hostile_db, open_page) -> N
     (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     legend = [trace["name"] for trace in chart["data"]]
     # Long names are cut with an ellipsis, as wherever a name shares a line with other text.
-    assert [plotly_reads(n) for n in legend] == [cut(f"A: {n}") for n in NAMES[:3]] + [cut(f"B: {n}") for n in NAMES[2:]]
+    # Each name isolated (U+2068 ... U+2069), cut so that the label stays within NAME_CHARS.
+    assert [plotly_reads(n) for n in legend] == (
+        [f"A: \u2068{cut(n, NAME_CHARS - 5)}\u2069" for n in NAMES[:3]]
+        + [f"B: \u2068{cut(n, NAME_CHARS - 5)}\u2069" for n in NAMES[2:]])
     assert all("<" not in n for n in legend)
 
 

@@ -127,7 +127,7 @@ def test_two_games_side_by_side(dated_db: Path, open_games, sql) -> None:
             truth = sql(dated_db, "SELECT e.round, ps.vp FROM (SELECT round, max(step) AS step FROM moves WHERE game_id = ? "
                                   "GROUP BY round) e JOIN san_juan_player_states ps ON ps.game_id = ? AND ps.step = e.step "
                                   "AND ps.seat = ? ORDER BY e.round", [game_id, game_id, seat])
-            line = lines[f"{letter}: {name}"]
+            line = lines[f"{letter}: \u2068{name}\u2069"]  # each name isolated
             assert list(zip(line["x"], line["y"])) == truth
             assert line["line"]["dash"] == ("solid" if letter == "A" else "dash")
     # The same comparison from a link.

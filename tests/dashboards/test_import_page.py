@@ -154,8 +154,8 @@ def test_import_page_refuses_a_file_that_is_not_json_and_says_why(dash_db_copy: 
     values = {m.label: m.value for m in at.metric}
     assert values == {"Imported": "0", "Duplicates skipped": "1", "Rejected games": "0", "Files refused": "1"}
     # The reason is on the page as text (never Markdown), not in a tooltip.
-    assert alerts(at, "warning") == [
-        "**bad** :smile:.json: not JSON: Expecting property name enclosed in double quotes at line 1 column 2"
+    assert alerts(at, "warning") == [  # the file name isolated (U+2068 ... U+2069)
+        "\u2068**bad** :smile:.json\u2069: not JSON: Expecting property name enclosed in double quotes at line 1 column 2"
     ]
     assert not alerts(at, "error")
     assert sql(dash_db_copy, "SELECT count(*) FROM games")[0][0] == before

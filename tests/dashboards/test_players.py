@@ -10,7 +10,10 @@ from openskill.models import PlackettLuce
 
 
 def board(at) -> list[dict]:
-    return at.dataframe[0].value.to_dict("records")
+    """The leaderboard's rows, each name as stored: the table shows it isolated (U+2068 ... U+2069)."""
+    rows = at.dataframe[0].value.to_dict("records")
+    assert all(r["name"].startswith("\u2068") and r["name"].endswith("\u2069") for r in rows)
+    return [{**r, "name": r["name"][1:-1]} for r in rows]
 
 
 def test_leaderboard_shows_the_openskill_ratings(rating_db: Path, open_page, hostile_name: str) -> None:
@@ -40,7 +43,7 @@ def test_hostile_name_is_plain_text(rating_db: Path, open_page, hostile_name: st
     at = open_page(rating_db, "views/players.py", name=hostile_name)
     assert not at.warning
     heading = [h.proto.body for h in at.get("html") if hostile_name in h.proto.body]
-    assert heading == [f"<h3 style='margin:0'>{hostile_name}</h3>"]
+    assert heading == [f"<h3 style='margin:0'><bdi>{hostile_name}</bdi></h3>"]
     # Nowhere as Markdown: no markdown, caption, metric or title element holds the name.
     for element in list(at.markdown) + list(at.caption) + list(at.title) + list(at.subheader):
         assert "e.com" not in element.value
@@ -51,7 +54,9 @@ def test_hostile_name_is_plain_text(rating_db: Path, open_page, hostile_name: st
     ]
     assert at.metric[1].delta == "-33.3 pts vs chance"
     games = at.dataframe[-1].value
-    assert list(games["players"]) == [f"{hostile_name}, Ana, Bo", f"Bo, Cy, {hostile_name}"]
+    # Each name isolated, so that a right-to-left one keeps the others in order.
+    assert list(games["players"]) == [f"\u2068{hostile_name}\u2069, \u2068Ana\u2069, \u2068Bo\u2069",
+                                      f"\u2068Bo\u2069, \u2068Cy\u2069, \u2068{hostile_name}\u2069"]
 
 
 def test_player_figures_match_the_database(dash_db: Path, open_page, sql) -> None:

@@ -178,7 +178,7 @@ def test_the_players_win_figure_is_whole_and_plain_text(dash_db: Path, open_page
                       "WHERE p.name = 'Ana'")[0][0]
     assert at.metric[4].label == "The player's win rate" and at.metric[4].value == f"{wins / n:.1%}"
     assert at.metric[4].delta == f"lift {wins / n / (p0 / n):.2f}"
-    assert [t.value for t in at.text] == [f"Ana: {rate_label(wins, n, p0 / n)}"]
+    assert [t.value for t in at.text] == [f"\u2068Ana\u2069: {rate_label(wins, n, p0 / n)}"]  # the name isolated
 
 
 def test_one_game_is_one_game(dated_db: Path, open_page) -> None:
