@@ -21,7 +21,10 @@ the Puerto Rico sample games are copied into it when it has no 5-player Puerto R
 - step: from a key press (the event's time stamp) to the board updated for it and laid out, for
   ``--steps`` presses of the Right arrow and as many of the Left arrow, 70 ms apart (one a frame);
 - burst: 30 presses at 20 a second, and whether the board moved exactly 30 steps;
-- payload: the bytes of the game sent to the browser (JSON, and gzip-compressed as a size hint).
+- payload: the bytes of the game sent to the browser (JSON, and gzip-compressed as a size hint);
+- transfer of a new tab's open: the bytes of the page's HTML (the board drawn first is in it) and of
+  the web socket's messages to the browser until the page has run (Streamlit's viewer and the panels
+  under it), each new tab's median.
 """
 
 from __future__ import annotations
@@ -195,8 +198,13 @@ def open_in_new_tab(tabs: Any, url: str, game: dict[str, Any], parts: list[dict[
     received by the component, ``drawn_s`` the board first drawn, ``draw_s`` = drawn - data (the
     browser's part of the app)."""
     page = tabs.new_page(viewport={"width": 1400, "height": 1000}) if not hasattr(tabs, "pages") else tabs.new_page()
+    # What reaches the browser: the page's HTML, then the web socket's messages (``transfer``).
+    received = {"ws": 0}
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.__setitem__("ws", received["ws"] + len(frame))))
+    page.transfer = received
     start, start_epoch = time.perf_counter(), time.time()
-    page.goto(f"{url}/replay?game={game['game_id']}&step={game['moves'] // 2}")
+    answer = page.goto(f"{url}/replay?game={game['game_id']}&step={game['moves'] // 2}")
+    received["html"] = len(answer.body()) if answer is not None else 0
     page.wait_for_selector(f".gv-root[data-step='{game['moves'] // 2}']", timeout=60_000)
     seconds = time.perf_counter() - start
     # The board drawn first (dashboards/first_paint.py) until Streamlit's viewer takes over from it.
@@ -228,18 +236,19 @@ def measure_game(tabs: Any, url: str, games: list[dict[str, Any]], steps: int, o
     open_s = []
     parts: list[dict[str, float]] = []
     server: list[float] = []
+    transfer: list[dict[str, int]] = []
     for game in games[1: opens + 1] + [main]:
         page, seconds = open_in_new_tab(tabs, url, game, parts)
         open_s.append(seconds)
         # The app's server part for this game, read as the page reads it (in this process, after the
         # open: the dashboard's own caches are not touched).
         server.append(payload_bytes(db, game["game_id"])["server_total_s"])
+        # The page's work after its board (the panels under it) ends before the next open starts:
+        # each open is timed alone, as a user opening one link.
+        wait_for_app(page)
+        transfer.append({"html": page.transfer["html"], "ws": page.transfer["ws"]})
         if game is not main:
-            # The page's work after its board (the panels under it) ends before the next open starts:
-            # each open is timed alone, as a user opening one link.
-            wait_for_app(page)
             page.close()
-    wait_for_app(page)
     root = page.locator(".gv-root")
     root.evaluate(PROBE)
     page.locator(".title").click()
@@ -297,6 +306,9 @@ def measure_game(tabs: Any, url: str, games: list[dict[str, Any]], steps: int, o
             "app_s": round(statistics.median(server) + statistics.median(p["draw_s"] for p in parts), 3),
             "streamlit_start_s": round(statistics.median(p["data_s"] for p in parts) - statistics.median(server), 3),
         },
+        # Bytes of a new tab's open: the page's HTML and the web socket's messages to the browser.
+        "open_html_bytes": int(statistics.median(t["html"] for t in transfer)),
+        "open_websocket_bytes": int(statistics.median(t["ws"] for t in transfer)),
         "key_presses": len(keys),
         "boards_drawn": len(drawn),
         "step_ms_p50": round(_percentile(latencies, 0.5), 1),

@@ -18,7 +18,7 @@ from replay import registry
 
 COMPONENT = Path(__file__).resolve().parent / "replay_component"
 #: The Replay component's helpers a board's ``draw`` calls (replay_component/replay.js).
-HELPERS = ("esc", "rowAt", "list", "num", "pairs", "badges", "panelHead", "panelClass", "chip", "seatName")
+HELPERS = ("esc", "nameHtml", "rowAt", "list", "num", "pairs", "badges", "panelHead", "panelClass", "chip", "seatName")
 
 
 class BoardDrawingError(Exception):

@@ -15,6 +15,7 @@ that cannot be read) serves Streamlit's page alone: the Replay page then says wh
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -27,7 +28,7 @@ from typing import Any
 
 from dashboards import analysis_panel, data
 from dashboards.replay_component import CSS, JS
-from dashboards.replay_data import parse_step, parse_view
+from dashboards.replay_data import parse_step, parse_view, window_bounds
 from dashboards.ui import THEME_COOKIE
 from replay.protocol import Viewer
 
@@ -38,6 +39,9 @@ _EXPORT = "export default function (component)"
 #: The inline data's element (the board drawn first is ``window.__gvFirst``, which the Replay
 #: component takes over from: ``handOver`` in ``replay.js``).
 DATA_ID = "gv-first-data"
+#: The cookie that tells the Replay page which board this tab's first paint holds (``signature``): the
+#: page then sends the viewer that signature instead of the game again.
+HELD_COOKIE = "governor_first"
 #: The app's theme colours (``dashboards/.streamlit/config.toml``) over Streamlit's defaults: the
 #: variables Streamlit gives its components, which the viewer's style sheet reads.
 _STREAMLIT_COLOURS = {
@@ -96,6 +100,10 @@ _SCRIPT = """<script>
     if (window.__gvFirst === first) { window.__gvFirst = null; }
   };
   first.cleanup = mount({ data, parentElement: shadow, setTriggerValue: function () {} }) || null;
+  // The game is sent once: Streamlit's viewer takes it from here (``window.__gvHeld``), and the
+  // cookie, read by the server when Streamlit's web socket opens, tells the Replay page it may.
+  window.__gvHeld = { sig: data.sig, game: data.game };
+  document.cookie = %(held)s + "=" + data.sig + "; path=/; SameSite=Strict";
   first.state = shadow.__governorReplay || null;
   window.__gvFirst = first;
   // When the board reached the screen (the task after the frame that drew it; ms of the page's clock).
@@ -142,6 +150,19 @@ def board_payload(found: data.OpenedGame, viewer: Viewer, step: int | None) -> d
     return payload
 
 
+def signature(found: data.OpenedGame, viewer: Viewer, step: int | None) -> str:
+    """What names the payload ``board_payload(found, viewer, step)``: the database's state (its file
+    and stamp: a new import or a stored analysis changes it), the game, the view and the window of
+    steps. The first paint and the Replay page compute it alike, so the page can tell that the browser
+    already holds the board it would send. Raises ``ValueError`` for a game without stored states."""
+    if found.prepared is None:
+        raise ValueError(f"game {found.row['game_id']} has no stored states")
+    path = data.db_path()
+    lo, hi = window_bounds(found.prepared.total, step or 0)
+    text = f"{path}|{data.db_stamp(path)}|{found.row['game_id']}|{viewer.name}|{lo}|{hi}"
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
+
+
 def inline_json(value: Any) -> str:
     """``value`` as JSON that is safe inside an HTML ``<script>`` element: no ``<``, ``>`` or ``&`` (a
     name such as ``</script><img onerror=...>`` stays text) and no line separators JavaScript refuses."""
@@ -157,7 +178,7 @@ def _script() -> str:
         raise RuntimeError(f"the Replay component's script no longer starts its mount with {_EXPORT!r}")
     return _SCRIPT % {"js": JS.replace(_EXPORT, "const __gvMount = function (component)"),
                       "css": inline_json(CSS), "data_id": json.dumps(DATA_ID), "colours": inline_json(theme_colours()),
-                      "cookie": inline_json(THEME_COOKIE)}
+                      "cookie": inline_json(THEME_COOKIE), "held": inline_json(HELD_COOKIE)}
 
 
 def first_paint(params: Mapping[str, str]) -> str | None:
@@ -176,7 +197,8 @@ def first_paint(params: Mapping[str, str]) -> str | None:
     viewer = Viewer.parse(view, int(found.row["player_count"]))
     payload = board_payload(found, viewer, step)
     component_data = {"game": payload, "step": step, "view": view if params.get("view") is not None else None,
-                      "request": "first-paint", "branch": False, "await_shown": False}
+                      "request": "first-paint", "branch": False, "await_shown": False,
+                      "sig": signature(found, viewer, step)}
     return (
         f"<style>{_HOLDER_CSS}</style>"
         '<div id="gv-first"></div>'
@@ -205,6 +227,17 @@ _LOADER = """<script>
   };
   if (%(wait)s) { requestAnimationFrame(function () { setTimeout(load, 0); }); setTimeout(load, 250); } else { load(); }
 })();
+</script>"""
+
+
+#: Where Streamlit's script finds the server. Left to itself it derives the app's base from the page's
+#: path and, for ``/replay``, first asks ``/replay/_stcore/health`` and ``/replay/_stcore/host-config``
+#: (two 404s in the browser's console) before it tries ``/``. Its ``window.__streamlit`` settings, read
+#: when its script starts, name the base instead: the folder the Replay page's path is in.
+_BASE_SCRIPT = """<script>
+window.__streamlit = Object.assign({}, window.__streamlit, {
+  BACKEND_BASE_URL: window.location.origin + window.location.pathname.replace(/\\/replay\\/?$/, "/"),
+});
 </script>"""
 
 
@@ -237,7 +270,7 @@ def shell() -> Shell:
     found = _STREAMLIT_SCRIPT.search(index, 0, at) if end > 0 else None
     if found is None:
         return Shell(index[:end], None, index[end:])
-    head = index[:found.start()] + index[found.end():end]
+    head = index[:found.start()] + _BASE_SCRIPT + index[found.end():end]
     return Shell(head, found.group(1), index[end:])
 
 

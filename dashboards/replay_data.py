@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from dashboards.diff import step_changes
+from dashboards.stats import plural
 from replay.protocol import Viewer
 from replay.registry import view_for
 
@@ -34,6 +35,8 @@ WINDOW = 3000
 ROUND_POINTS = 1000
 #: Views and windows a prepared game keeps made (the oldest is dropped first).
 MAX_KEPT = 8
+#: The chart's footnote on a line the view drew without what it may not see.
+CHART_NOTE = "VP as this view sees them: points hidden from it are left out until the game ends"
 #: Points of a seat's VP line on the chart at most (a longer line is thinned, keeping its last point).
 CHART_POINTS = 2000
 
@@ -207,7 +210,7 @@ class PreparedGame:
         for move in self.moves:
             self.round_first.setdefault(str(move["round"]), int(move["step"]))
         self._payloads: dict[str, dict[str, Any]] = {}
-        self._charts: dict[str, list[list[list[Any]]]] = {}
+        self._charts: dict[str, tuple[list[list[list[Any]]], list[bool]]] = {}
         self._lock = threading.Lock()
 
     def payload(self, viewer: Viewer, around: int | None = None) -> dict[str, Any]:
@@ -225,17 +228,21 @@ class PreparedGame:
                 found = self._payloads[key] = self._make(viewer, lo, hi)
             return found
 
-    def _chart(self, viewer: Viewer) -> list[list[list[Any]]]:
-        """Each seat's VP over the whole game as ``viewer`` sees it, as runs (thinned when long)."""
+    def _chart(self, viewer: Viewer) -> tuple[list[list[list[Any]]], list[bool]]:
+        """Each seat's VP over the whole game as ``viewer`` sees it, as runs (thinned when long), and
+        for each seat whether the view left something out of its line (its VP differs from the stored
+        one at some step): the chart's legend says so."""
         found = self._charts.get(viewer.name)
         if found is None:
             view = self.view
             over = [r.get("stage") == "over" for r in self.table]
-            found = self._charts[viewer.name] = [
-                _thin(runs([{"step": r["step"], "vp": view.view_seat_row(r, seat, viewer, over[r["step"]]).get("vp")}
-                            for r in rows], ["vp"])["vp"], CHART_POINTS)
-                for seat, rows in enumerate(self.seats)
-            ]
+            lines, partial = [], []
+            for seat, rows in enumerate(self.seats):
+                seen = [view.view_seat_row(r, seat, viewer, over[r["step"]]).get("vp") for r in rows]
+                lines.append(_thin(runs([{"step": r["step"], "vp": v} for r, v in zip(rows, seen)], ["vp"])["vp"],
+                                   CHART_POINTS))
+                partial.append(any(v != r.get("vp") for r, v in zip(rows, seen)))
+            found = self._charts[viewer.name] = (lines, partial)
         return found
 
     def _make(self, viewer: Viewer, lo: int, hi: int) -> dict[str, Any]:
@@ -262,10 +269,11 @@ class PreparedGame:
             texts.append(None if hidden else str(move["text"]))
         stored_winners = self.row.get("winners")
         winners = [int(w) for w in (stored_winners if stored_winners is not None else [])]
-        facts = [f"{len(names)} players", f"{int(self.row['rounds'])} rounds", f"{self.total} moves"]
+        facts = [plural(len(names), "player"), plural(int(self.row["rounds"]), "round"), plural(self.total, "move")]
         if isinstance(self.row.get("played_at"), str) and self.row["played_at"]:
             facts.insert(0, f"played {self.row['played_at']}")
         changes = step_change_list(game, table, seats, names)
+        chart, partial = self._chart(viewer)
         if lo > 0:  # the window's first position is not compared with the step before it
             changes[0] = [[who, phrases] for who, phrases in self._changes_at(viewer, lo)]
         return {
@@ -293,8 +301,11 @@ class PreparedGame:
             "round_first": self._rounds(lo, hi),
             "table": runs(table, _columns(table)),
             "seats": [runs(rows, _columns(rows)) for rows in seats],
-            # The VP chart covers the whole game whatever the window.
-            "chart": self._chart(viewer),
+            # The VP chart covers the whole game whatever the window; a seat whose line leaves out what
+            # the view may not see is marked in its legend.
+            "chart": chart,
+            "chart_hidden": partial,
+            "chart_note": CHART_NOTE,
             "changes": changes,
             "catalogue": view.board_catalogue(),
         }

@@ -22,6 +22,7 @@ import streamlit as st
 
 from analysis import variation as V
 from dashboards import ui
+from dashboards.stats import plural
 from ingest.lake import expand_player_changes
 from ingest.rows import Batch, add_record
 from replay.logfile import LogRecord, parse_game
@@ -64,7 +65,7 @@ def payload(variation: V.Variation, base: dict[str, Any], viewer: Viewer | None 
     seat_rows = seats.to_pandas().sort_values(["step", "seat"])
     data = game_payload(row, moves, states, seat_rows, viewer)
     data["game_id"] = payload_id(variation, str(base["game_id"]))
-    data["facts"] = [f"variation after move {variation.branch}", f"{len(variation.moves)} moves of its own",
+    data["facts"] = [f"variation after move {variation.branch}", f"{plural(len(variation.moves), 'move')} of its own",
                      *data["facts"]]
     data["source"] = str(base.get("source_id") or base.get("file") or "")
     # The rows of an unfinished game name the leader as winner: a variation has no winner until it is over.
@@ -310,7 +311,7 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None, viewer: View
     line = kept[index]
     variation = variation_of(game_row, log_text, line)
     ui.caption(
-        f"Variation {index + 1}, after move {variation.branch}: {len(variation.moves)} move(s) of its own. Cards "
+        f"Variation {index + 1}, after move {variation.branch}: {plural(len(variation.moves), 'move')} of its own. Cards "
         "come off the game's recorded deck; recorded reshuffles are used while they fit."
     )
     for note in variation.notes:
@@ -331,7 +332,10 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None, viewer: View
         st.rerun()
     _download(cols[1], variation, game_id, viewer, "whatif_download")
     if cols[2].button("Back to the game", key="whatif_back"):
+        # Back where the user branched (the position the variation starts from), as the move list's
+        # "Back to the game" does, not at the step the URL named when the page was opened.
         open_line(game_id, None)
+        st.query_params["step"] = str(variation.branch)
         st.rerun()
     _listing(game_row, log_text, kept, viewer)
 
@@ -359,7 +363,7 @@ def _listing(game_row: dict[str, Any], log_text: str, kept: list[Line], viewer: 
     for k, line in enumerate(kept):
         variation = variation_of(game_row, log_text, line)
         cols = st.columns([3, 1, 2, 1])
-        cols[0].text(f"{k + 1}. after move {line.branch}, {len(variation.moves)} moves: "
+        cols[0].text(f"{k + 1}. after move {line.branch}, {plural(len(variation.moves), 'move')}: "
                      f"{result_text(variation, names)}")
         if cols[1].button("Open", key=f"whatif_open_{k}", disabled=k == index):
             open_line(game_id, k)
@@ -390,7 +394,7 @@ def _choose(variation: V.Variation, names: list[str], viewer: Viewer, key: str) 
     choices = V.choices(variation)
     frame = pd.DataFrame({"group": [c.group for c in choices], "move": [c.words for c in choices]})
     groups = list(dict.fromkeys(frame["group"]))
-    ui.caption(f"{who} has {len(choices)} legal move(s).")
+    ui.caption(f"{who} has {plural(len(choices), 'legal move')}.")
     cols = st.columns([1, 3])
     group = cols[0].selectbox("Kind", groups, key=f"whatif_group_{key}")
     options = [i for i, c in enumerate(choices) if c.group == group]

@@ -54,20 +54,27 @@ class Reply:
     variation: tuple[int, int] | None = None
     #: The browser drew the board sent with ``await_shown`` (the request it drew).
     shown: str | None = None
+    #: The browser was sent a board it was said to hold (``held``) and does not: the signature it
+    #: asks the whole game for.
+    full: str | None = None
 
 
 def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, request: str, key: str = "replay_viewer",
-                  branch: bool = False, await_shown: bool = False) -> Reply:
+                  branch: bool = False, await_shown: bool = False, held: str | None = None) -> Reply:
     """Show ``game`` (one view's window, ``replay_data.window``) in the browser at ``step`` (None: where
     this browser tab left the game, else the start). ``view`` is the view the URL named (None: the
     browser may ask for the one it last showed). ``request`` changes when the page asks for a new
     position; a rerun with the same ``request`` leaves the viewer where the user has stepped it. With
     ``branch``, the controls offer "Try a move here". With ``await_shown``, the browser says when it
-    has drawn the board (``Reply.shown``, on the rerun that causes)."""
+    has drawn the board (``Reply.shown``, on the rerun that causes). With ``held`` (the signature of
+    ``game``, ``first_paint.signature``), the browser is sent only the signature: it takes the game
+    from the board this tab drew first, or asks for it (``Reply.full``)."""
+    if held is not None:
+        game = {"held": held, "game_id": str(game.get("game_id", ""))}
     result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch,
                                    "await_shown": await_shown},
                     on_branch_change=lambda: None, on_want_change=lambda: None,
-                    on_variation_change=lambda: None, on_shown_change=lambda: None)
+                    on_variation_change=lambda: None, on_shown_change=lambda: None, on_full_change=lambda: None)
     value = getattr(result, "branch", None)
     at = int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
     wanted = getattr(result, "want", None)
@@ -81,4 +88,6 @@ def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, requ
         variation = (max(-1, min(64, int(picked["k"]))), max(-1, int(picked["step"])))
     drawn = getattr(result, "shown", None)
     shown = str(drawn)[:2000] if isinstance(drawn, str) else None
-    return Reply(at, want, variation, shown)
+    asked = getattr(result, "full", None)
+    full = str(asked)[:64] if isinstance(asked, str) else None
+    return Reply(at, want, variation, shown, full)

@@ -52,11 +52,11 @@ function draw(game, step) {
   const faceUp = list(t.face_up_plantations).map((k) => prTile(String(k))).join("");
   const acting = t.to_act;
   const stage = t.role ? `${prRoleWords(t.role)} phase` : String(t.stage || "").replace(/_/g, " ");
-  const waiting = acting !== null && acting !== undefined ? ` · <b>to act</b> <span class="who" title="${esc(seatName(game, acting))}">${esc(seatName(game, acting))}</span>` : "";
+  const waiting = acting !== null && acting !== undefined ? ` · <b>to act</b> ${nameHtml(seatName(game, acting), "who")}` : "";
   const triggers = list(t.end_triggers).map((x) => String(x).replace(/_/g, " ").replace(/^vp /, "VP ")).join(", ");
   const bar = '<div class="bar">'
     + `<span><b>Round</b> <span class="round-now">${esc(num(t.round))}</span></span>`
-    + `<span><b>Governor</b> <span class="who" title="${esc(seatName(game, t.governor))}">${esc(seatName(game, t.governor))}</span></span>`
+    + `<span><b>Governor</b> ${nameHtml(seatName(game, t.governor), "who")}</span>`
     + `<span><b>Now</b> ${esc(stage)}${waiting}</span>`
     + `<span><b>Roles</b> ${roleChips}</span></div>`
     + '<div class="bar">'

@@ -44,10 +44,10 @@ function draw(game, step) {
   }
   const stage = t.stage === "phase" ? `${t.role} phase` : (SJ_STAGES[t.stage] || String(t.stage || "").replace(/_/g, " "));
   const acting = t.to_act;
-  const waiting = acting !== null && acting !== undefined ? ` · <b>to act</b> <span class="who" title="${esc(seatName(game, acting))}">${esc(seatName(game, acting))}</span>` : "";
+  const waiting = acting !== null && acting !== undefined ? ` · <b>to act</b> ${nameHtml(seatName(game, acting), "who")}` : "";
   const bar = '<div class="bar">'
     + `<span><b>Round</b> <span class="round-now">${esc(num(t.round))}</span></span>`
-    + `<span><b>Governor</b> <span class="who" title="${esc(seatName(game, t.governor))}">${esc(seatName(game, t.governor))}</span></span>`
+    + `<span><b>Governor</b> ${nameHtml(seatName(game, t.governor), "who")}</span>`
     + `<span><b>Now</b> ${esc(stage)}${waiting}</span>`
     + `<span><b>Roles</b> ${roleChips}</span>`
     + `<span><b>Draw pile</b> ${esc(num(t.draw_pile))}</span>`

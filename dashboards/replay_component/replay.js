@@ -44,6 +44,14 @@ function rowAt(game, cols, step) {
   return row;
 }
 
+// A name from the database, isolated from the text around it (a right-to-left name keeps its place
+// and does not pull the numbers next to it into its own direction): <bdi> in HTML, FSI ... PDI in text.
+function nameHtml(name, cls) {
+  return `<bdi class="${cls}" title="${esc(name)}">${esc(name)}</bdi>`;
+}
+function iso(name) { return `\u2068${String(name)}\u2069`; }
+function plural(count, one, many) { return `${count} ${count === 1 ? one : many || `${one}s`}`; }
+
 function list(value) { return Array.isArray(value) ? value : []; }
 function num(value) { return value === null || value === undefined ? "?" : String(value); }
 function pairs(values) {
@@ -127,7 +135,7 @@ function badges(governor, acting, winner) {
 }
 
 function panelHead(name, vp, parts, flags) {
-  return `<div class="phead"><span class="pname" title="${esc(name)}">${esc(name)}</span>`
+  return `<div class="phead">${nameHtml(name, "pname")}`
     + `<span class="badges">${badges(flags.governor, flags.acting, flags.winner)}</span>`
     + `<span class="pvp" title="${esc(parts)}">${esc(vp)} <small>VP</small></span></div>`;
 }
@@ -190,7 +198,7 @@ function variationsHtml(game, step) {
     const shown = words.slice(0, VARIATION_MOVES_SHOWN).map((w, i) => `<div class="vmv" data-var="${Number(v.k)}" data-vstep="${v.branch + i + 1}">`
       + `<span class="n">${v.branch + i + 1}</span><span class="w">${esc(w)}</span></div>`).join("");
     const more = words.length > VARIATION_MOVES_SHOWN
-      ? `<div class="vmv more-v" data-var="${Number(v.k)}" data-vstep="${v.branch + words.length}">… ${words.length - VARIATION_MOVES_SHOWN} more moves</div>` : "";
+      ? `<div class="vmv more-v" data-var="${Number(v.k)}" data-vstep="${v.branch + words.length}">… ${plural(words.length - VARIATION_MOVES_SHOWN, "more move")}</div>` : "";
     return `<div class="vline${v.active ? " active" : ""}" data-var="${Number(v.k)}"><div class="vhead" data-var="${Number(v.k)}" data-vstep="${v.branch + 1}">`
       + `<span class="vmark">↳ Variation ${Number(v.k) + 1}</span> <span class="vres">${esc(v.result)}</span></div>${shown}${more}</div>`;
   }).join("");
@@ -245,7 +253,7 @@ function changesHtml(game, step) {
       const cls = line.startsWith("+") ? "plus" : line.startsWith("\u2212") ? "minus" : "";
       return `<span class="${cls}">${esc(line)}</span>`;
     }).join(", ");
-    return `<li><b class="who" title="${esc(name)}">${esc(name)}</b>: ${text}</li>`;
+    return `<li><b>${nameHtml(name, "who")}</b>: ${text}</li>`;
   }).join("");
   return `<ul class="diff">${out}</ul>`;
 }
@@ -346,25 +354,56 @@ function markSvg(seat, cls) {
   return `<path class="${cls}" data-seat="${seat}" d="${path}" fill="${fill}"/>`;
 }
 
-function legendHtml(game) {
+// ``marked``: the seats whose line this view draws without what it may not see (a footnote says so).
+function legendHtml(game, marked) {
   return game.names.map((name, seat) => {
     const dash = DASHES[seat % DASHES.length];
     const swatch = `<svg class="sw" viewBox="-14 -6 28 12" aria-hidden="true"><line x1="-13" x2="13" y1="0" y2="0" stroke="${PALETTE[seat % PALETTE.length]}"`
       + ` stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ""}/>${markSvg(seat, "lgmark")}</svg>`;
-    return `<span class="lg" title="${esc(name)}">${swatch}<span class="lgname">${esc(name)}</span></span>`;
+    return `<span class="lg">${swatch}${nameHtml(name, "lgname")}${marked && marked[seat] ? "*" : ""}</span>`;
   }).join("");
 }
 
-// The VP of every seat at a step, for the chart's hover readout.
+// The winning chance of every analysed seat after its last decision at or before a step (the chance
+// chart's readout), "-" for a seat with no decision yet.
+function chanceAt(game, step) {
+  return chanceSeats(game).map((seat) => {
+    let found = null;
+    for (const d of game.analysis) { if (d[1] === seat && d[0] <= step) { found = d; } }
+    return `${iso(game.names[seat])} ${found ? pct(found[2]) : "\u2013"}`;
+  }).join(" \u00b7 ");
+}
+
+// The seats the stored analysis has decisions of, in seat order.
+function chanceSeats(game) {
+  return game.names.map((_, seat) => seat).filter((seat) => game.analysis.some((d) => d[1] === seat));
+}
+
+// The chance chart's legend: each analysed seat's line, then the tags' colours.
+function chanceLegendHtml(game) {
+  const seats = chanceSeats(game).map((seat) => `<span class="lg"><svg class="sw" viewBox="-14 -6 28 12" aria-hidden="true">`
+    + `<line x1="-13" x2="13" y1="0" y2="0" stroke="${PALETTE[seat % PALETTE.length]}" stroke-width="2"/></svg>${nameHtml(game.names[seat], "lgname")}</span>`);
+  const tags = Object.keys(TAG_COLOURS).map((tag) => `<span class="lg"><svg class="sw" viewBox="-14 -6 28 12" aria-hidden="true">`
+    + `<circle r="4.5" fill="${TAG_COLOURS[tag]}"/></svg>${TAG_LABELS[tag]} ${tag}</span>`);
+  return seats.concat(tags).join("");
+}
+
+// The step under the pointer on a chart drawn by chartSvg or chanceSvg.
+function stepAt(s, c, box, event) {
+  const x = (event.clientX - box.left) * (c.width / box.width);
+  return Math.max(0, Math.min(s.game.total, Math.round(((x - c.pad.l) / (c.width - c.pad.l - c.pad.r)) * s.game.total)));
+}
+
+// The VP of every seat at a step, for the chart's readout.
 function vpAt(game, step) {
-  return game.names.map((name, seat) => `${name} ${Number(game.vp[seat][step] || 0)}`).join(" \u00b7 ");
+  return game.names.map((name, seat) => `${iso(name)} ${Number(game.vp[seat][step] || 0)}`).join(" \u00b7 ");
 }
 
 // The end-of-game scoring table: VP by source per seat, as the board's game declares its sources.
 function scoringHtml(game, scoring) {
   const head = `<tr><th>player</th>${scoring.columns.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
   const body = scoring.rows.map((row, seat) => `<tr${game.data.winners.includes(seat) ? ' class="won"' : ""}>`
-    + `<td class="who" title="${esc(game.names[seat])}">${esc(game.names[seat])}</td>`
+    + `<td class="who">${nameHtml(game.names[seat], "")}</td>`
     + row.map((v) => `<td>${esc(num(v))}</td>`).join("") + "</tr>").join("");
   return `<div class="sidehead">Final scoring</div><table class="score"><thead>${head}</thead><tbody>${body}</tbody></table>`;
 }
@@ -376,12 +415,15 @@ const ICON = {
   prev: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3v10L4 8z"/></svg>',
   next: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M5 3v10l7-5z"/></svg>',
   last: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3h2v10h-2zM3 3v10l7-5z"/></svg>',
+  link: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M6.5 9.5l3-3 1 1-3 3zM4 12a2 2 0 0 1 0-2.8l2-2 1 1-2 2a.6.6 0 0 0 .8.8l2-2 1 1-2 2A2 2 0 0 1 4 12zm8-8a2 2 0 0 1 0 2.8l-2 2-1-1 2-2a.6.6 0 0 0-.8-.8l-2 2-1-1 2-2A2 2 0 0 1 12 4z"/></svg>',
   branch: '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 1h2v7.2l4.6-3.4-1.4-1.4H14v4.8l-1.5-1.5L6 11.5V15H4z"/></svg>',
 };
 
 const HTML = `
 <div class="gv-root">
-  <div class="head"><div class="title"></div><div class="facts"></div></div>
+  <div class="head"><div class="headtext"><div class="title"></div><div class="facts"></div></div>
+    <div class="headtools"><span class="copied" role="status" aria-live="polite"></span>
+    <button type="button" class="copylink" title="Copy a link to this game at this move, in this view" aria-label="Copy link">${ICON.link}<span class="lbl">Copy link</span></button></div></div>
   <div class="controls">
     <button type="button" data-go="first" title="First (Home)" aria-label="First">${ICON.first}<span class="lbl">First</span></button>
     <button type="button" data-go="prev" title="Previous move (Left arrow)" aria-label="Previous">${ICON.prev}<span class="lbl">Prev</span></button>
@@ -400,14 +442,16 @@ const HTML = `
     <button type="button" role="tab" data-tab="charts" aria-selected="false">Charts</button>
   </div>
   <div class="main" data-tab="board">
-    <div class="boardcol"><div class="board"></div><div class="scoring" hidden></div>
-      <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span> <span class="readout"></span></div>
-      <div class="chart"></div><div class="legend"></div></div>
-      <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
-      <div class="chance"></div></div></div>
+    <div class="boardcol"><div class="board"></div><div class="scoring" hidden></div></div>
     <div class="side">
-      <div class="sidehead">Moves</div><div class="moves" tabindex="-1"></div>
-      <div class="sidehead">What changed <span class="chg-step"></span></div><div class="changes"></div>
+      <div class="movesbox"><div class="sidehead">Moves</div><div class="moves" tabindex="-1"></div></div>
+      <div class="chartsbox">
+        <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span></div>
+        <div class="readout" aria-live="polite"></div><div class="chart"></div><div class="legend"></div><div class="chartnote meta" hidden></div></div>
+        <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
+        <div class="readout chance-readout" aria-live="polite"></div><div class="chance"></div><div class="legend chance-legend"></div></div>
+      </div>
+      <div class="changesbox"><div class="sidehead">What changed <span class="chg-step"></span></div><div class="changes"></div></div>
     </div>
   </div>
 </div>`;
@@ -437,8 +481,9 @@ function setup(parent, host) {
     root: el(".gv-root"), title: el(".title"), facts: el(".facts"), slider: el(".slider"), pos: el(".pos"),
     round: el("select.round"), view: el("select.view"), now: el(".now"), board: el(".board"),
     chart: el(".chart"), legend: el(".legend"), chance: el(".chance"), chanceBox: el(".chancebox"),
-    scoring: el(".scoring"), readout: el(".readout"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
-    branch: el("button.branch"), buttons: {},
+    scoring: el(".scoring"), readout: el(".chartbox .readout"), chanceReadout: el(".chance-readout"),
+    chanceLegend: el(".chance-legend"), chartNote: el(".chartnote"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
+    branch: el("button.branch"), copy: el("button.copylink"), copied: el(".copied"), buttons: {},
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
   const s = { ui, host, game: null, step: 0, view: "all", request: null, drawn: null, rowEls: [], frame: 0, urlTimer: 0, chart: null };
@@ -463,6 +508,38 @@ function saveNow(s) {
     window.sessionStorage.setItem(STATE_KEY + s.game.data.game_id, JSON.stringify({ step: s.step, view: s.view }));
     window.sessionStorage.setItem(STATE_KEY + "last", s.game.data.game_id);
   } catch (err) { /* storage or history refused (private mode): the page still works */ }
+}
+
+// The page's link (game, move, view, and the variations kept) to the clipboard, said beside the button.
+function copyLink(s) {
+  clearTimeout(s.urlTimer);
+  saveNow(s);
+  const link = window.location.href;
+  const said = (text) => {
+    s.ui.copied.textContent = text;
+    clearTimeout(s.copiedTimer);
+    s.copiedTimer = setTimeout(() => { s.ui.copied.textContent = ""; }, 2500);
+  };
+  const fallback = () => {
+    // Without the clipboard API (a page not served over https or from localhost): a selected field.
+    const field = document.createElement("textarea");
+    field.value = link;
+    field.setAttribute("readonly", "");
+    field.style.position = "fixed";
+    field.style.opacity = "0";
+    s.ui.root.appendChild(field);
+    field.select();
+    let done = false;
+    try { done = document.execCommand("copy"); } catch (err) { done = false; }
+    field.remove();
+    said(done ? "Link copied" : `Copy this link: ${link}`);
+  };
+  s.ui.root.setAttribute("data-link", link);
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(link).then(() => said("Link copied"), fallback);
+  } else {
+    fallback();
+  }
 }
 
 function remembered(gameId) {
@@ -498,7 +575,7 @@ function setGame(s, data) {
   const game = decode(data);
   s.game = game;
   const { ui } = s;
-  ui.title.textContent = `${data.title}: ${data.names.join(", ")}`;
+  ui.title.textContent = `${data.title}: ${data.names.map(iso).join(", ")}`;
   ui.title.title = ui.title.textContent;
   const winners = data.winners.map((w) => data.names[w]).join(", ");
   const outcome = data.unfinished ? "unfinished" : winners ? `winner ${winners}` : "no winner";
@@ -507,8 +584,14 @@ function setGame(s, data) {
   ui.slider.max = String(game.total);
   ui.round.innerHTML = game.rounds.map((r) => `<option value="${r}">${r}</option>`).join("");
   ui.view.innerHTML = '<option value="all">everything</option><option value="public">public</option>'
-    + data.names.map((n, seat) => `<option value="seat${seat}">${esc(n.length > 24 ? n.slice(0, 23) + "\u2026" : n)}'s seat</option>`).join("");
-  ui.legend.innerHTML = legendHtml(game);
+    + data.names.map((n, seat) => `<option value="seat${seat}">${esc(iso(n.length > 24 ? n.slice(0, 23) + "\u2026" : n))}'s seat</option>`).join("");
+  // Seats whose line leaves out what this view may not see (e.g. points that lie face down until the
+  // end): marked in the legend, with the reason the server gives.
+  const marked = list(data.chart_hidden);
+  ui.legend.innerHTML = legendHtml(game, marked);
+  ui.chartNote.hidden = !marked.some(Boolean);
+  ui.chartNote.textContent = ui.chartNote.hidden ? "" : `* ${data.chart_note || "what this view may see only"}`;
+  ui.chanceLegend.innerHTML = game.analysis.length ? chanceLegendHtml(game) : "";
   s.drawn = null;
   s.boardParts = null;
 }
@@ -577,6 +660,9 @@ function render(s) {
       dot.setAttribute("transform", `translate(${x},${c.y(c.series[seat][step]).toFixed(1)})`);
     });
   }
+  // The charts' readouts say the values at the step shown, unless the pointer is over a chart.
+  if (!s.hovering) { ui.readout.textContent = `move ${step}: ${vpAt(game, step)}`; }
+  if (s.chance && !s.hoveringChance) { ui.chanceReadout.textContent = `move ${step}: ${chanceAt(game, step)}`; }
   const chanceCursor = s.chance ? ui.chance.querySelector(".cursor") : null;
   if (chanceCursor) {
     const cx = s.chance.x(step).toFixed(1);
@@ -668,6 +754,7 @@ function wire(s) {
   on(ui.slider, "input", () => go(s, Number(ui.slider.value)));
   // The one input that asks the server: the What-if panel branches at the step shown here.
   on(ui.branch, "click", () => { if (s.game && s.trigger) { s.trigger("branch", s.step); } });
+  on(ui.copy, "click", () => { copyLink(s); });
   on(ui.round, "change", () => {
     const start = roundStart(s.game, Number(ui.round.value));
     if (start !== null) { go(s, start); }
@@ -687,38 +774,28 @@ function wire(s) {
     const row = event.target.closest ? event.target.closest(".mv") : null;
     if (row) { go(s, Number(row.getAttribute("data-step"))); }
   });
-  on(ui.chart, "click", (event) => {
-    const c = s.chart;
-    const svg = ui.chart.querySelector("svg");
-    if (!c || !svg || !s.game) { return; }
-    const box = svg.getBoundingClientRect();
-    const x = (event.clientX - box.left) * (c.width / box.width);
-    const span = c.width - c.pad.l - c.pad.r;
-    go(s, Math.round(((x - c.pad.l) / span) * s.game.total));
+  // Each chart: a click goes to the move under the pointer; hovering says every series' value there.
+  const charts = [
+    [ui.chart, () => s.chart, (at) => { s.hovering = true; ui.readout.textContent = `move ${at}: ${vpAt(s.game, at)}`; },
+      () => { s.hovering = false; ui.readout.textContent = `move ${s.step}: ${vpAt(s.game, s.step)}`; }],
+    [ui.chance, () => s.chance, (at) => { s.hoveringChance = true; ui.chanceReadout.textContent = `move ${at}: ${chanceAt(s.game, at)}`; },
+      () => { s.hoveringChance = false; ui.chanceReadout.textContent = `move ${s.step}: ${chanceAt(s.game, s.step)}`; }],
+  ];
+  charts.forEach(([box, drawn, hover, leave]) => {
+    const at = (event) => {
+      const c = drawn();
+      const svg = box.querySelector("svg");
+      return c && svg && s.game ? stepAt(s, c, svg.getBoundingClientRect(), event) : null;
+    };
+    on(box, "click", (event) => { const step = at(event); if (step !== null) { go(s, step); } });
+    on(box, "mousemove", (event) => { const step = at(event); if (step !== null) { hover(step); } });
+    on(box, "mouseleave", () => { if (s.game) { leave(); } });
   });
-  on(ui.chart, "mousemove", (event) => {
-    const c = s.chart;
-    const svg = ui.chart.querySelector("svg");
-    if (!c || !svg || !s.game) { return; }
-    const box = svg.getBoundingClientRect();
-    const x = (event.clientX - box.left) * (c.width / box.width);
-    const at = Math.max(0, Math.min(s.game.total, Math.round(((x - c.pad.l) / (c.width - c.pad.l - c.pad.r)) * s.game.total)));
-    ui.readout.textContent = `move ${at}: ${vpAt(s.game, at)}`;
-  });
-  on(ui.chart, "mouseleave", () => { ui.readout.textContent = ""; });
   ui.tabs.forEach((tab) => on(tab, "click", () => {
     ui.main.setAttribute("data-tab", tab.getAttribute("data-tab"));
     ui.tabs.forEach((t) => t.setAttribute("aria-selected", String(t === tab)));
     if (tab.getAttribute("data-tab") !== "board") { schedule(s); }
   }));
-  on(ui.chance, "click", (event) => {
-    const c = s.chance;
-    const svg = ui.chance.querySelector("svg");
-    if (!c || !svg || !s.game) { return; }
-    const box = svg.getBoundingClientRect();
-    const x = (event.clientX - box.left) * (c.width / box.width);
-    go(s, Math.round(((x - c.pad.l) / (c.width - c.pad.l - c.pad.r)) * s.game.total));
-  });
   const keydown = (event) => onKey(s, event);
   on(document, "keydown", keydown);
   const resize = new ResizeObserver(() => { if (s.game && s.chart && Math.abs(ui.chart.clientWidth - s.chart.width) > 40) { schedule(s); } });
@@ -740,8 +817,22 @@ function handOver(parent, gameId) {
   return shown;
 }
 
+// The game the server named by its signature instead of sending it again: the one this viewer shows,
+// or the one the board drawn first in this tab holds (dashboards/first_paint.py); null when neither.
+function heldGame(s, sig) {
+  if (s.game && s.heldSig === sig) { return s.game.data; }
+  const held = window.__gvHeld;
+  if (held && held.sig === sig && held.game) {
+    // Said once: the cookie must not make another session of this browser expect the board.
+    document.cookie = "governor_first=; path=/; max-age=0; SameSite=Strict";
+    return held.game;
+  }
+  return null;
+}
+
 export default function (component) {
-  const { data, parentElement } = component;
+  const { parentElement } = component;
+  let data = component.data;
   let s = parentElement.__governorReplay;
   if (!s) {
     s = setup(parentElement, parentElement.host || parentElement);
@@ -750,6 +841,19 @@ export default function (component) {
   s.ui.root.classList.toggle("dark", isDark(s.host));
   s.trigger = component.setTriggerValue;
   if (!data || !data.game) { return undefined; }
+  if (data.game.held) {
+    const sig = String(data.game.held);
+    const held = heldGame(s, sig);
+    if (!held) {
+      // Not held here after all (another tab drew it first): the server sends the whole game.
+      if (s.askedFull !== sig) { s.askedFull = sig; s.trigger("full", sig); }
+      return undefined;
+    }
+    s.heldSig = sig;
+    data = { ...data, game: held };
+  } else {
+    s.heldSig = null;
+  }
   // A variation has no "here" to branch from: it is played on in the What-if panel.
   s.ui.branch.hidden = !data.branch;
   // What makes two sends of a game differ for the viewer: another game, view, window or length, the

@@ -15,13 +15,30 @@ its board sooner, the panels a moment after."""
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from dashboards import analysis_panel, data, delivery, ui, whatif_panel
-from dashboards.first_paint import board_payload
+from dashboards.first_paint import HELD_COOKIE, board_payload, signature
 from dashboards.replay_component import replay_viewer
 from dashboards.replay_data import parse_step, parse_view, window
 from replay.protocol import Viewer
+
+
+def _download(game_id: str, log_text: str, viewer: Viewer) -> None:
+    """The game's log as it was imported (JSON), in the view everything only: it names every card of
+    every hand, so a seat's or the public view offers it nowhere (and says where it is)."""
+    if viewer.sees_everything:
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", game_id)[:80] or "game"
+        # Made when clicked (no rerun): the page does not hold a copy per run.
+        st.download_button("Download the game's log (JSON)", data=lambda: log_text.encode("utf-8"),
+                           file_name=f"{name}.json", mime="application/json", on_click="ignore",
+                           key="replay_download")
+    else:
+        ui.caption("The game's log names every hidden card, so it is offered in the view everything only "
+                   "(choose it in the View box to download it).")
+
 
 ui.inject_css()
 # The viewer has its own title: less of Streamlit's top margin, so more of the board fits the screen.
@@ -78,9 +95,9 @@ hold_panels = delivery.live() and st.session_state.get("replay_shown") != game_i
 if hold_panels:
     # The run the drawn board causes no longer sees what the notes were about (the URL now names the
     # game shown and its step): the first run's notes stay.
-    held = st.session_state.get("replay_notes")
-    if not notes and isinstance(held, tuple) and held[0] == game_id:
-        notes = list(held[1])
+    kept_notes = st.session_state.get("replay_notes")
+    if not notes and isinstance(kept_notes, tuple) and kept_notes[0] == game_id:
+        notes = list(kept_notes[1])
     st.session_state["replay_notes"] = (game_id, notes)
 for kind, note in notes:
     ui.alert(kind, note)
@@ -107,13 +124,23 @@ if variation is not None:
 else:
     # The view's window with the stored analysis (tags, estimates): what a new tab's first paint drew.
     payload = board_payload(found, viewer, step)
+    # The board this tab drew first (dashboards/first_paint.py) is the same payload: the browser holds
+    # it, so it gets only its signature (the game goes to the browser once), unless it said it does
+    # not hold it after all.
+    held: str | None = signature(found, viewer, step)
+    if held != st.context.cookies.get(HELD_COOKIE) or st.session_state.get("replay_full") == held:
+        held = None
     if kept and log_text is not None:
         payload = {**payload, "variations": whatif_panel.move_list(game, log_text, viewer)}
+        held = None
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
     # stepped it; a new game, step or view in the URL moves it.
     request = f"{game_id}|{step_param}|{view_param}"
     reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True,
-                          await_shown=hold_panels)
+                          await_shown=hold_panels, held=held)
+    if reply.full is not None and reply.full == held:
+        st.session_state["replay_full"] = held
+        st.rerun()
     if reply.branch is not None:
         whatif_panel.branch_at(reply.branch)
 if reply.variation is not None:
@@ -144,5 +171,6 @@ if hold_panels:
 # The log (for the panels under the board) is read once the board is on its way.
 if log_text is None:
     log_text = data.game_log(game_id, found.row_id)
+_download(game_id, log_text, viewer)
 whatif_panel.show(game, log_text, step, viewer)
 analysis_panel.show(game, log_text, found.analysis, viewer)

@@ -40,7 +40,8 @@ def test_the_page_holds_the_board_the_url_names(on_db: Path, sql) -> None:
     found = data.replay_game(game_id)
     assert inline == json.loads(json.dumps({
         "game": first_paint.board_payload(found, Viewer.parse("seat1", seats), 12), "step": 12, "view": "seat1",
-        "request": "first-paint", "branch": False, "await_shown": False}))
+        "request": "first-paint", "branch": False, "await_shown": False,
+        "sig": first_paint.signature(found, Viewer.parse("seat1", seats), 12)}))
     assert inline["game"]["view"] == "seat1"
     # Without a view in the URL: the whole game, and the browser may ask for the view it last showed.
     assert _inline(first_paint.page({"game": game_id}))["view"] is None
@@ -149,3 +150,64 @@ def test_the_first_board_takes_the_apps_theme_colours() -> None:
     assert colours["light"] == {"--st-background-color": "#ffffff", "--st-secondary-background-color": "#f0f2f6",
                                 "--st-text-color": "#31333f", "--st-primary-color": "#2f6fb0"}
     assert colours["dark"]["--st-primary-color"] == "#6aa5e8" and colours["dark"]["--st-background-color"] == "#0e1117"
+
+
+def _wire(page: Any) -> list[str]:
+    """Every web socket message ``page`` receives from now on, as text (binary ones decoded as UTF-8)."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: frames.append(
+        frame.decode("utf-8", errors="replace") if isinstance(frame, bytes) else frame)))
+    return frames
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+def test_a_replay_link_asks_for_nothing_that_is_missing_and_gets_the_game_once(dash_site, dash_db: Path, sql) -> None:
+    """No request of the page fails (Streamlit's script used to look for the server at
+    ``/replay/_stcore/health`` and ``/replay/_stcore/host-config`` first: two 404s), and the game's
+    view comes in the page only: the web socket names it by its signature."""
+    url, browser = dash_site
+    game_id, moves = sql(dash_db, "SELECT game_id, moves FROM games WHERE player_count = 3 ORDER BY game_id LIMIT 1")[0]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    failed: list[str] = []
+    page.on("requestfailed", lambda request: failed.append(f"failed {request.url}"))
+    page.on("response", lambda answer: failed.append(f"{answer.status} {answer.url}") if answer.status >= 400 else None)
+    frames = _wire(page)
+    answer = page.goto(f"{url}/replay?game={game_id}&step=12")
+    assert answer is not None
+    document = answer.text()
+    wait_for_app(page)
+    assert page.locator(".gv-root").get_attribute("data-step") == "12"
+    assert failed == []
+    # The game's moves (their words, with the round of each) are in the page once and in no message.
+    words = sql(dash_db, "SELECT words FROM moves WHERE game_id = ? AND step = ?", [game_id, moves - 1])[0][0]
+    assert document.count('"round_first":') == 1 and document.count(json.dumps(words)[1:-1]) >= 1
+    wire = "\n".join(frames)
+    assert '"round_first":' not in wire and json.dumps(words)[1:-1] not in wire
+    assert page.locator(f".moves .mv[data-step='{moves - 1}'] .w").inner_text() == words
+    # Stepping and the panels work on the game taken from the first paint.
+    page.locator(".title").click()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector(".gv-root[data-step='13']")
+    page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+def test_a_tab_that_does_not_hold_the_game_gets_it_over_the_web_socket(dash_site, dash_db: Path, sql) -> None:
+    """The server was told (the cookie) that the tab holds the board, but it does not (the first paint
+    could not keep it): the viewer asks, and the game comes over the web socket."""
+    url, browser = dash_site
+    game_id = sql(dash_db, "SELECT game_id FROM games WHERE player_count = 2 ORDER BY game_id LIMIT 1")[0][0]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.add_init_script("Object.defineProperty(window, '__gvHeld', { get() { return undefined; }, set(v) {} });")
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    frames = _wire(page)
+    page.goto(f"{url}/replay?game={game_id}&step=7")
+    wait_for_app(page)
+    page.wait_for_selector(".gv-root[data-step='7']")
+    assert page.locator(".gv-root").count() == 1 and page.locator(".moves .mv").count() > 7
+    assert '"round_first":' in "\n".join(frames)
+    assert not errors
+    page.close()

@@ -138,7 +138,7 @@ def test_the_last_step_shows_the_scoring_and_the_vp_chart_tells_five_seats_apart
     page.locator(".chart svg").scroll_into_view_if_needed()
     box = page.locator(".chart svg").bounding_box()
     page.mouse.move(box["x"] + box["width"] - 10, box["y"] + box["height"] / 2)
-    readout = page.locator(".readout").text_content()
+    readout = page.locator(".chartbox .readout").text_content()
     assert readout.startswith("move ") and all(name in readout for name in NAMES)
     assert page.errors == []
     page.close()

@@ -285,3 +285,106 @@ def test_try_a_move_here_branches_the_what_if_panel_at_the_step_shown(site, game
     assert field.input_value() == "15"
     assert page.errors == []
     page.close()
+
+
+def _top_in_view(page, selector: str, height: int) -> bool:
+    """Whether ``selector`` is shown and starts inside the first screen (no scrolling past the board)."""
+    box = page.locator(f".gv-root {selector}").bounding_box()
+    return box is not None and box["height"] > 20 and 0 <= box["y"] < height - 40
+
+
+@pytest.mark.parametrize("width", [390, 520, 860, 1000, 1400])
+def test_board_moves_and_chart_are_in_reach_at_every_width(site, games, width: int) -> None:
+    """The board, the move list and the VP chart each start in the first screen, or one tap away on a
+    tab: the move list used to start 1,800 px down at 1000 px (under the five panels)."""
+    game = games["puerto_rico"]
+    page = open_replay(site, f"game={game['id']}&step=50", width=width, height=900)
+    tabs = page.locator(".gv-root .tabs")
+    if tabs.is_visible():
+        # One column: a tab shows each part at the top of the viewer.
+        for name, selector in (("Moves", ".moves"), ("Charts", ".chart"), ("Board", ".board")):
+            page.get_by_role("tab", name=name).click()
+            assert _top_in_view(page, selector, 900), (width, name)
+            assert page.get_by_role("tab", name=name).get_attribute("aria-selected") == "true"
+        page.get_by_role("tab", name="Moves").click()
+        page.locator(".moves .mv[data-step='40']").click()
+        wait_step(page, 40)
+    else:
+        # Two columns: the move list and the chart beside the board, all in the first screen.
+        assert width >= 1400
+        for selector in (".board", ".moves", ".chart"):
+            assert _top_in_view(page, selector, 900), (width, selector)
+    assert page.locator(".gv-root").evaluate("(root) => root.scrollWidth - root.clientWidth") <= 0
+    assert not page.errors
+    page.close()
+
+
+def test_the_vp_chart_says_its_values_and_names_its_series(site, games, sql, hostile_db) -> None:
+    game = games["puerto_rico"]
+    page = open_replay(site, f"game={game['id']}&step=80")
+    vp = [v for (v,) in sql(hostile_db, "SELECT vp FROM puerto_rico_player_states WHERE game_id = ? AND step = ? ORDER BY seat",
+                            [game["id"], 80])]
+    readout = page.locator(".chartbox .readout")
+    expected = " \u00b7 ".join(f"\u2068{name}\u2069 {v}" for name, v in zip(game["names"], vp))
+    assert readout.inner_text() == f"move 80: {expected}"
+    # Hovering shows the values under the pointer; leaving shows the step's again.
+    box = page.locator(".chart .hit").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)
+    page.wait_for_function("() => true")
+    hovered = readout.inner_text()
+    assert hovered.startswith("move ") and hovered != f"move 80: {expected}"
+    at = int(hovered.split(":")[0].split()[1])
+    vp_at = [v for (v,) in sql(hostile_db, "SELECT vp FROM puerto_rico_player_states WHERE game_id = ? AND step = ? "
+                                            "ORDER BY seat", [game["id"], at])]
+    assert hovered == f"move {at}: " + " \u00b7 ".join(f"\u2068{n}\u2069 {v}" for n, v in zip(game["names"], vp_at))
+    page.mouse.move(0, 0)
+    page.wait_for_function("(e) => document.querySelector('[data-testid=stApp]') && true")
+    assert readout.inner_text() == f"move 80: {expected}"
+    # The legend names every seat (isolated from the text around it) and no line leaves anything out.
+    assert page.locator(".chartbox .legend bdi.lgname").all_inner_texts() == game["names"]
+    assert page.locator(".chartnote").is_hidden()
+    page.close()
+
+
+def test_copy_link_and_download_the_log(site, games, sql, hostile_db) -> None:
+    game = games["san_juan"]
+    url, browser = site
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    page = context.new_page()
+    page.goto(f"{url}/replay?game={game['id']}&step=10&view=all")
+    wait_for_app(page)
+    page.locator(".title").click()
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 11)
+    page.get_by_role("button", name="Copy link").click()
+    page.wait_for_selector(".headtools .copied:has-text('Link copied')")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.url and f"game={game['id']}" in copied and "step=11" in copied and "view=all" in copied
+    # The log as imported, in the view everything.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the game's log (JSON)").click()
+    path = download.value.path()
+    (stored,) = sql(hostile_db, "SELECT log FROM games WHERE game_id = ?", [game["id"]])[0]
+    assert download.value.suggested_filename == f"{game['id']}.json"
+    assert json.loads(Path(path).read_text()) == json.loads(stored)
+    # A seat's view offers no download, and says where it is.
+    page.locator("select.view").select_option("seat1")
+    page.wait_for_selector(".gv-root[data-view='seat1']")
+    wait_for_app(page)
+    assert page.get_by_role("button", name="Download the game's log (JSON)").count() == 0
+    assert "offered in the view everything only" in page.locator("[data-testid='stMain']").inner_text()
+    context.close()
+
+
+def test_names_on_the_board_are_isolated_from_the_text_around_them(site, games) -> None:
+    """A right-to-left name keeps its place: each name on the board, in the legend, in what changed and
+    in the final scoring is a <bdi> of its own."""
+    game = games["puerto_rico"]
+    page = open_replay(site, f"game={game['id']}&step=-1")
+    assert page.locator(".player bdi.pname").all_inner_texts() == game["names"]
+    assert page.locator(".bar bdi.who").count() >= 1
+    assert page.locator(".score td.who bdi").all_inner_texts() == game["names"]
+    assert page.locator(".chartbox .legend bdi").count() == len(game["names"])
+    assert page.locator(".title").inner_text().count("\u2068") == len(game["names"])
+    page.close()

@@ -6,6 +6,7 @@ survives a reload (it is in the URL) and opens from the move list."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,9 @@ def test_hostile_names_in_the_replay_charts_show_as_typed(site, review_db) -> No
     page.wait_for_selector(".chancebox:not([hidden]) .chance svg")
     # The charts' legend (VP and winning chances) names each seat as typed, and nothing of a name is drawn
     # as a link, bold, a line break or a styled span.
-    assert page.locator(".gv-root .legend .lgname").all_text_contents() == NAMES
+    assert page.locator(".gv-root .chartbox .legend .lgname").all_text_contents() == NAMES
+    assert page.locator(".gv-root .chance-legend .lgname").all_text_contents() == NAMES[:len(
+        page.locator(".gv-root .chance-legend .lgname").all_text_contents())]
     for selector in ("a", "b", "i", "br", "span[style*='40px']"):
         assert page.locator(f".gv-root .legend {selector}, .gv-root .chance {selector}").count() == 0, selector
     titles = page.locator(".chance .tagdot title").all_text_contents()
@@ -143,5 +146,38 @@ def test_a_variation_survives_a_reload_and_opens_from_the_move_list(site, review
     assert page.locator(".gv-root").get_attribute("data-step") == "11"
     page.locator(".moves .vback").click()
     page.wait_for_selector(".moves .vline", timeout=15000)
+    assert page.errors == []
+    page.close()
+
+
+def test_the_winning_chance_chart_says_its_values_and_names_its_series(site, review_db, sql) -> None:
+    """The chance chart had no legend and said no value on hover: it names each analysed seat and the
+    tags' colours, and says each seat's chance after its last decision at the move shown or hovered."""
+    db, ids = review_db
+    page = open_replay(site, f"game={ids['puerto_rico']}&step=9")
+    page.wait_for_selector(".chancebox:not([hidden]) .chance svg")
+    decisions = sql(db, "SELECT step, seat, estimate FROM analysis WHERE game_id = ? AND played ORDER BY step, rowid",
+                    [ids["puerto_rico"]])
+    seats = sorted({seat for _, seat, _ in decisions})
+    assert page.locator(".chance-legend bdi.lgname").all_text_contents() == [NAMES[s] for s in seats]
+    assert page.locator(".chance-legend .lg").all_text_contents()[len(seats):] == ["?! inaccuracy", "? mistake", "?? blunder"]
+
+    def said(step: int) -> str:
+        parts = []
+        for seat in seats:
+            mine = [e for s, k, e in decisions if k == seat and s <= step]
+            parts.append(f"\u2068{NAMES[seat]}\u2069 " + (f"{math.floor(mine[-1] * 100 + 0.5)}%" if mine else "\u2013"))
+        return f"move {step}: " + " \u00b7 ".join(parts)
+
+    readout = page.locator(".chance-readout")
+    assert readout.text_content() == said(9)
+    page.locator(".chance svg").scroll_into_view_if_needed()
+    box = page.locator(".chance svg").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.02 + 30 * box["width"] / 272, box["y"] + box["height"] / 2)
+    hovered = readout.text_content()
+    at = int(hovered.split(":")[0].split()[1])
+    assert at != 9 and hovered == said(at)
+    page.mouse.move(0, 0)
+    assert readout.text_content() == said(9)
     assert page.errors == []
     page.close()

@@ -191,7 +191,7 @@ def test_no_hidden_card_reaches_the_browser(site, secrets_db: Path, sql, view: s
         assert wire.page.locator(".player[data-seat='3'] .back").count() > 0
         # The What-if panel lists no decision of seat 3, and says why.
         main = wire.page.locator("[data-testid='stMain']").inner_text()
-        assert "legal move(s)" not in main
+        assert re.search(r"has [\d,]+ legal moves?\b", main) is None
         if view == "seat1":
             assert f"In {names[1]}'s seat view, What if? offers {names[1]}'s own decisions only: at this position " \
                    f"{names[3]} is to act" in main
@@ -207,7 +207,7 @@ def test_no_hidden_card_reaches_the_browser(site, secrets_db: Path, sql, view: s
         assert all(named(text, card) for card in hand + paid)
         assert all(named(wire.document, card) for card in hand)
         assert all(named(dom, card) for card in hand)
-        assert "legal move(s)" in wire.page.locator("[data-testid='stMain']").inner_text()
+        assert re.search(r"has [\d,]+ legal moves?\b", wire.page.locator("[data-testid='stMain']").inner_text())
     finally:
         wire.close()
 
@@ -232,7 +232,7 @@ def test_puerto_rico_chips_stay_face_down_in_the_public_view(site, secrets_db: P
     wire = Wire(site, f"game={game_id}&step={moves - 30}&view=public")
     try:
         runs = _chip_runs(wire.wire())
-        assert len(runs) == 6  # one column per seat, in the page sent and in one message
+        assert len(runs) == 3  # one column per seat, in the page sent only: the web socket names it
         # Nothing but None before the end; the chips turned up at the end.
         for run in runs:
             assert all(value is None for step, value in run if step < moves), run

@@ -70,7 +70,7 @@ def test_two_variations_in_the_move_list_and_in_the_url(open_page: Callable, das
     # Each is listed under the panel with its result.
     texts = [t.value for t in at.text]
     assert f"1. after move 10, {len(finished.moves)} moves: {_result(finished, names)}" in texts
-    assert "2. after move 20, 1 moves: unfinished" in texts
+    assert "2. after move 20, 1 move: unfinished" in texts
 
 
 def test_a_reload_brings_the_variations_back(open_page: Callable, dash_db: Path) -> None:

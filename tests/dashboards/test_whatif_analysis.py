@@ -149,3 +149,17 @@ def test_a_seat_view_offers_the_seats_own_decisions_only(open_page: Callable, da
     assert any(f"In the public view, What if? lists no decision of a hidden hand: {names[1]} is to act here." in t
                for t in texts)
     assert not [s for s in at.selectbox if s.key and s.key.startswith("whatif_")]
+
+
+def test_back_to_the_game_returns_where_the_user_branched(open_page: Callable, dash_db: Path) -> None:
+    """The page was opened at move 4 and the user branched at move 10: "Back to the game" shows move
+    10 (it used to show the URL's move 4)."""
+    game_id = _log().game_id
+    at = open_page(dash_db, "views/replay.py", game=game_id, step=4)
+    at.number_input(key="whatif_branch").set_value(10).run()
+    at.button(key="whatif_play_10_0").click().run()
+    assert at.session_state["whatif_active"][game_id] == 0
+    at.button(key="whatif_back").click().run()
+    assert not at.exception
+    assert at.session_state["whatif_active"][game_id] is None
+    assert at.query_params["step"] in ("10", ["10"])
