@@ -7,11 +7,14 @@ the wording shows up as a readable diff. ``governor golden`` regenerates them.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from replay.errors import GovernorError
 from replay.logfile import GameLog, LogRecord, expand_paths, read_records
+from replay.outputs import write_bytes
 from replay.registry import all_engines
 from replay.replayer import replay
 
@@ -100,9 +103,24 @@ def select_games(logs_dir: Path, problems: list[str] | None = None) -> list[LogR
     return chosen
 
 
+def _is_golden(path: Path) -> bool:
+    """Whether ``path`` is a golden file this command wrote: a regular file (never a link, a pipe or a
+    folder, whatever it names) whose first line is ``HEADER``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(HEADER)) == HEADER.encode()
+    finally:
+        os.close(fd)
+
+
 def write_golden(logs_dir: Path, out_dir: Path, problems: list[str] | None = None) -> list[Path]:
     """Write a golden file for each game chosen by ``select_games`` into ``out_dir`` and delete golden
-    files there that are no longer produced. Returns the files written, sorted.
+    files there that are no longer produced (regular files starting with ``HEADER`` only). Each file
+    is replaced only once complete, by renaming a file of a random name made beside it; a link of its
+    name is replaced, never written through. Returns the files written, sorted.
 
     Raises ``FileNotFoundError``, ``LogFormatError``, ``IllegalMoveError`` or ``ResultMismatchError``
     when a sample log is missing or bad (no file is deleted then). With ``problems``, a bad log is
@@ -128,11 +146,11 @@ def write_golden(logs_dir: Path, out_dir: Path, problems: list[str] | None = Non
     # A bad log's golden file is not stale: it is kept until the log is mended.
     if problems is None or len(problems) == bad:
         for old in out_dir.glob("*.txt"):
-            if old.name not in rendered and old.read_text(encoding="utf-8").startswith(HEADER):
+            if old.name not in rendered and _is_golden(old):
                 old.unlink()
     written = []
     for name, text in sorted(rendered.items()):
         path = out_dir / name
-        path.write_text(text, encoding="utf-8", newline="\n")
+        write_bytes(path, text.encode("utf-8"), follow=False)
         written.append(path)
     return written

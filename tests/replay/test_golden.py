@@ -95,3 +95,62 @@ def test_write_golden_removes_only_stale_golden_files(tmp_path: Path) -> None:
     assert not (tmp_path / "old-game.txt").exists()
     assert (tmp_path / "notes.txt").exists()
     assert {p.name for p in written} == {p.name for p in tmp_path.glob("*.txt")} - {"notes.txt"}
+
+
+def _one_log(tmp_path: Path) -> tuple[Path, str]:
+    """A logs folder of one sample game, and the name of its golden file."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    source = sorted((LOGS / "san_juan").glob("*.json"))[0]
+    (logs / source.name).write_bytes(source.read_bytes())
+    return logs, source.name.removesuffix(".json") + ".txt"
+
+
+def test_write_golden_never_writes_through_a_link_nor_removes_one(tmp_path: Path) -> None:
+    logs, name = _one_log(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text(HEADER + "\nsomeone's golden file, elsewhere\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).symlink_to(victim)
+    (out / "linked.txt").symlink_to(elsewhere)
+    assert [p.name for p in write_golden(logs, out)] == [name]
+    assert victim.read_text() == "precious\n"
+    assert not (out / name).is_symlink() and (out / name).read_text(encoding="utf-8").startswith(HEADER)
+    # A link is not a golden file this command wrote: neither it nor what it names is removed.
+    assert (out / "linked.txt").is_symlink() and elsewhere.exists()
+    assert sorted(p.name for p in out.iterdir()) == sorted([name, "linked.txt"])
+
+
+def test_write_golden_never_opens_a_pipe_it_meets(tmp_path: Path) -> None:
+    """A named pipe ending in .txt is not read to see whether it is a golden file (which waited for a
+    writer forever) nor removed, whatever it would give."""
+    import os
+    import threading
+
+    logs, name = _one_log(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    pipe = out / "pipe.txt"
+    os.mkfifo(pipe)
+
+    def feed() -> None:
+        # Opening waits for a reader: a golden file's header is there for whoever opens the pipe.
+        with open(pipe, "w", encoding="utf-8") as fh:
+            fh.write(HEADER + "\n")
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    written = write_golden(logs, out)
+    # Release the feeder if nothing read the pipe (a reader of the test's own, not waiting for data).
+    try:
+        fd = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        fd = None
+    feeder.join()
+    if fd is not None:
+        os.close(fd)
+    assert [p.name for p in written] == [name]
+    assert sorted(p.name for p in out.iterdir()) == sorted([name, "pipe.txt"])
