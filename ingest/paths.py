@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 from pathlib import Path
 
 
@@ -41,6 +42,9 @@ def openable(path: str) -> str:
 
 
 def _link(target: str) -> str:
+    """The link to ``target`` in the folder of links, made when missing or pointing elsewhere: under a
+    random name (``os.symlink`` refuses a name that exists, so nothing planted is followed or removed),
+    then renamed over the link's own name. Raises ``OSError`` when it cannot be made."""
     raw = os.fsencode(target)
     links = links_folder()
     links.mkdir(parents=True, exist_ok=True)
@@ -50,11 +54,18 @@ def _link(target: str) -> str:
             return str(link)
     except OSError:
         pass
-    temp = os.fsencode(f"{link}.tmp-{os.getpid()}")
+    for _ in range(8):
+        temp = os.fsencode(f"{link}.tmp-{secrets.token_hex(8)}")
+        try:
+            os.symlink(raw, temp)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(17, "no free temporary name for a link", str(links))
     try:
+        os.replace(temp, os.fsencode(link))
+    except BaseException:
         os.unlink(temp)
-    except FileNotFoundError:
-        pass
-    os.symlink(raw, temp)
-    os.replace(temp, os.fsencode(link))
+        raise
     return str(link)
