@@ -141,6 +141,30 @@ def _module_file(name: str) -> Path:
     return PACKAGE.parent.joinpath(*name.split(".")).with_suffix(".py")
 
 
+def _install(staging: Path, out: Path) -> None:
+    """Put the complete build ``staging`` in place of ``out``: the earlier build is first moved into a
+    folder of a random name made for it beside ``out`` (never a guessable ``.native.old``, whose
+    contents would have been removed), then removed with it. A link at ``out`` is replaced, never
+    followed: nothing it names is removed. Raises ``OSError`` when a rename fails (the earlier build
+    is then put back when it can be)."""
+    aside = Path(tempfile.mkdtemp(prefix=f".{out.name}-old-", dir=out.parent))
+    try:
+        moved = False
+        if out.is_symlink():
+            out.unlink()
+        elif out.exists():
+            os.replace(out, aside)  # a folder over the empty folder made for it
+            moved = True
+        try:
+            os.replace(staging, out)
+        except OSError:
+            if moved:
+                os.replace(aside, out)
+            raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
 def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
     """Compile ``MODULES`` with mypyc into ``out`` (replacing an earlier build only once this one is
     complete). Returns False, saying why, when it cannot (no mypyc, no C compiler, a failed compile):
@@ -195,21 +219,25 @@ def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
             files[name] = str(Path(*name.split(".")).with_suffix(suffix))
         for shared in work.glob(f"*__mypyc{suffix}"):
             files[shared.name.removesuffix(suffix)] = shared.name
-        staging = Path(tempfile.mkdtemp(prefix=".native-", dir=out.parent))
-        for file in files.values():
-            (staging / file).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(work / file, staging / file)
-        import mypy.version
+        if out.exists() and not out.is_symlink() and not out.is_dir():
+            say(f"{out} is a file, not a build folder: the engines run as pure Python (nothing was replaced)")
+            return False
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
+        installed = False
+        try:
+            for file in files.values():
+                (staging / file).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(work / file, staging / file)
+            import mypy.version
 
-        (staging / "manifest.json").write_text(json.dumps({
-            "digest": digest, "files": files, "python": sys.version, "mypy": mypy.version.__version__,
-            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }, indent=1) + "\n", encoding="utf-8")
-        old = out.with_name(out.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            out.rename(old)
-        staging.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
+            (staging / "manifest.json").write_text(json.dumps({
+                "digest": digest, "files": files, "python": sys.version, "mypy": mypy.version.__version__,
+                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }, indent=1) + "\n", encoding="utf-8")
+            _install(staging, out)
+            installed = True
+        finally:
+            if not installed:  # once installed, its name is free again: whatever comes there is not ours
+                shutil.rmtree(staging, ignore_errors=True)
     say(f"compiled engines built in {out} ({len(MODULES)} modules, {time.monotonic() - started:.0f} s)")
     return True

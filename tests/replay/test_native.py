@@ -122,3 +122,39 @@ def test_the_compiled_modules_constants_are_final() -> None:
                for name in native.MODULES}
     assert {name: names for name, names in missing.items() if names} == {}
 
+
+def test_a_build_replaces_the_last_one_and_removes_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Compiling is faked (a file per module); what is checked is how the build is put in place: a
+    folder named like the old fixed aside name (``.native.old``) is someone's and stays whole, and a
+    link at the build's name is replaced without touching what it names."""
+    import importlib.machinery
+
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+    def compiled(args: list[str], cwd: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+        for name in native.MODULES:
+            built = Path(cwd).joinpath(*name.split(".")).with_suffix(suffix)
+            built.write_bytes(b"compiled " + name.encode())
+        return subprocess.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(native.subprocess, "run", compiled)
+    monkeypatch.setattr(native.shutil, "which", lambda name: "/usr/bin/" + name)
+    out = tmp_path / ".native"
+    theirs = tmp_path / ".native.old"
+    theirs.mkdir()
+    (theirs / "keep.txt").write_text("someone's")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "manifest.json").write_text('{"digest": "other"}')
+    out.symlink_to(elsewhere)
+    assert native.build(out, quiet=True) is True
+    assert not out.is_symlink() and json.loads((out / "manifest.json").read_text())["digest"] == native.source_digest()
+    assert (elsewhere / "manifest.json").read_text() == '{"digest": "other"}'
+    (out / "manifest.json").write_text('{"digest": "older"}')
+    assert native.build(out, quiet=True) is True  # an earlier build replaced
+    assert json.loads((out / "manifest.json").read_text())["digest"] == native.source_digest()
+    assert (theirs / "keep.txt").read_text() == "someone's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".native", ".native.old", "elsewhere"]
+    assert sorted(p.name for p in (out / "replay" / "san_juan").iterdir()) == sorted(
+        Path(*name.split(".")).with_suffix(suffix).name for name in native.MODULES if name.startswith("replay.san_juan."))
