@@ -50,6 +50,10 @@ def _umask() -> int:
     return mask
 
 
+#: Flags of a temporary file: made by this call or not at all, never through a link.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
 def resolve_target(path: PathLike) -> tuple[str, os.stat_result | None]:
     """Where writing ``path`` lands: its real path (a symbolic link followed to what it names, even
     a dangling one; bytes that are not UTF-8 carried as ``os.fsdecode`` does), with that file's status,
@@ -101,16 +105,23 @@ def replacing(path: PathLike, *, follow: bool = True) -> Iterator[str]:
     folder, name = os.path.split(target)
     regular = info is not None and stat.S_ISREG(info.st_mode)
     mode = stat.S_IMODE(info.st_mode) if regular and info is not None else 0o666 & ~_umask()
-    fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
-    os.close(fd)
-    done = False
+    # The name is chosen before the file is made, so that an interruption at any moment (Ctrl-C,
+    # SIGTERM raising between two steps) finds it known to the cleanup below; a name this call could not
+    # make (``refused``) is someone else's and never removed.
+    temp = os.path.join(folder or ".", f".{name}.{secrets.token_hex(8)}.tmp")
+    refused = done = False
     try:
+        try:
+            os.close(os.open(temp, _NEW_FILE, 0o600))
+        except OSError:
+            refused = True
+            raise
         yield temp
         os.chmod(temp, mode)
         os.replace(temp, target)
         done = True
     finally:
-        if not done:
+        if not done and not refused:
             try:
                 os.unlink(temp)
             except OSError:
@@ -238,16 +249,19 @@ def creating_in(folder: int, name: str) -> Iterator[IO[bytes]]:
 
     Raises ``OSError`` when the file cannot be made, written or renamed (a folder of that name)."""
     temp = f"{name}.tmp-{secrets.token_hex(16)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666,
-                 dir_fd=folder)
-    done = False
+    refused = done = False  # as in ``replacing``: an interruption at any step finds the name known
     try:
+        try:
+            fd = os.open(temp, _NEW_FILE, 0o666, dir_fd=folder)
+        except OSError:
+            refused = True
+            raise
         with os.fdopen(fd, "wb") as handle:
             yield handle
         os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
         done = True
     finally:
-        if not done:
+        if not done and not refused:
             try:
                 os.unlink(temp, dir_fd=folder)
             except OSError:

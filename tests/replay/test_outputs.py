@@ -156,3 +156,34 @@ def test_inside_a_store_no_link_is_followed(tmp_path):
     (store / "plain").write_text("a file")
     with pytest.raises(FollowRefused, match="plain: not a folder$"):
         open_folder(store, "plain/x", make=True)
+
+
+def test_an_interruption_as_the_temporary_file_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """Ctrl-C or SIGTERM raises in the first step after the temporary file exists: it is removed all
+    the same (before, a file made by ``mkstemp`` ahead of the cleanup stayed behind)."""
+    real = os.close
+    calls = []
+
+    def interrupted(fd: int) -> None:
+        real(fd)
+        if not calls:
+            calls.append(fd)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "close", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_bytes(tmp_path / "results.csv", b"new\n")
+    monkeypatch.undo()
+    assert calls and list(tmp_path.iterdir()) == []
+
+
+def test_a_temporary_name_someone_else_made_is_refused_and_kept(tmp_path, monkeypatch):
+    """The temporary file is made by this call or not at all: a file already at the random name it
+    chose (someone else's) is neither opened nor removed."""
+    monkeypatch.setattr("replay.outputs.secrets.token_hex", lambda n=None: "0" * 16)
+    planted = tmp_path / ".results.csv.0000000000000000.tmp"
+    planted.write_text("someone's\n")
+    with pytest.raises(FileExistsError):
+        write_bytes(tmp_path / "results.csv", b"new\n")
+    assert planted.read_text() == "someone's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [planted.name]
