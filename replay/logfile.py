@@ -25,6 +25,7 @@ from typing import Any
 from replay.errors import GovernorError, LogFormatError, has_control, printable
 from replay.game import game_names
 from replay.names import check_player_name
+from replay.outputs import write_bytes
 
 FORMAT_NAME = "governor-log"
 FORMAT_VERSION = 1
@@ -791,27 +792,31 @@ def dumps_game(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_games(path: str | Path, games: list[dict[str, Any]], compress: bool | None = None) -> None:
-    """Write games to ``path``: ``.json`` takes exactly one game, ``.jsonl`` any number; ``.gz`` compresses.
-    ``compress`` decides instead of the name when given (a temporary ``.part`` name says nothing).
+def games_bytes(name: str, games: list[dict[str, Any]], compress: bool | None = None) -> bytes:
+    """The bytes of a log file named ``name`` holding ``games``: ``.json`` takes exactly one game,
+    ``.jsonl`` any number; ``.gz`` compresses (``compress`` decides instead of the name when given).
 
     The bytes depend only on the games (gzip's timestamp is fixed), so the same games give the same file.
-    Raises ``ValueError`` for several games in a ``.json`` file, ``OSError`` when the file cannot be written.
-    """
-    path = Path(path)
-    name = path.name.removesuffix(".part")
+    Raises ``ValueError`` for several games in a ``.json`` file."""
     if compress is None:
         compress = name.endswith(".gz")
     if name.endswith((".jsonl", ".jsonl.gz")):
         text = "".join(dumps_game(g) + "\n" for g in games)
     else:
         if len(games) != 1:
-            raise ValueError(f"{path}: a .json file holds exactly one game, not {len(games)}")
+            raise ValueError(f"{name}: a .json file holds exactly one game, not {len(games)}")
         text = json.dumps(games[0], ensure_ascii=False, indent=1) + "\n"
     data = text.encode("utf-8")
-    if compress:
-        data = gzip.compress(data, mtime=0)
-    path.write_bytes(data)
+    return gzip.compress(data, mtime=0) if compress else data
+
+
+def write_games(path: str | Path, games: list[dict[str, Any]], compress: bool | None = None) -> None:
+    """Write games to ``path`` (see ``games_bytes``), replacing it only once complete, by renaming a
+    file of a random name made beside it (``replay.outputs.write_bytes``).
+
+    Raises ``ValueError`` for several games in a ``.json`` file, ``OSError`` when the file cannot be written.
+    """
+    write_bytes(path, games_bytes(Path(path).name, games, compress))
 
 
 def read_game(path: str | Path, number: int, display: str | None = None) -> tuple[LogRecord | None, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip as gzip_format
 import os
 import random
@@ -11,7 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from replay.logfile import dumps_game, write_games
+from replay.logfile import dumps_game, games_bytes
+from replay.outputs import replacing
 from replay.protocol import Working
 from replay.registry import engine_for, make_bot
 
@@ -122,10 +124,11 @@ def write_simulated(out: Path, game: str, players: Sequence[int], games: int, se
 def stream_simulated(out: Path, game: str, players: Sequence[int], games: int, seed: int, bot: str = "heuristic",
                      jsonl: bool = False, gzip: bool = False, options: dict[str, Any] | None = None) -> Iterator[Path]:
     """Write simulated games to ``out`` as they are played, yielding each file once it is complete:
-    one ``.json`` file per game (each written under a temporary name, then renamed), or one ``.jsonl``
-    file (yielded at the end; a game is appended as soon as it is played, to ``<name>.part``, renamed
-    when every game is in). Memory does not grow with ``games``. Nothing half-written is left when the
-    run stops early (an exception, Ctrl-C): the ``.part`` file is removed.
+    one ``.json`` file per game, or one ``.jsonl`` file (yielded at the end; a game is appended as soon
+    as it is played). Each file is written under a temporary name of its own (random, made exclusively
+    in ``out``: ``replay.outputs.replacing``) and renamed when complete, replacing a link of its name
+    rather than writing through it. Memory does not grow with ``games``. Nothing half-written is left
+    when the run stops early (an exception, Ctrl-C): the temporary file is removed.
 
     Raises ``SimulationError`` (see ``simulate_game``) and ``OSError`` when ``out`` cannot be written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -133,45 +136,68 @@ def stream_simulated(out: Path, game: str, players: Sequence[int], games: int, s
     produced = simulate_many(game, players, games, seed, bot, options)
     if jsonl:
         path = out / f"{game}-seed{seed}-{games}games.jsonl{suffix}"
-        _write_stream(path, (dumps_game(obj) + "\n" for obj in produced), gzip)
-        yield path
+        lines = (dumps_game(obj) + "\n" for obj in produced)
+        yield from _placed(path, lambda temp: _write_stream(temp, lines, gzip))
         return
     for k, obj in enumerate(produced):
         path = out / f"{game}-{len(obj['players'])}p-seed{seed}-{k:04d}.json{suffix}"
-        part = path.with_name(path.name + ".part")
-        try:
-            write_games(part, [obj], compress=gzip)
-            os.replace(part, path)
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
-        yield path
+        yield from _placed(path, functools.partial(_write_file, data=games_bytes(path.name, [obj], compress=gzip)))
 
 
-def _write_stream(path: Path, lines: Iterator[str], gzip: bool) -> None:
-    """Write ``lines`` to ``path`` one by one through ``<path>.part`` (removed if the run stops early).
-    Compressed, the bytes are those of ``gzip.compress(all, mtime=0)``: same games, same file."""
-    part = path.with_name(path.name + ".part")
+def _placed(path: Path, write: Callable[[str], object]) -> Iterator[Path]:
+    """Put the file ``path`` in place, ``write`` filling a temporary file of its own (random, made
+    exclusively beside it: ``replay.outputs.replacing``) that is renamed over ``path`` when complete
+    (a link of its name is replaced, never written through) and removed otherwise; yields ``path``
+    once it is there.
+
+    Raises what ``write`` raises, and ``OSError`` when the file cannot be made or renamed."""
+    written = None
     try:
-        with open(part, "wb") as raw:
-            if gzip:
-                # gzip.compress's own header (its OS byte differs from GzipFile's), one raw deflate
-                # stream fed a game at a time (the same stream as one call), then CRC and size.
-                raw.write(gzip_format.compress(b"", compresslevel=9, mtime=0)[:10])
-                packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
-                crc = size = 0
-                for text in lines:
-                    data = text.encode("utf-8")
-                    crc = zlib.crc32(data, crc)
-                    size += len(data)
-                    raw.write(packer.compress(data))
-                raw.write(packer.flush())
-                raw.write(struct.pack("<LL", crc, size & 0xFFFFFFFF))
-            else:
-                for text in lines:
-                    raw.write(text.encode("utf-8"))
-                    raw.flush()  # each game on disk as soon as it is played
-        os.replace(part, path)
+        with replacing(path, follow=False) as temp:
+            write(temp)
+            written = os.stat(temp).st_ino
     except BaseException:
-        part.unlink(missing_ok=True)
+        # Stopped (Ctrl-C, SIGTERM) once the file was renamed into place, before the caller heard of
+        # it: the caller counts it first, and the interruption goes on when it asks for the next
+        # file ("the 12 file(s) written are complete" is every whole file there, never one less).
+        if written is not None and _inode(path) == written:
+            yield path
         raise
+    yield path
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _write_file(path: str, data: bytes) -> None:
+    with open(path, "wb") as raw:
+        raw.write(data)
+
+
+def _write_stream(path: str, lines: Iterator[str], gzip: bool) -> None:
+    """Write ``lines`` to the new file ``path`` one by one, each on disk as soon as it is written.
+    Compressed, the bytes are those of ``gzip.compress(all, mtime=0)``: same games, same file.
+
+    Raises ``OSError`` when the file cannot be written."""
+    with open(path, "wb") as raw:
+        if gzip:
+            # gzip.compress's own header (its OS byte differs from GzipFile's), one raw deflate
+            # stream fed a game at a time (the same stream as one call), then CRC and size.
+            raw.write(gzip_format.compress(b"", compresslevel=9, mtime=0)[:10])
+            packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+            crc = size = 0
+            for text in lines:
+                data = text.encode("utf-8")
+                crc = zlib.crc32(data, crc)
+                size += len(data)
+                raw.write(packer.compress(data))
+            raw.write(packer.flush())
+            raw.write(struct.pack("<LL", crc, size & 0xFFFFFFFF))
+        else:
+            for text in lines:
+                raw.write(text.encode("utf-8"))
+                raw.flush()  # each game on disk as soon as it is played

@@ -218,22 +218,22 @@ def test_simulate_writes_each_game_as_it_is_played(tmp_path: Path, monkeypatch: 
 
     games = list(simulate.simulate_many("san_juan", [2, 3], 3, 5))
     whole = gzip.compress("".join(dumps_game(g) + "\n" for g in games).encode(), mtime=0)
-    # The .jsonl grows a game at a time under its .part name, and ends as gzip.compress of all of it.
+    # The .jsonl grows a game at a time under a temporary name of its own (random, made exclusively),
+    # and ends as gzip.compress of all of it.
     seen: list[int] = []
     path = tmp_path / "a" / "san_juan-seed5-3games.jsonl.gz"
-    part = path.with_name(path.name + ".part")
 
     def watched(*args: object, **kwargs: object) -> object:
         for game in games:
-            seen.append(part.stat().st_size if part.exists() else -1)
+            temps = list(path.parent.glob(f".{path.name}.*.tmp"))
+            seen.append(temps[0].stat().st_size if len(temps) == 1 else -1)
             yield game
 
     monkeypatch.setattr(simulate, "simulate_many", watched)
     assert simulate.write_simulated(tmp_path / "a", "san_juan", [2, 3], 3, 5, jsonl=True, gzip=True) == [path]
-    assert path.read_bytes() == whole and not part.exists()
+    assert path.read_bytes() == whole and sorted(p.name for p in path.parent.iterdir()) == [path.name]
     seen.clear()
     path = tmp_path / "a" / "san_juan-seed5-3games.jsonl"
-    part = path.with_name(path.name + ".part")
     assert simulate.write_simulated(tmp_path / "a", "san_juan", [2, 3], 3, 5, jsonl=True) == [path]
     sizes = [len(dumps_game(g).encode()) + 1 for g in games]
     assert seen == [0, sizes[0], sizes[0] + sizes[1]]
