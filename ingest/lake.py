@@ -478,9 +478,16 @@ class Lake:
         final = self.path(rel)
         temp = f"{final}.tmp-{uuid.uuid4().hex}"
         self.fs.create_dir(posixpath.dirname(final), recursive=True)
-        with self.fs.open_output_stream(temp) as stream:
-            yield stream
-        self.fs.move(temp, final)
+        try:
+            with self.fs.open_output_stream(temp) as stream:
+                yield stream
+            self.fs.move(temp, final)
+        except BaseException:
+            try:
+                self.fs.delete_file(temp)  # its own random name: nobody else's file
+            except OSError:
+                pass
+            raise
 
     def _write_atomic(self, rel: str, data: bytes) -> None:
         with self._creating(rel) as handle:

@@ -314,3 +314,25 @@ def test_a_link_made_while_an_import_runs_is_never_written_through(small_lake: P
             act()
         assert str(err.value) == expected
     assert snapshot(outside) == before_outside
+
+
+def test_a_failed_write_on_an_object_store_leaves_no_temporary_file(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a file system other than this machine's disk (an object store: here a pyarrow file system of
+    another kind over a folder), a file that fails midway is removed with its temporary name, as on disk."""
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+
+    import ingest.lake
+
+    lake = Lake(str(tmp_path))
+    lake.fs, lake.base, lake.disk = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem()), "", False
+
+    def broken(table: object, handle: Any, **kwargs: object) -> None:
+        handle.write(b"half a file")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ingest.lake.pq, "write_table", broken)
+    with pytest.raises(OSError, match="No space left"):
+        lake.write_parquet("games/part-0001.parquet", pa.table({"a": [1]}))
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")] == ["games"]
