@@ -33,6 +33,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -136,25 +137,40 @@ def check_length(sql: str) -> None:
 
 def spill_root(db_path: str | Path) -> Path:
     """The folder that holds the spill folders of the queries on ``db_path``: next to the database
-    (on its disk, like DuckDB's own ``<db>.tmp``), or in the system's temporary folder when the
-    database's folder cannot be written."""
+    (on its disk, like DuckDB's own ``<db>.tmp``), else this user's own in the system's temporary
+    folder (``governor-<uid>.sql-spill``), else a new one of a random name there. A folder is used only
+    when it is a folder of this user's, never through a link: what a query spills, and the stale
+    folders removed (``remove_stale_spills``), then stay in it (a link planted at the name, in a
+    temporary folder everyone writes, pointed them at someone's files)."""
     db = Path(db_path)
-    root = db.with_name(db.name + SPILL_SUFFIX)
+    for root in (db.with_name(db.name + SPILL_SUFFIX),
+                 Path(tempfile.gettempdir()) / f"governor-{os.getuid()}{SPILL_SUFFIX}"):
+        try:
+            root.mkdir(mode=0o700)
+        except OSError:
+            pass
+        if _own_folder(root):
+            return root
+    return Path(tempfile.mkdtemp(prefix="governor-", suffix=SPILL_SUFFIX))
+
+
+def _own_folder(path: Path) -> bool:
+    """Whether ``path`` itself (not what a link names) is a folder of this user's."""
     try:
-        root.mkdir(exist_ok=True)
+        info = path.lstat()
     except OSError:
-        root = Path(tempfile.gettempdir()) / f"governor{SPILL_SUFFIX}"
-        root.mkdir(exist_ok=True)
-    return root
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
 
 
 def remove_stale_spills(root: Path) -> list[Path]:
-    """Remove the spill folders under ``root`` whose dashboard process is gone (a folder is named
-    ``<pid>-<random>`` after the process that runs the query); returns those removed."""
+    """Remove the spill folders under ``root`` whose dashboard process is gone (a folder of this
+    user's, not a link, named ``<pid>-<random>`` after the process that runs the query); returns
+    those removed."""
     removed = []
     for folder in root.glob("*-*"):
         owner = folder.name.split("-", 1)[0]
-        if not owner.isdecimal() or _alive(int(owner)):
+        if not owner.isdecimal() or not _own_folder(folder) or _alive(int(owner)):
             continue
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(folder)
