@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -42,34 +43,37 @@ def running_dashboard(db: str | Path, port: int | None = None, timeout: float = 
 
     Raises ``RuntimeError`` with the server's output when it does not answer within ``timeout``."""
     port = port or free_port()
-    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"governor-dashboard-{port}.log"
-    with open(log, "wb") as out:
+    # The server's output goes to a file of no name (a fixed name in the shared temporary folder was
+    # opened through whatever link was planted there), gone when the server is.
+    with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "governor.cli", "dashboard", "--headless", "--port", str(port), "--db", str(db)],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the dashboard did not start on {url}:\n{log.read_text(errors='replace')}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    output = log.read().decode(errors="replace")
+                    raise RuntimeError(f"the dashboard did not start on {url}:\n{output}")
+                time.sleep(0.3)
+            yield url
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(10)
 
 
 def launch_browser(playwright: Any) -> Any:
