@@ -291,6 +291,7 @@ def _holds_a_schema(path: str) -> bool:
 
 def cmd_schema(args: argparse.Namespace) -> int:
     from replay.log_schema import schema_text
+    from replay.outputs import write_bytes
 
     text = schema_text()
     if args.out is None:
@@ -302,7 +303,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {shown(args.out)} holds something else than a JSON Schema: an output never "
                          "overwrites another file")
     try:
-        Path(args.out).write_text(text, encoding="utf-8")
+        # A new file renamed over the old one once complete: a failure (a full disk) keeps the old one.
+        write_bytes(args.out, text.encode("utf-8"))
     except OSError as err:
         raise UsageError(f"--out {shown(args.out)}: cannot write: {err.strerror or err}") from None
     print(f"wrote the log schema to {shown(args.out)}", file=sys.stderr)

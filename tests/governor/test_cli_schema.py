@@ -47,3 +47,41 @@ def test_schema_out_never_overwrites_another_file(tmp_path: Path, capsys: pytest
 def test_schema_out_naming_a_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"governor schema: --out {tmp_path} is a folder, not a file\n"
+
+
+def test_schema_out_on_a_full_disk_keeps_the_old_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schema is written to a new file renamed over the old one: a write that fails midway (a full
+    disk) leaves the schema written before, and nothing else, in the folder."""
+    out = tmp_path / "log.schema.json"
+    old = '{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "an older one"}'
+    out.write_text(old, encoding="utf-8")
+    import builtins
+    import errno
+
+    real_open = builtins.open
+
+    class Full:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            self.handle.write(data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def full_open(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        return Full(handle) if "w" in mode and str(file).startswith(str(tmp_path)) else handle
+
+    monkeypatch.setattr(builtins, "open", full_open)
+    assert main(["schema", "--out", str(out)]) == 2
+    monkeypatch.undo()
+    assert capsys.readouterr().err == f"governor schema: --out {out}: cannot write: No space left on device\n"
+    assert out.read_text(encoding="utf-8") == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.schema.json"]
