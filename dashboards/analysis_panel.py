@@ -20,12 +20,19 @@ import streamlit as st
 from analysis.decisions import THRESHOLDS, Candidate, Decision, Options, analyse, significant
 from dashboards import data, ui
 from dashboards.charts import chart_text, chart_texts
-from dashboards.plain import NAME_CHARS
+from dashboards.plain import NAME_CHARS, isolate
+from dashboards.stats import plural
 from replay.logfile import parse_game
 from replay.protocol import Viewer
 from replay.registry import view_for
 
 TAG_SYMBOLS = {"inaccuracy": "diamond", "mistake": "square", "blunder": "x"}
+#: The tagged moves' table: a row holds four lines of words (a move's words and its chance wrap:
+#: Streamlit wraps a cell's text in rows taller than 4rem), and the table at most so high.
+ROW_HEIGHT = 84
+TABLE_HEIGHT = 460
+#: Set when a row of the table moved the board: the Replay page brings the board into view once.
+REVEAL_KEY = "analysis_reveal"
 #: One colour per seat, distinct in light and dark themes (plotly's D3 set).
 SEAT_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd")
 
@@ -71,6 +78,16 @@ def verdict(row: Any) -> str:
     return ""
 
 
+def mover_of(row: Any) -> int | None:
+    """The seat that made the move of a decision that is a part of another seat's move (a refrain
+    from the councillor's draw is the other seat's decision inside the chooser's move), else None: a
+    row of ``data.STORED_ANALYSIS_SQL`` (its ``mover`` column; a row without one is its seat's own)."""
+    mover = getattr(row, "mover", None)
+    if mover is None or pd.isna(mover):  # no such column, or a step without a move row
+        return None
+    return None if int(mover) == int(row.seat) else int(mover)
+
+
 def hidden_seats(game: str, seats: int, viewer: Viewer) -> set[int]:
     """The seats whose decisions ``viewer`` may not see (``GameView.sees_decisions``): their moves are
     not named in the analysis this view is shown."""
@@ -81,19 +98,21 @@ def hidden_seats(game: str, seats: int, viewer: Viewer) -> set[int]:
 def for_viewer(rows: pd.DataFrame, game: str, seats: int, viewer: Viewer) -> list[list[Any]]:
     """The stored analysis as the viewer's move list and chart take it, one list per decision:
     ``[step, seat, estimate, low, high, tag or verdict, played words, best words, best estimate,
-    best low, best high]`` (chances as shares). A seat whose decisions ``viewer`` may not see keeps
-    its chances and tags, but its moves are None."""
+    best low, best high, mover]`` (chances as shares; ``mover`` the seat whose move the decision is a
+    part of, ``mover_of``, else None). A seat whose decisions ``viewer`` may not see keeps its chances
+    and tags, but its moves are None (and so are those of a part of such a seat's move)."""
     if rows.empty:
         return []
     hidden = hidden_seats(game, seats, viewer)
     out = []
     for r in rows.itertuples():
-        seat = int(r.seat)
-        shown = seat not in hidden
+        seat, mover = int(r.seat), mover_of(r)
+        # A part of another seat's move is worded as that move: it is named only if both seats are seen.
+        shown = seat not in hidden and mover not in hidden
         out.append([int(r.step), seat, round(float(r.estimate), 4), round(float(r.ci_low), 4), round(float(r.ci_high), 4),
                     verdict(r) or None, str(r.words) if shown else None,
                     str(r.best_words) if shown and isinstance(r.best_words, str) else None,
-                    round(float(r.best_estimate), 4), round(float(r.best_low), 4), round(float(r.best_high), 4)])
+                    round(float(r.best_estimate), 4), round(float(r.best_low), 4), round(float(r.best_high), 4), mover])
     return out
 
 
@@ -176,9 +195,10 @@ def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, viewer: Vi
         )
         hidden = hidden_seats(str(game_row["game"]), len(names), viewer)
         if hidden:
-            ui.caption("Moves of " + ", ".join(names[s] for s in sorted(hidden)) + " are left out of the table "
-                       "below: their candidates would name cards of a hand this view does not see.")
-        _tagged(rows[~rows["seat"].isin(sorted(hidden))] if hidden else rows, game_row, log_text, viewer)
+            ui.caption("Moves of " + ", ".join(isolate(names[s]) for s in sorted(hidden)) + " are left out of the "
+                       "table below: their candidates would name cards of a hand this view does not see.")
+            rows = rows[[r.seat not in hidden and mover_of(r) not in hidden for r in rows.itertuples()]]
+        _tagged(rows, game_row, log_text, viewer)
     else:
         ui.caption("This game has not been analysed yet.")
     _controls(game_row, log_text)
@@ -188,17 +208,28 @@ def _chance(estimate: float, low: float, high: float) -> str:
     return f"{estimate * 100:.0f}% ({low * 100:.0f}\u2013{high * 100:.0f}%)"
 
 
-def review_table(rows: pd.DataFrame) -> pd.DataFrame:
+def who_decided(row: Any, names: list[str]) -> str:
+    """Who made a decision, isolated: the seat's player, and for a part of another seat's move
+    (``mover_of``) whose move it is: ``Bruno, in Ana's move`` (its words are that move's)."""
+    mover = mover_of(row)
+    player = isolate(row.player)
+    if mover is None:
+        return player
+    return f"{player}, in {isolate(names[mover]) if 0 <= mover < len(names) else f'seat {mover}'}'s move"
+
+
+def review_table(rows: pd.DataFrame, names: list[str] | None = None) -> pd.DataFrame:
     """The tagged moves, and the moves whose loss reaches an inaccuracy without being significant, in
-    the move list's words: the move played and the best, each with its chance and 95% interval."""
+    the move list's words: who decided (``who_decided``), the move played and the best, each followed
+    by its chance and 95% interval, the loss and the tag; ``seat`` (the deciding seat,
+    not shown) tells two decisions of one step apart."""
     verdicts = [verdict(r) for r in rows.itertuples()]
     keep = rows[[bool(v) for v in verdicts]]
     return pd.DataFrame({
-        "move": keep["step"].astype(int).to_numpy(), "player": keep["player"].astype(str).to_numpy(),
-        "played": keep["words"].astype(str).to_numpy(),
-        "chance": [_chance(r.estimate, r.ci_low, r.ci_high) for r in keep.itertuples()],
-        "best": keep["best_words"].astype(str).to_numpy(),
-        "best chance": [_chance(r.best_estimate, r.best_low, r.best_high) for r in keep.itertuples()],
+        "move": keep["step"].astype(int).to_numpy(), "seat": keep["seat"].astype(int).to_numpy(),
+        "player": [who_decided(r, names or []) for r in keep.itertuples()],
+        "played": [f"{r.words} \u00b7 {_chance(r.estimate, r.ci_low, r.ci_high)}" for r in keep.itertuples()],
+        "best": [f"{r.best_words} \u00b7 {_chance(r.best_estimate, r.best_low, r.best_high)}" for r in keep.itertuples()],
         "loss": (keep["loss"] * 100).round(0).to_numpy(), "tag": [v for v in verdicts if v],
     })
 
@@ -210,23 +241,40 @@ def _tagged(rows: pd.DataFrame, game_row: dict[str, Any] | None = None, log_text
     ui.caption(f"Tagged moves: {counts} (inaccuracy >= 5, mistake >= 10, blunder >= 20 points of winning chance "
                "lost, when the rollouts tell the moves apart; a loss they do not is shown \"not significant\"). "
                "Select a row to show the move on the board.")
-    table = review_table(rows)
+    names = [str(n) for n in game_row["players"]] if game_row is not None else []
+    table = review_table(rows, names)
     if table.empty:
         return
-    picked = st.dataframe(table, hide_index=True, use_container_width=True, key="analysis_table",
-                          on_select="rerun", selection_mode="single-row", column_config={
-                              "move": st.column_config.NumberColumn("move", format="%d"),
-                              "loss": st.column_config.NumberColumn("loss (points)")})
+    # Every column within the page's width at 1400 px (the columns add up to 900 px, stretched to the
+    # page's): the moves' words wrap, four lines a row, instead of pushing the chances, the loss and
+    # the tag out of sight.
+    picked = st.dataframe(table, hide_index=True, width="stretch", key="analysis_table", row_height=ROW_HEIGHT,
+                          height=min(TABLE_HEIGHT, 40 + ROW_HEIGHT * len(table)),
+                          on_select="rerun", selection_mode="single-row",
+                          column_order=["move", "player", "played", "best", "loss", "tag"], column_config={
+                              "move": st.column_config.NumberColumn("move", format="%d", width=56),
+                              "player": st.column_config.TextColumn("player", width=140),
+                              "played": st.column_config.TextColumn("played · chance (95% interval)", width=250),
+                              "best": st.column_config.TextColumn("best · chance (95% interval)", width=250),
+                              "loss": st.column_config.NumberColumn("loss", width=64, help="Points of winning chance lost"),
+                              "tag": st.column_config.TextColumn("tag", width=110)})
     chosen = list(getattr(getattr(picked, "selection", None), "rows", []) or [])
-    if chosen and game_row is not None and log_text is not None:
-        _engine_line(game_row, log_text, rows, int(table.iloc[int(chosen[0])]["move"]), viewer or Viewer.everything())
-    if chosen:
-        # The board moves in place: the URL's step changes and the viewer is sent there on this rerun.
-        target = str(int(table.iloc[int(chosen[0])]["move"]))
-        if st.query_params.get("step") != target or st.session_state.get("analysis_went") != target:
-            st.session_state["analysis_went"] = target
-            st.query_params["step"] = target
-            st.rerun()
+    if not chosen:
+        return
+    picked_row = table.iloc[int(chosen[0])]
+    step, seat = int(picked_row["move"]), int(picked_row["seat"])
+    if game_row is not None and log_text is not None:
+        _engine_line(game_row, log_text, rows, step, seat, viewer or Viewer.everything())
+    # The board moves in place: the URL's step changes and the viewer is sent there on this rerun,
+    # and brought into view (the table is far under it).
+    target = str(step)
+    if st.query_params.get("step") != target or st.session_state.get("analysis_went") != target:
+        st.session_state["analysis_went"] = target
+        # A new value each time: the same move chosen again comes into view again.
+        st.session_state[REVEAL_KEY] = f"{target}|{seat}|{st.session_state.get('analysis_reveals', 0)}"
+        st.session_state["analysis_reveals"] = int(st.session_state.get("analysis_reveals", 0)) + 1
+        st.query_params["step"] = target
+        st.rerun()
 
 
 @dataclass(frozen=True)
@@ -274,20 +322,24 @@ def engine_line_of(game_id: str, step: int, seat: int, best_move: str, seed: int
     return EngineLine(tuple(words), tuple(picks), len(typed))
 
 
-def _engine_line(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, step: int, viewer: Viewer) -> None:
+def _engine_line(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, step: int, seat: int,
+                 viewer: Viewer) -> None:
+    """The engine line of the decision of ``seat`` at ``step`` (a step may hold two decisions: the
+    line is the chosen row's, not the step's first)."""
     from dashboards import whatif_panel
 
     if not viewer.sees_everything:
         ui.caption("The engine line is shown in the view everything only: its moves would name cards of hidden hands.")
         return
-    row = rows[rows["step"] == step].iloc[0]
+    row = rows[(rows["step"] == step) & (rows["seat"] == seat)].iloc[0]
     line = engine_line_of(str(game_row["game_id"]), step, int(row["seat"]), str(row["best_move"]), int(row["seed"]),
                           log_text, str(row["rollout_bot"]))
     if not line.words:
         return
-    ui.caption(f"Engine line from move {step} (the best move, then what the rollouts' bots played most, "
-               f"{len(line.words)} moves): " + " \u2192 ".join(line.words))
-    if st.button("Open the engine line as a variation", key=f"analysis_line_{step}"):
+    ui.caption(f"Engine line of {who_decided(row, [str(n) for n in game_row['players']])} from move {step} (the best "
+               f"move, then what the rollouts' bots played most, {plural(len(line.words), 'move')}): "
+               + " \u2192 ".join(line.words))
+    if st.button("Open the engine line as a variation", key=f"analysis_line_{step}_{seat}"):
         whatif_panel.add_line(str(game_row["game_id"]), whatif_panel.Line(step - 1, line.picks))
         st.rerun()
 

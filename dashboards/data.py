@@ -171,13 +171,15 @@ def schema_columns() -> pd.DataFrame:
 #: The stored analysis of a game (``governor analyse --store``): one row per decision, the move played
 #: (engine text and words, estimate, interval, rollouts), with the best candidate's; by step, then the
 #: decisions of a step in the order they were stored (the seat to act's first: a refrain from the
-#: councillor's draw is the other seat's decision at the same step, stored after it).
+#: councillor's draw is the other seat's decision at the same step, stored after it); ``mover`` is the
+#: seat that made the move (another seat's than ``seat`` when the decision is a part of its move).
 STORED_ANALYSIS_SQL = (
-    "SELECT a.step, a.seat, a.player, a.candidate, a.words, a.estimate, a.ci_low, a.ci_high, a.wins, a.rollouts, "
+    "SELECT a.step, a.seat, a.player, m.seat AS mover, a.candidate, a.words, a.estimate, a.ci_low, a.ci_high, a.wins, a.rollouts, "
     "a.loss, a.tag, a.rollouts_asked, a.seed, a.rollout_bot, b.candidate AS best, b.words AS best_words, "
     "b.estimate AS best_estimate, b.ci_low AS best_low, b.ci_high AS best_high, b.wins AS best_wins, "
     "b.rollouts AS best_rollouts, b.move AS best_move "
     "FROM analysis a LEFT JOIN analysis b ON b.game_id = a.game_id AND b.step = a.step AND b.seat = a.seat AND b.rank = 1 "
+    "LEFT JOIN moves m ON m.game_id = a.game_id AND m.step = a.step "
     "WHERE a.game_id = ? AND a.played ORDER BY a.step, a.rowid"
 )
 

@@ -60,7 +60,8 @@ class Reply:
 
 
 def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, request: str, key: str = "replay_viewer",
-                  branch: bool = False, await_shown: bool = False, held: str | None = None) -> Reply:
+                  branch: bool = False, await_shown: bool = False, held: str | None = None,
+                  reveal: str | None = None) -> Reply:
     """Show ``game`` (one view's window, ``replay_data.window``) in the browser at ``step`` (None: where
     this browser tab left the game, else the start). ``view`` is the view the URL named (None: the
     browser may ask for the one it last showed). ``request`` changes when the page asks for a new
@@ -68,11 +69,13 @@ def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, requ
     ``branch``, the controls offer "Try a move here". With ``await_shown``, the browser says when it
     has drawn the board (``Reply.shown``, on the rerun that causes). With ``held`` (the signature of
     ``game``, ``first_paint.signature``), the browser is sent only the signature: it takes the game
-    from the board this tab drew first, or asks for it (``Reply.full``)."""
+    from the board this tab drew first, or asks for it (``Reply.full``). A new ``reveal`` (any text
+    that differs from the last one) brings the viewer into view: a row chosen in a table far under
+    the board shows its move on the board, on the screen."""
     if held is not None:
         game = {"held": held, "game_id": str(game.get("game_id", ""))}
     result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch,
-                                   "await_shown": await_shown},
+                                   "await_shown": await_shown, "reveal": reveal},
                     on_branch_change=lambda: None, on_want_change=lambda: None,
                     on_variation_change=lambda: None, on_shown_change=lambda: None, on_full_change=lambda: None)
     value = getattr(result, "branch", None)

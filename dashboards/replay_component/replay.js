@@ -162,10 +162,14 @@ function pct(v) { return `${Math.round(Number(v) * 100)}%`; }
 function chanceText(est, lo, hi) { return `${pct(est)} (${Math.round(Number(lo) * 100)}\u2013${pct(hi)})`; }
 
 // One decision in words: who, the chance after the move played with its interval, and the best move's.
+// A decision that is a part of another seat's move (d[11], the seat making the move: a refrain from
+// the councillor's draw) is worded as that move: it says whose decision it is first.
 function reviewText(game, d) {
-  const who = seatName(game, d[1]);
+  const who = iso(seatName(game, d[1]));
+  const part = d[11] !== null && d[11] !== undefined ? `${who}'s decision in ${iso(seatName(game, d[11]))}'s move` : null;
   // The words of a move name its player already; a hidden move is named by its seat only.
-  let text = `${d[6] === null ? `${who}'s move` : d[6]} ${chanceText(d[2], d[3], d[4])}`;
+  let text = d[6] === null ? `${part || `${who}'s move`} ${chanceText(d[2], d[3], d[4])}`
+    : `${part ? `${part}: ` : ""}${d[6]} ${chanceText(d[2], d[3], d[4])}`;
   if (d[7] !== null && d[7] !== d[6]) { text += `; best: ${d[7]} ${chanceText(d[8], d[9], d[10])}`; }
   if (d[5]) { text += ` \u2014 ${d[5]}`; }
   return text;
@@ -791,11 +795,7 @@ function wire(s) {
     on(box, "mousemove", (event) => { const step = at(event); if (step !== null) { hover(step); } });
     on(box, "mouseleave", () => { if (s.game) { leave(); } });
   });
-  ui.tabs.forEach((tab) => on(tab, "click", () => {
-    ui.main.setAttribute("data-tab", tab.getAttribute("data-tab"));
-    ui.tabs.forEach((t) => t.setAttribute("aria-selected", String(t === tab)));
-    if (tab.getAttribute("data-tab") !== "board") { schedule(s); }
-  }));
+  ui.tabs.forEach((tab) => on(tab, "click", () => { showTab(s, tab.getAttribute("data-tab")); }));
   const keydown = (event) => onKey(s, event);
   on(document, "keydown", keydown);
   const resize = new ResizeObserver(() => { if (s.game && s.chart && Math.abs(ui.chart.clientWidth - s.chart.width) > 40) { schedule(s); } });
@@ -815,6 +815,13 @@ function handOver(parent, gameId) {
     : null;
   first.close();
   return shown;
+}
+
+// Show one of the tabs (board, moves, charts) where the viewer is too narrow for them side by side.
+function showTab(s, name) {
+  s.ui.main.setAttribute("data-tab", name);
+  s.ui.tabs.forEach((t) => t.setAttribute("aria-selected", String(t.getAttribute("data-tab") === name)));
+  if (name !== "board") { schedule(s); }
 }
 
 // The game the server named by its signature instead of sending it again: the one this viewer shows,
@@ -889,6 +896,12 @@ export default function (component) {
     if (!s.ui.root.hasAttribute("data-received-ms")) { s.ui.root.setAttribute("data-received-ms", performance.now().toFixed(1)); }
   }
   render(s);
+  if (data.reveal && s.revealed !== data.reveal) {
+    // A row chosen in a table under the board moved it: the board comes into view, on its own tab.
+    s.revealed = data.reveal;
+    showTab(s, "board");
+    s.ui.root.scrollIntoView({ block: "start" });
+  }
   if (!s.ui.root.hasAttribute("data-drawn-ms")) { s.ui.root.setAttribute("data-drawn-ms", performance.now().toFixed(1)); }
   if (data.await_shown && s.shownFor !== data.request) {
     // The server holds the panels under the board until the board is drawn: say it is, once per

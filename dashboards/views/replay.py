@@ -136,8 +136,10 @@ else:
     # The same URL asks for the same position: a rerun of the page leaves the viewer where the user
     # stepped it; a new game, step or view in the URL moves it.
     request = f"{game_id}|{step_param}|{view_param}"
+    # A row of the tagged moves' table moved the board: it comes into view (the table is far under it).
+    reveal = st.session_state.pop(analysis_panel.REVEAL_KEY, None)
     reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True,
-                          await_shown=hold_panels, held=held)
+                          await_shown=hold_panels, held=held, reveal=None if reveal is None else str(reveal))
     if reply.full is not None and reply.full == held:
         st.session_state["replay_full"] = held
         st.rerun()

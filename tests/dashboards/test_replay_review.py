@@ -40,11 +40,28 @@ def test_a_loss_the_rollouts_cannot_tell_from_chance_is_not_significant() -> Non
     assert [analysis_panel.verdict(r) for r in small.itertuples()] == ["not significant", "", "blunder"]
     table = analysis_panel.review_table(small)
     assert table.to_dict("records") == [
-        {"move": 3, "player": "P0", "played": "move 3/0", "chance": "0% (10\u201390%)", "best": "best 3",
-         "best chance": "50% (20\u201395%)", "loss": 50.0, "tag": "not significant"},
-        {"move": 6, "player": "P1", "played": "move 6/1", "chance": "10% (10\u201390%)", "best": "best 6",
-         "best chance": "40% (20\u201395%)", "loss": 30.0, "tag": "blunder"},
+        {"move": 3, "seat": 0, "player": "\u2068P0\u2069", "played": "move 3/0 \u00b7 0% (10\u201390%)",
+         "best": "best 3 \u00b7 50% (20\u201395%)", "loss": 50.0, "tag": "not significant"},
+        {"move": 6, "seat": 1, "player": "\u2068P1\u2069", "played": "move 6/1 \u00b7 10% (10\u201390%)",
+         "best": "best 6 \u00b7 40% (20\u201395%)", "loss": 30.0, "tag": "blunder"},
     ]
+
+
+def test_a_part_of_another_seats_move_says_whose_move_it_is() -> None:
+    """A step with two decisions: the chooser's, then the other seat's part of that move (a refrain
+    from the councillor's draw). The second row used to read as the other seat's move; it now says
+    whose decision it is, in whose move."""
+    rows = pd.DataFrame([{**_row(7, 0, "mistake", 0.12, 50, 100, 62), "mover": 0},
+                         {**_row(7, 1, "mistake", 0.12, 40, 100, 52), "mover": 0, "words": "P0 chooses the councillor"}])
+    table = analysis_panel.review_table(rows, ["Ana", "Bruno"])
+    assert list(table["player"]) == ["\u2068P0\u2069", "\u2068P1\u2069, in \u2068Ana\u2069's move"]
+    assert list(table["seat"]) == [0, 1]
+    assert [d[11] for d in analysis_panel.for_viewer(rows, "san_juan", 2, Viewer.everything())] == [None, 0]
+    # A part of a move is named only in a view that sees both seats' decisions.
+    seat1 = analysis_panel.for_viewer(rows, "san_juan", 2, Viewer.parse("seat1", 2))
+    assert [d[6] for d in seat1] == [None, None]
+    # Rows read without a mover (an older reader's frame) are the seat's own decisions.
+    assert analysis_panel.review_table(rows.drop(columns="mover"))["player"].tolist() == ["\u2068P0\u2069", "\u2068P1\u2069"]
 
 
 def test_a_seat_view_names_no_hidden_move_of_another_seat() -> None:
@@ -71,12 +88,14 @@ def test_the_page_sends_the_analysis_in_words(open_page: Callable, dash_db_copy:
         con.execute("UPDATE analysis SET tag = 'blunder', loss = 0.4 WHERE game_id = ? AND step = ? AND played",
                     [log.game_id, decisions[0].step])
     at = open_page(dash_db_copy, "views/replay.py", game=log.game_id)
-    (table,) = [d for d in at.dataframe if list(d.value.columns) == ["move", "player", "played", "chance", "best",
-                                                                    "best chance", "loss", "tag"]]
+    (table,) = [d for d in at.dataframe if list(d.value.columns) == ["move", "seat", "player", "played", "best",
+                                                                    "loss", "tag"]]
     first = table.value.iloc[0]
     d = decisions[0]
-    assert (int(first["move"]), first["played"], first["best"], first["tag"]) == (d.step, d.played.words, d.best.words, "blunder")
-    assert first["chance"] == f"{d.played.estimate * 100:.0f}% ({d.played.low * 100:.0f}\u2013{d.played.high * 100:.0f}%)"
+    chance = f"{d.played.estimate * 100:.0f}% ({d.played.low * 100:.0f}\u2013{d.played.high * 100:.0f}%)"
+    best = f"{d.best.estimate * 100:.0f}% ({d.best.low * 100:.0f}\u2013{d.best.high * 100:.0f}%)"
+    assert (int(first["move"]), first["played"], first["best"], first["tag"]) == (
+        d.step, f"{d.played.words} \u00b7 {chance}", f"{d.best.words} \u00b7 {best}", "blunder")
 
 
 def test_the_engine_line_opens_as_a_variation(open_page: Callable, dash_db_copy: Path) -> None:

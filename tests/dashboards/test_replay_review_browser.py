@@ -32,7 +32,7 @@ SOURCES = ("san_juan/san_juan-2p-seed2026-0000.json", "puerto_rico/puerto_rico-5
 @pytest.fixture(scope="module")
 def review_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """A 2-player San Juan game and a 5-player Puerto Rico game whose seats carry the hostile names,
-    the latter with a stored analysis of its first decisions."""
+    the latter with a stored analysis of its first decisions, the former of its move 7."""
     from ingest.importer import import_paths
 
     folder = tmp_path_factory.mktemp("review_logs")
@@ -47,6 +47,11 @@ def review_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     assert import_paths([folder], db, workers=1).imported == 2
     log = parse_game(json.loads((folder / Path(SOURCES[1]).name).read_text()), file=SOURCES[1])
     options = Options(rollouts=2, top=2, seed=1, steps=(1, 10), workers=1)
+    store(db, log.game_id, "1.0", list(analyse(log, options)), options)
+    # San Juan's move 7 chooses the councillor: two decisions, the chooser's and the other seat's
+    # (whether to refrain from the draw), tagged below with the step.
+    log = parse_game(json.loads((folder / Path(SOURCES[0]).name).read_text()), file=SOURCES[0])
+    options = Options(rollouts=2, top=2, seed=1, steps=(7, 7), workers=1)
     store(db, log.game_id, "1.0", list(analyse(log, options)), options)
     # Two tagged moves to step between (a few rollouts seldom give a significant loss).
     import duckdb
@@ -179,5 +184,41 @@ def test_the_winning_chance_chart_says_its_values_and_names_its_series(site, rev
     assert at != 9 and hovered == said(at)
     page.mouse.move(0, 0)
     assert readout.text_content() == said(9)
+    assert page.errors == []
+    page.close()
+
+
+def test_the_tagged_moves_fit_the_page_and_a_row_shows_its_own_decision_on_the_board(site, review_db, sql) -> None:
+    """At 1400 px the table's columns were cut (the chances, the loss and the tag out of sight); a row
+    chosen moved the board while it stayed off the screen, 1,100 px up; and the second decision of a
+    step (the other seat's refrain from the councillor's draw) read as the chooser's move, with the
+    chooser's engine line. Now every column fits, the board comes into view at the move, and the
+    second row says whose decision it is, in whose move, with its own engine line."""
+    from dashboards.analysis_panel import ROW_HEIGHT
+
+    db, ids = review_db
+    game = ids["san_juan"]
+    decisions = sql(db, "SELECT seat FROM analysis WHERE game_id = ? AND step = 7 AND played ORDER BY rowid", [game])
+    assert [seat for (seat,) in decisions] == [0, 1]
+    page = open_replay(site, f"game={game}&step=2", height=900)
+    table = page.locator("[data-testid='stDataFrame']").last  # the tagged moves, under the panels
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    assert table.locator("[role=columnheader]").all_inner_texts() == [
+        "move", "player", "played \u00b7 chance (95% interval)", "best \u00b7 chance (95% interval)", "loss", "tag"]
+    assert table.evaluate("(t) => { const s = t.querySelector('.dvn-scroller'); return s.scrollWidth - s.clientWidth; }") <= 0
+    assert page.locator(".gv-root .board").bounding_box()["y"] < 0  # the board is far above the table
+    # The second row: Bruno's part of Ana's move.
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + 35 + ROW_HEIGHT * 1.5)
+    page.wait_for_selector(".gv-root[data-step='7']", timeout=10_000)
+    wait_for_app(page)
+    board = page.locator(".gv-root .board").bounding_box()
+    assert 0 <= board["y"] < 900 - 100, board
+    review = page.locator(".now .review span").all_text_contents()
+    assert len(review) == 2 and review[1].startswith(f"\u2068{NAMES[1]}\u2069's decision in \u2068{NAMES[0]}\u2069's move: ")
+    assert not review[0].startswith(f"\u2068{NAMES[1]}")
+    main = page.locator("[data-testid='stMain']").inner_text()
+    assert f"Engine line of \u2068{NAMES[1]}\u2069, in \u2068{NAMES[0]}\u2069's move from move 7" in main
     assert page.errors == []
     page.close()
