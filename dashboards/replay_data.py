@@ -295,8 +295,9 @@ class PreparedGame:
                 "words": words,
                 "text": texts,
                 # What the rules did by themselves after each move (None for games imported before
-                # the database stored it); every view sees it.
-                "events": [list(m["events"]) if m.get("events") is not None else None for m in moves],
+                # the database stored it), as the view saw it.
+                "events": [view.view_move_events(list(m["events"]), names, viewer) if m.get("events") is not None
+                           else None for m in moves],
             },
             "round_first": self._rounds(lo, hi),
             "table": runs(table, _columns(table)),

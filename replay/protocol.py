@@ -372,6 +372,12 @@ class GameView(Protocol):
         JSON form) and ``player`` (its player's name)."""
         ...
 
+    def view_move_events(self, events: Sequence[str], names: Sequence[str], viewer: Viewer) -> list[str]:
+        """A move's recorded events in words (as stored, ``Engine.automatic_events``) as ``viewer``
+        saw them, ``names`` the game's players: a new list, with what ``viewer`` may not see left out
+        of each sentence."""
+        ...
+
     def hides_move(self, details: dict[str, Any], seat: int | None, viewer: Viewer) -> bool:
         """Whether ``viewer`` may not see all of the move (its raw text then must not be shown)."""
         ...

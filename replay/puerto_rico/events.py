@@ -7,6 +7,7 @@ handed out, plantations drawn, skipped seats, the round's end. This module only 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,11 @@ SKIPS = {
 }
 
 BONUS_WORDS = {"harbor": "1 for the harbor", "privilege": "1 for the captain's privilege"}
+#: The points a load earns, as ``_load`` ends its sentence: ``: 3 VP`` after a forced load, `` gets 3
+#: VP`` after the seat's own, each maybe followed by its bonuses in brackets (no name comes after).
+_POINTS = re.compile(r"(?P<lead>: | gets )\d+ VP(?: \([^()]*\))?$")
+#: What a load's sentence says instead of its points where they lie face down (``without_points``).
+FACE_DOWN = "takes VP chips, face down"
 
 
 def _and(items: Sequence[str]) -> str:
@@ -83,6 +89,19 @@ def _load(event: tuple[Any, ...], names: Sequence[str]) -> str:
     verb = "ships" if ship == WHARF else "loads"
     where = "with the wharf" if ship == WHARF else f"on {_ship(ship)}"
     return f"{who} {verb} {amount} {good} {where}, the only possible load: {vp}"
+
+
+def without_points(sentence: str) -> str:
+    """``sentence`` without the VP a load earns, for a viewer from whom they lie face down: "Carla
+    loads 3 corn on the 5-ship, the only possible load"; "Carla takes VP chips, face down" for
+    "Carla gets 3 VP (1 for the harbor)". The shipment itself (who loaded what, where) stays: it is
+    made in the open. Any other sentence is returned as it is."""
+    found = _POINTS.search(sentence)
+    if found is None:
+        return sentence
+    if found.group("lead") == ": ":
+        return sentence[:found.start()]
+    return f"{sentence[:found.start()]} {FACE_DOWN}"
 
 
 def _store(event: tuple[Any, ...], names: Sequence[str]) -> str:

@@ -4,7 +4,14 @@ Everything on a Puerto Rico table is open but two things. The victory-point chip
 face down until the game ends: another seat sees its buildings' VP and bonuses, not its chips (nor
 the customs house's bonus, which counts them); at the end they are turned up. The order of the
 face-down plantation stack is seen by nobody but ``everything`` (every view holds only its size).
-Moves hide nothing: each shipment is made in the open.
+
+What a seat may know of the chips: each shipment is made in the open (who loads how many barrels of
+which good on which ship, the ships' cargo, the chips left in the pool, on which the game's end
+depends), so every view sees the shipments; but the points they earn are taken face down, so a view
+that does not see a seat's chips is told no number of them, nor a total that counts them: not on
+the board (its VP leave the chips out), not in the VP chart (its line is the board's VP), not in
+"what changed", and not in the move list, where a load's sentence keeps the shipment and drops its
+points (``view_move_events``). The seat's own view, ``everything`` and the end of the game see them.
 
 The Replay page, "what changed", the What-if panel, the analysis' determinisation (``determinise``)
 and agent observations all read this module; nothing else decides what is hidden.
@@ -19,6 +26,7 @@ from typing import Any, Final
 
 from replay.protocol import Viewer
 from replay.puerto_rico.catalogue import BUILDINGS, CITY_SPACES, GOODS, ISLAND_SPACES, TILE_KINDS, TILE_ORDER, Power
+from replay.puerto_rico.events import without_points
 from replay.puerto_rico.scoring import score_parts
 from replay.puerto_rico.state import PuertoRicoState, Stage
 
@@ -73,7 +81,8 @@ def determinise(state: PuertoRicoState, seat: int, rng: random.Random) -> Puerto
     """``state`` as ``seat`` might believe it to be: the plantation stack in a random order (its tiles
     sorted first, so the result depends only on what the seat sees and on ``rng``), and future
     reshuffles drawn from a fresh seed. Other seats' chips are kept: every shipment is made in the open,
-    so a seat that follows the game knows them (they are face down only against memory)."""
+    so a seat that follows the whole game can count them (the page tells a view no number of them, as
+    the table does not; a bot plays as a seat with a perfect memory)."""
     del seat  # every seat sees the same stack, the only thing dealt again
     stack = sorted(state.plantation_stack, key=TILE_ORDER.__getitem__)
     rng.shuffle(stack)
@@ -123,6 +132,21 @@ def hides_move(details: dict[str, Any], seat: int | None, viewer: Viewer) -> boo
     """Never: every Puerto Rico move is made in the open."""
     del details, seat, viewer
     return False
+
+
+def view_move_events(events: Sequence[str], names: Sequence[str], viewer: Viewer) -> list[str]:
+    """A move's recorded events in words (``events.describe``, as stored) as ``viewer`` saw them: a
+    load's points are left out (``events.without_points``) unless ``viewer`` sees the chips of the
+    seat the sentence is about, which it starts with: everything does, a seat its own (when no other
+    name starts the sentence as well: then the points are left out). The shipments stay."""
+    if viewer.sees_everything:
+        return list(events)
+    out = []
+    for sentence in events:
+        named = [seat for seat, name in enumerate(names) if str(sentence).startswith(f"{name} ")]
+        own = len(named) == 1 and viewer.sees_secrets_of(named[0])
+        out.append(str(sentence) if own else without_points(str(sentence)))
+    return out
 
 
 def sees_decisions(seat: int, viewer: Viewer) -> bool:

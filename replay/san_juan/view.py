@@ -197,6 +197,13 @@ def public_words(details: dict[str, Any], player: str) -> str | None:
     return None
 
 
+def view_move_events(events: Sequence[str], names: Sequence[str], viewer: Viewer) -> list[str]:
+    """A move's recorded events in words, as every viewer saw them: they name counts of cards (drawn,
+    kept, discarded), never a hidden card."""
+    del names, viewer
+    return list(events)
+
+
 def view_move_words(details: dict[str, Any], words: str, player: str, seat: int | None, viewer: Viewer) -> str:
     """The move as ``viewer`` saw it: ``words`` when it sees all of it, else ``public_words``."""
     if not hides_move(details, seat, viewer):

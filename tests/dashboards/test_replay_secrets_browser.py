@@ -278,3 +278,80 @@ def test_a_long_game_opens_with_a_window_and_steps_past_it(site, secrets_db: Pat
         assert not wire.errors
     finally:
         wire.close()
+
+
+def _inline(html: str) -> dict[str, Any]:
+    """The board the page was sent with (``dashboards.first_paint``)."""
+    found = re.search(r'<script type="application/json" id="gv-first-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    return json.loads(found.group(1))["game"]
+
+
+def test_a_puerto_rico_seat_sees_every_shipment_and_no_other_seats_chips(site, secrets_db: Path, sql) -> None:
+    """In Bruno's seat view the board hid Ana's and Carla's chips, but the move list said what each of
+    their shipments earned ("Ana gets 4 VP", "..., the only possible load: 3 VP"). Now no number of
+    another seat's chips reaches the browser, nor a VP total that counts them (board, chart, what
+    changed, move list); every shipment is still there, and Bruno's own points are."""
+    from replay.puerto_rico.view import chip_points
+
+    game_id, moves, names = sql(secrets_db, "SELECT game_id, moves, players FROM games WHERE game = 'puerto_rico'")[0]
+    step = moves - 30
+    stored = {(s, seat): row for s, seat, *row in sql(
+        secrets_db, "SELECT step, seat, vp, vp_chips, city, city_occupancy FROM puerto_rico_player_states WHERE game_id = ?",
+        [game_id])}
+    hidden = {(s, seat): chip_points({"vp_chips": chips, "city": city, "city_occupancy": occupied})
+              for (s, seat), (_, chips, city, occupied) in stored.items()}
+    loads = sql(secrets_db, "SELECT step, seat, words, events FROM moves WHERE game_id = ? AND kind = 'load' ORDER BY step",
+                [game_id])
+    points = re.compile(r"\d+ VP")
+    wire = Wire(site, f"game={game_id}&step={step}&view=seat1")
+    try:
+        text, dom, sent = wire.wire(), wire.dom(), _inline(wire.document)
+        # The chips: another seat's are None until the end; Bruno's own are there.
+        runs = _chip_runs(text)
+        assert len(runs) == 3
+        for seat, run in enumerate(runs):
+            before_end = [value for s, value in run if s < moves]
+            assert all(v is None for v in before_end) if seat != 1 else any(before_end), (seat, run)
+        # No VP total that counts another seat's chips: the board's VP and the chart's line leave them out.
+        lo = sent["lo"]
+        for seat in (0, 2):
+            for s, vp in sent["seats"][seat]["vp"]:
+                assert s >= moves or vp == stored[(s, seat)][0] - hidden[(s, seat)], (seat, s, vp)
+            for s, vp in sent["chart"][seat]:
+                assert s >= moves or vp == stored[(s, seat)][0] - hidden[(s, seat)], (seat, s, vp)
+            assert any(hidden[(s, seat)] for s in range(lo, moves))
+        # The move list: every shipment, no other seat's points; Bruno's own points stay.
+        window = [(s, seat, words, events) for s, seat, words, events in loads if lo < s <= sent["hi"]]
+        assert window and any(seat != 1 for _, seat, _, _ in window)
+        own = 0
+        for s, _seat, words, events in window:
+            row = wire.page.locator(f".moves .mv[data-step='{s}']")
+            assert row.locator(".w").inner_text() == words  # "Ana loads 3 corn on the 6-ship"
+            shown = row.locator(".ev").all_inner_texts()
+            assert len(shown) == len(events)
+            for before, after in zip(events, shown):
+                if before.startswith(f"{names[1]} "):
+                    assert after == before
+                    own += bool(points.search(before))
+                elif ", the only possible load: " in before:  # another seat's forced load: no points
+                    assert after == before.split(", the only possible load: ")[0] + ", the only possible load"
+                elif points.search(before):  # "Ana gets 4 VP (1 for the captain's privilege)"
+                    assert after == f"{before.split(' gets ')[0]} takes VP chips, face down"
+                else:
+                    assert after == before
+        assert own > 0  # the test sees what it looks for
+        # Anywhere in the page or a message, a load's points are Bruno's own.
+        everything = text + "\n" + dom
+        for found in re.finditer(r"(?: gets |the only possible load: )\d+ VP", everything):
+            start = max(everything.rfind('"', 0, found.start()), everything.rfind(">", 0, found.start())) + 1
+            assert everything[start:found.end()].startswith(f"{names[1]} "), everything[start:found.end()]
+        assert not wire.errors
+    finally:
+        wire.close()
+    # The whole view holds the points the seat view leaves out.
+    wire = Wire(site, f"game={game_id}&step={step}&view=all")
+    try:
+        assert re.search(re.escape(f"{names[0]} gets ") + r"\d+ VP", wire.wire())
+    finally:
+        wire.close()

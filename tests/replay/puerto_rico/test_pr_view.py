@@ -85,6 +85,42 @@ def test_moves_and_decisions_are_open() -> None:
     assert view.sees_decisions(2, Viewer.public()) and view.sees_decisions(2, Viewer.of_seat(0))
 
 
+def test_a_load_keeps_its_shipment_and_drops_its_points_where_the_chips_lie_face_down() -> None:
+    """Every shipment is made in the open, but the points it earns are taken face down: in a view that
+    does not see a seat's chips, no sentence about that seat's loads names a number of VP."""
+    import re
+
+    from replay.puerto_rico.events import FACE_DOWN, sentence
+    from replay.puerto_rico.moves import WHARF
+
+    names = ["Ana", "Ana Maria", "Bo (x): 3 VP"]
+    said = {}
+    for seat in range(3):
+        for ship in (4, WHARF):
+            for bonuses in ((), ("harbor",), ("harbor", "privilege")):
+                for forced in (False, True):
+                    said[(seat, ship, bonuses, forced)] = sentence(("load", seat, "corn", ship, 3, bonuses, forced), names)
+    events = list(said.values()) + ["Ana cannot load anything", "The full 4-ship is emptied: 4 corn go back to the supply"]
+    assert view.view_move_events(events, names, Viewer.everything()) == events
+    # A seat's own points stay in its view, unless another name starts its sentences too (Ana Maria's
+    # start with "Ana "): then they are left out, as another seat's are.
+    for viewer, kept in ((Viewer.of_seat(0), {0}), (Viewer.of_seat(1), set()), (Viewer.of_seat(2), {2}),
+                         (Viewer.public(), set())):
+        shown = view.view_move_events(events, names, viewer)
+        assert shown[-2:] == events[-2:]
+        for (seat, _ship, _bonuses, forced), before, after in zip(said, events, shown):
+            if seat in kept:
+                assert after == before
+                continue
+            assert re.search(r"\d+ VP", after.removeprefix(names[seat])) is None, after
+            # The shipment stays: who loaded how much of what, where.
+            if forced:
+                assert after == before.split(", the only possible load: ")[0] + ", the only possible load"
+            else:
+                assert after == f"{names[seat]} {FACE_DOWN}"
+    assert view.view_move_events(["Ana gets 3 VP"], ["Ana", "Bo"], Viewer.of_seat(0)) == ["Ana gets 3 VP"]
+
+
 def test_the_board_catalogue_holds_the_spaces_and_goods() -> None:
     catalogue = view.board_catalogue()
     assert (catalogue["island_spaces"], catalogue["city_spaces"]) == (12, 12)
