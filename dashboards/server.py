@@ -2,6 +2,8 @@
 
 ``/replay`` answers with Streamlit's page plus the board the URL names, drawn before Streamlit has
 started (``dashboards.first_paint``): a Replay link opened in a new tab shows its board at once.
+``PUT /upload`` takes one file of the Import page's upload box, written to disk as it arrives
+(``dashboards.uploads.receive_upload``).
 ``governor dashboard`` runs ``streamlit run`` on this file (``dashboards.launch``).
 """
 
@@ -15,7 +17,7 @@ from typing import Any
 import anyio
 import streamlit as st
 from starlette.requests import Request
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 HERE = Path(__file__).resolve().parent
@@ -47,4 +49,14 @@ async def replay_page(request: Request) -> StreamingResponse:
     return StreamingResponse(parts(), media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
-app = st.App(str(HERE / "app.py"), lifespan=lifespan, routes=[Route("/replay", replay_page, methods=["GET"])])
+async def upload(request: Request) -> Response:
+    """One file of the Import page's upload box (``dashboards.uploads.receive_upload``)."""
+    from dashboards.uploads import receive_upload
+
+    return await receive_upload(request)
+
+
+app = st.App(str(HERE / "app.py"), lifespan=lifespan, routes=[
+    Route("/replay", replay_page, methods=["GET"]),
+    Route("/upload", upload, methods=["PUT"]),
+])

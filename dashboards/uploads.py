@@ -1,11 +1,20 @@
-"""Importing uploaded files: checked, written under generated names, imported in a child process.
+"""Importing uploaded files: received a chunk at a time to disk, checked, written under generated
+names, imported in a child process.
+
+The Import page's upload box (``dashboards/upload_component``) sends each file to the dashboard's own
+route ``PUT /upload`` (``receive_upload``, added in ``dashboards/server.py``), which writes the body
+to the session's own folder as it arrives (an ``UploadBox``: a folder made exclusively, named by an
+unguessable token that only that session's page holds) and counts bytes and files as they arrive: a
+file past its limit is refused while it arrives, saying which limit, and the server never holds more
+of it than one chunk. (Streamlit's ``st.file_uploader`` kept each file whole in the server's memory
+until the page read it: ten 45 MB files took the server from 195 to 564 MB at its peak; through this
+route, to 199 MB: docs/dashboard.md.)
 
 An uploaded file's name is only ever displayed: the bytes go to ``upload-NNN.json`` or
-``upload-NNN.jsonl`` in a fresh temporary folder. Every upload is bounded before the importer sees
-it: its size as uploaded and once decompressed (a gzipped file is expanded here, within the limit,
-and written expanded), the number of games, and the rejection messages kept. Every file is read a
-chunk at a time to disk with a running total, so the page never holds an upload whole in memory. A file that is not
-JSON at all is refused as a file, not counted as a rejected game.
+``upload-NNN.jsonl`` in the box's folder. Every upload is bounded before the importer sees it: its
+size as uploaded and once decompressed (a gzipped file is expanded here, within the limit, and written
+expanded), the number of games and of files, and the rejection messages kept. A file that is not JSON
+at all is refused as a file, not counted as a rejected game.
 
 The import runs ``ingest.importer.import_paths`` in a separate process because DuckDB refuses,
 within one process, a read-write connection next to the dashboard's read-only ones. At the time
@@ -20,9 +29,12 @@ import io
 import itertools
 import json
 import re
+import secrets
 import shutil
 import tempfile
+import threading
 import time
+import weakref
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,13 +42,18 @@ from datetime import UTC, datetime
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from urllib.parse import unquote
 
 import pandas as pd
 
 from dashboards.plain import isolate
 from ingest.db import DatabaseError, reader
 from replay.logfile import MAX_GAME_BYTES
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
 
 #: The largest file accepted as uploaded (streamlit's server.maxUploadSize is set to the same).
 MAX_FILE_BYTES = 50 * 2**20
@@ -47,6 +64,10 @@ MAX_EXPANDED_BYTES = 200 * 2**20
 MAX_UPLOAD_BYTES = 200 * 2**20
 #: The most games one upload may hold (a ``.json`` file is one game, a ``.jsonl`` file one a line).
 MAX_GAMES = 10_000
+#: The most files one upload may take, accepted or refused.
+MAX_FILES = 10_000
+#: The longest uploaded file name kept (a longer one is cut: it is only ever displayed).
+MAX_NAME_CHARS = 500
 #: Rejection messages kept in a report; the rest are counted (and stored in the rejections table).
 MAX_MESSAGES = 20
 #: How long an import may run before its process is killed, in seconds.
@@ -57,8 +78,15 @@ CHUNK = 2**20
 SUFFIXES = (".jsonl.gz", ".json.gz", ".jsonl", ".json")
 
 
-#: The most Streamlit's in-memory upload store may hold for all sessions together.
+#: The most Streamlit's in-memory upload store may hold for all sessions together, and the most the
+#: upload boxes of all sessions may hold on disk together.
 MAX_HELD_BYTES = 1024 * 2**20
+#: The headers of ``PUT /upload``: the box's token, the file's name (percent-encoded UTF-8) and its
+#: size as the browser knows it (a file past ``MAX_FILE_BYTES`` is sent without its bytes).
+TOKEN_HEADER, NAME_HEADER, SIZE_HEADER = "X-Governor-Upload", "X-Governor-Name", "X-Governor-Size"
+#: What the route still reads of a refused file's body, discarding it, so that the browser gets the
+#: answer rather than a closed connection (a body past this is cut off).
+DRAIN_BYTES = MAX_FILE_BYTES + 2**20
 
 
 class HeldUploadsFull(Exception):
@@ -133,7 +161,12 @@ class ImportReport:
 
 
 class Refused(Exception):
-    """An uploaded file cannot be imported; the message says why."""
+    """An uploaded file cannot be imported; the message says why. ``limit``: it is past a limit of
+    size or number (``PUT /upload`` answers 413, else 422)."""
+
+    def __init__(self, reason: str, limit: bool = False) -> None:
+        super().__init__(reason)
+        self.limit = limit
 
 
 class Source(Protocol):
@@ -195,23 +228,42 @@ def spool_upload(source: Source, folder: Path, index: int, room: int = MAX_UPLOA
 
     Raises ``Refused`` saying why the file cannot be imported; nothing of it is then left in ``folder``."""
     name = str(source.name)
+    suffix = check_declared(name, int(getattr(source, "size", 0) or 0), room)
+    raw = folder / f"raw-{index:03d}"
+    try:
+        copied = _copy(source, raw, MAX_FILE_BYTES + 1)
+        if copied > MAX_FILE_BYTES:
+            raise Refused(_too_large(None), limit=True)
+        return settle(raw, name, suffix, folder, index, room)
+    except BaseException:
+        raw.unlink(missing_ok=True)
+        raise
+
+
+def check_declared(name: str, declared: int | None, room: int) -> str:
+    """The log suffix of ``name`` (``log_suffix``), once the name and the size the file declares
+    (None: unknown) allow it to be read. Raises ``Refused`` saying why it cannot be."""
     suffix = log_suffix(name)
     if suffix is None:
         if name.lower().endswith(".gz"):
             raise Refused("a gzipped log must be named .json.gz or .jsonl.gz")
         raise Refused("not a log file (.json, .jsonl, .json.gz or .jsonl.gz)")
-    declared = int(getattr(source, "size", 0) or 0)
-    if declared > MAX_FILE_BYTES:
-        raise Refused(_too_large(declared))
-    if declared > room:
-        raise Refused(_upload_full())
+    if declared is not None and declared > MAX_FILE_BYTES:
+        raise Refused(_too_large(declared), limit=True)
+    if declared is not None and declared > room:
+        raise Refused(_upload_full(), limit=True)
+    return suffix
+
+
+def settle(raw: Path, name: str, suffix: str, folder: Path, index: int, room: int) -> Upload:
+    """Turn ``raw``, a file's bytes as uploaded (at most ``MAX_FILE_BYTES``), into
+    ``upload-<index>.json`` or ``.jsonl`` in ``folder``: expanded (within its limit and ``room``) and
+    checked as ``spool_upload`` says, reading a chunk at a time; ``raw`` is gone afterwards.
+
+    Raises ``Refused`` saying why the file cannot be imported; nothing of it is then left."""
     lines = suffix.startswith(".jsonl")
-    raw = folder / f"raw-{index:03d}"
     out = folder / f"upload-{index:03d}{'.jsonl' if lines else '.json'}"
     try:
-        copied = _copy(source, raw, MAX_FILE_BYTES + 1)
-        if copied > MAX_FILE_BYTES:
-            raise Refused(_too_large(None))
         if _blank(raw):
             raise Refused("the file is empty")
         limit = MAX_EXPANDED_BYTES if lines else MAX_GAME_BYTES
@@ -219,12 +271,12 @@ def spool_upload(source: Source, folder: Path, index: int, room: int = MAX_UPLOA
             size = _gunzip_file(raw, out, min(limit, room) + 1)
             raw.unlink()
         else:
-            size = copied
+            size = raw.stat().st_size
             raw.rename(out)
         if size > limit:
-            raise Refused(_too_big(limit, lines))
+            raise Refused(_too_big(limit, lines), limit=True)
         if size > room:
-            raise Refused(_upload_full())
+            raise Refused(_upload_full(), limit=True)
         if _blank(out):
             raise Refused("the file is empty")
         _check_utf8(out)
@@ -238,7 +290,7 @@ def spool_upload(source: Source, folder: Path, index: int, room: int = MAX_UPLOA
         if games > MAX_GAMES:
             raise Refused(
                 f"more than {MAX_GAMES:,} games (non-empty lines), the most one upload may hold: split the file or "
-                "import it with governor import"
+                "import it with governor import", limit=True,
             )
         _check_json_lines(out)
         return Upload(name, ".jsonl", out, size, games)
@@ -388,6 +440,330 @@ def _json_error(err: BaseException) -> str:
     return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
+class Unavailable(Exception):
+    """A file cannot be taken now (the box is busy, the server holds as many uploads as it may); it
+    is not recorded as refused: the same file may be sent again."""
+
+
+class _Held:
+    """The bytes every upload box holds on disk together (files as they arrive and accepted files),
+    bounded by ``MAX_HELD_BYTES``."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.bytes = 0
+
+    def take(self, size: int) -> None:
+        """Count ``size`` more bytes. Raises ``Unavailable`` (counting nothing) past the bound."""
+        with self.lock:
+            if self.bytes + size > MAX_HELD_BYTES:
+                raise Unavailable("the server holds as many uploads as it may: try again in a moment")
+            self.bytes += size
+
+    def give(self, size: int) -> None:
+        with self.lock:
+            self.bytes = max(0, self.bytes - size)
+
+
+HELD = _Held()
+#: Every open upload box by its token. A box lives in its session's state: when the session ends the
+#: box is collected, and its finaliser removes its folder.
+_BOXES: weakref.WeakValueDictionary[str, UploadBox] = weakref.WeakValueDictionary()
+_BOXES_LOCK = threading.Lock()
+
+
+def _discard(folder: Path, usage: list[int]) -> None:
+    """Remove a box's folder and give back what it held (a box's finaliser: it holds no box)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    HELD.give(usage[0])
+    usage[0] = 0
+
+
+class UploadBox:
+    """One session's upload: a folder of its own (made exclusively by ``tempfile.mkdtemp``, readable by
+    this user only) and what was put in it, accepted (``Upload``) or refused (name, reason), in the
+    order received. ``token`` names it to ``PUT /upload``; one file arrives at a time.
+
+    Thread-safe: files arrive in the server's event loop and its worker threads while the page reads
+    the box and imports it."""
+
+    def __init__(self) -> None:
+        self.token = secrets.token_urlsafe(32)
+        self.folder = Path(tempfile.mkdtemp(prefix="governor-upload-"))
+        self.accepted: list[Upload] = []
+        self.refused: list[tuple[str, str]] = []
+        self.lock = threading.Lock()
+        #: A file is arriving, or the box is being imported: another file waits.
+        self.busy = False
+        self._index = 0
+        # Bytes this box holds on disk (shared with the finaliser, which holds no reference to the box).
+        self._usage = [0]
+        self._finaliser = weakref.finalize(self, _discard, self.folder, self._usage)
+        with _BOXES_LOCK:
+            _BOXES[self.token] = self
+
+    @property
+    def games(self) -> int:
+        """Games in the accepted files."""
+        return sum(u.games for u in self.accepted)
+
+    @property
+    def size(self) -> int:
+        """Bytes of the accepted files once expanded."""
+        return sum(u.size for u in self.accepted)
+
+    def files(self) -> list[tuple[str, int | None, int | None, str | None]]:
+        """What the box holds, for the page: (name, bytes expanded, games, reason refused) per file,
+        accepted files first."""
+        with self.lock:
+            return ([(u.name, u.size, u.games, None) for u in self.accepted]
+                    + [(name, None, None, reason) for name, reason in self.refused])
+
+    def begin(self, name: str, declared: int | None) -> Arrival:
+        """Start receiving a file: the checks that need none of its bytes (its name, the size it
+        declares, the box's files), then a place for its bytes. Raises ``Refused`` (recorded) or
+        ``Unavailable`` (not recorded)."""
+        with self.lock:
+            if self.busy:
+                raise Unavailable("another file is arriving in this box or it is being imported: send this one after it")
+            if len(self.accepted) + len(self.refused) >= MAX_FILES:
+                raise Refused(f"the upload would hold more than {MAX_FILES:,} files: import these first", limit=True)
+            try:
+                suffix = check_declared(name, declared, MAX_UPLOAD_BYTES - self.size)
+            except Refused as err:
+                self.refused.append((name, str(err)))
+                raise
+            self.busy = True
+            index = self._index
+            self._index += 1
+        try:
+            return Arrival(self, name, suffix, index)
+        except BaseException:
+            with self.lock:
+                self.busy = False
+            raise
+
+    def add_file(self, source: Source | tuple[str, bytes]) -> Upload | None:
+        """Put one file in the box from ``source`` (read a chunk at a time), as ``PUT /upload`` does;
+        the accepted file, or None when it was refused (its reason is in ``refused``). Raises
+        ``Unavailable`` when the file cannot be taken now."""
+        item = _Bytes(*source) if isinstance(source, tuple) else source
+        name = str(item.name)[:MAX_NAME_CHARS]
+        try:
+            arrival = self.begin(name, int(getattr(item, "size", 0) or 0) or None)
+        except Refused:
+            return None
+        try:
+            while chunk := item.read(CHUNK):
+                arrival.write(chunk)
+            return arrival.finish()
+        except Refused:
+            return None
+        finally:
+            arrival.close()
+
+    def take_all(self) -> tuple[list[Upload], list[tuple[str, str]]]:
+        """The accepted and refused files, for an import: the box is busy (no file arrives) until
+        ``clear``. Raises ``Unavailable`` while a file is arriving."""
+        with self.lock:
+            if self.busy:
+                raise Unavailable("a file is still arriving: import when it has arrived")
+            self.busy = True
+            return list(self.accepted), list(self.refused)
+
+    def clear(self) -> None:
+        """Empty the box (its files are deleted) and make it ready for the next upload."""
+        with self.lock:
+            for upload in self.accepted:
+                upload.path.unlink(missing_ok=True)
+            for leftover in self.folder.iterdir():  # nothing else should be there; never a path outside
+                if leftover.is_file() and not leftover.is_symlink():
+                    leftover.unlink(missing_ok=True)
+            HELD.give(self._usage[0])
+            self._usage[0] = 0
+            self.accepted.clear()
+            self.refused.clear()
+            self.busy = False
+
+    def close(self) -> None:
+        """Remove the box and its folder (what ending its session does)."""
+        with _BOXES_LOCK:
+            _BOXES.pop(self.token, None)
+        self._finaliser()
+
+    def _hold(self, size: int) -> None:
+        HELD.take(size)
+        self._usage[0] += size
+
+    def _release(self, size: int) -> None:
+        HELD.give(size)
+        self._usage[0] = max(0, self._usage[0] - size)
+
+
+class Arrival:
+    """One file arriving in a box: its bytes written to ``raw-<index>`` (created exclusively) as they
+    come, counted against the limits; ``finish`` checks and keeps it, ``close`` ends it either way.
+    A refusal is recorded in the box with its reason."""
+
+    def __init__(self, box: UploadBox, name: str, suffix: str, index: int) -> None:
+        self.box, self.name, self.suffix, self.index = box, name, suffix, index
+        self.raw = box.folder / f"raw-{index:03d}"
+        # O_EXCL: a name that exists (put there by anything else) is never written through.
+        self.out = open(self.raw, "xb")  # noqa: SIM115 - closed by close()
+        self.received = 0
+        self.done = False
+
+    def write(self, chunk: bytes) -> None:
+        """Write the next bytes. Raises ``Refused`` (recorded) once past ``MAX_FILE_BYTES`` and
+        ``Unavailable`` when every box together would hold more than ``MAX_HELD_BYTES``."""
+        if self.received + len(chunk) > MAX_FILE_BYTES:
+            self.refuse(_too_large(None), limit=True)
+        self.box._hold(len(chunk))
+        self.received += len(chunk)
+        self.out.write(chunk)
+
+    def finish(self) -> Upload:
+        """Check the whole file (``settle``) and keep it. Raises ``Refused`` (recorded)."""
+        self.out.close()
+        box = self.box
+        with box.lock:
+            room = MAX_UPLOAD_BYTES - box.size
+            games = box.games
+        try:
+            upload = settle(self.raw, self.name, self.suffix, box.folder, self.index, room)
+        except Refused as err:
+            self.refuse(str(err), err.limit)
+        if games + upload.games > MAX_GAMES:
+            upload.path.unlink(missing_ok=True)
+            self.refuse(f"the upload would hold more than {MAX_GAMES:,} games: import this file separately", limit=True)
+        # What the box holds from now on is the expanded file, not the bytes as uploaded.
+        box._release(self.received)
+        self.received = 0
+        try:
+            box._hold(upload.size)
+        except Unavailable:
+            upload.path.unlink(missing_ok=True)
+            raise
+        with box.lock:
+            box.accepted.append(upload)
+        self.done = True
+        return upload
+
+    def refuse(self, reason: str, limit: bool = False) -> NoReturn:
+        """Record the file as refused for ``reason`` and raise ``Refused``."""
+        with self.box.lock:
+            self.box.refused.append((self.name, reason))
+        self.done = True
+        raise Refused(reason, limit)
+
+    def close(self) -> None:
+        """End the arrival: its raw bytes are removed and what they held given back; the box takes
+        the next file."""
+        self.out.close()
+        self.raw.unlink(missing_ok=True)
+        self.box._release(self.received)
+        self.received = 0
+        with self.box.lock:
+            self.box.busy = False
+
+
+def find_box(token: str) -> UploadBox | None:
+    """The open box ``token`` names, or None."""
+    if not token:
+        return None
+    with _BOXES_LOCK:
+        return _BOXES.get(token)
+
+
+async def receive_upload(request: Request) -> Response:
+    """``PUT /upload``: one file into the box the ``X-Governor-Upload`` header names, its name in
+    ``X-Governor-Name`` and its size in ``X-Governor-Size`` (or Content-Length). The body is written
+    to the box's folder as it arrives, counted against the limits, and checked once whole in a worker
+    thread (the event loop serves the other sessions meanwhile). The answer is JSON: ``{"name",
+    "accepted", "games", "bytes", "reason"}``; a refused file's status is 413 (too large) or 422,
+    and its reason is recorded in the box; 404 names no open box, 503 a file that cannot be taken now.
+    A refused file's body is still read (and discarded), up to ``DRAIN_BYTES``, so that the browser
+    gets the answer rather than a closed connection."""
+    import anyio
+    from starlette.requests import ClientDisconnect
+    from starlette.responses import JSONResponse
+
+    name = unquote(request.headers.get(NAME_HEADER, ""))[:MAX_NAME_CHARS]
+
+    def answer(status: int, **fields: Any) -> JSONResponse:
+        body = {"name": name, "accepted": status == 200, "games": 0, "bytes": 0, "reason": None, **fields}
+        return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+    box = find_box(request.headers.get(TOKEN_HEADER, ""))
+    if box is None:
+        return answer(404, reason="this upload box is closed (the page was reloaded or left): upload the files again")
+    if not name.strip():
+        return answer(400, reason="the file has no name")
+    declared = _declared_size(request)
+    stream = request.stream()
+    try:
+        arrival = box.begin(name, declared)
+    except Refused as err:
+        await _drain(stream)
+        return answer(413 if err.limit else 422, reason=str(err))
+    except Unavailable as err:
+        await _drain(stream)
+        return answer(503, reason=str(err))
+    read = 0
+    try:
+        async for chunk in stream:
+            read += len(chunk)
+            arrival.write(chunk)
+        upload = await anyio.to_thread.run_sync(arrival.finish)
+        return answer(200, games=upload.games, bytes=upload.size)
+    except Refused as err:
+        await _drain(stream, read)
+        return answer(413 if err.limit else 422, reason=str(err))
+    except Unavailable as err:
+        await _drain(stream, read)
+        return answer(503, reason=str(err))
+    except ClientDisconnect:  # the browser went away: nothing is kept, nobody reads the answer
+        return answer(400, reason="the upload was interrupted")
+    finally:
+        arrival.close()
+
+
+def _declared_size(request: Request) -> int | None:
+    """The size the browser says the file has (``X-Governor-Size``, else Content-Length), or None."""
+    for header in (SIZE_HEADER, "content-length"):
+        text = request.headers.get(header, "")
+        if text.isdigit() and len(text) < 19:
+            return int(text)
+    return None
+
+
+async def _drain(stream: Any, read: int = 0) -> None:
+    """Read and discard the rest of a refused file's body, up to ``DRAIN_BYTES`` in all."""
+    try:
+        async for chunk in stream:
+            read += len(chunk)
+            if read > DRAIN_BYTES:
+                return
+    except Exception:  # noqa: BLE001 - the body is ended or gone: the answer is sent anyway
+        return
+
+
+def import_box(box: UploadBox, db: str, timeout: float = DEFAULT_TIMEOUT) -> ImportReport:
+    """Import the files of ``box`` into ``db`` and empty it; never raises for bad input: refused
+    files, rejections and errors are in the report. At ``timeout`` seconds the import's process is
+    killed; the report then counts the games of this upload the database holds (whole games only:
+    each write is a transaction). Raises ``Unavailable`` while a file is still arriving."""
+    accepted, refused = box.take_all()
+    report = ImportReport(refused=refused)
+    try:
+        names = {str(u.path): u.name for u in accepted}
+        if names:
+            _import(report, box.folder, db, names, timeout)
+        return report
+    finally:
+        box.clear()
+
+
 def _run_import(pipe: Connection, folder: str, db: str, names: dict[str, str]) -> None:
     """The import process: import the folder and send back the counts, the first messages and the
     stored game ids (or why it failed)."""
@@ -409,36 +785,19 @@ def _run_import(pipe: Connection, folder: str, db: str, names: dict[str, str]) -
 
 
 def import_uploads(files: Sequence[Source | tuple[str, bytes]], db: str, timeout: float = DEFAULT_TIMEOUT) -> ImportReport:
-    """Check, store and import uploaded files (Streamlit's ``UploadedFile`` or ``(name, bytes)``) into
-    ``db``; never raises for bad input: refusals, rejections and errors are in the report.
+    """Check, store and import uploaded files (``(name, bytes)`` or anything with a name, a size and
+    ``read``) into ``db`` through an ``UploadBox`` of their own, as the page does with the files sent
+    to ``PUT /upload``; never raises for bad input: refusals, rejections and errors are in the report.
 
     Each file is read in chunks to disk with a running total: a file that would take the upload past
-    ``MAX_UPLOAD_BYTES`` or ``MAX_GAMES`` is refused, unread when its size says so. At ``timeout``
-    seconds the import's process is killed; the report then counts the games of this upload the
-    database holds (whole games only: each write is a transaction)."""
-    report = ImportReport()
-    folder = Path(tempfile.mkdtemp(prefix="governor-upload-"))
-    names: dict[str, str] = {}
-    games = size = 0
+    ``MAX_UPLOAD_BYTES`` or ``MAX_GAMES`` is refused, unread when its size says so."""
+    box = UploadBox()
     try:
-        for index, item in enumerate(files):
-            source = _Bytes(*item) if isinstance(item, tuple) else item
-            try:
-                upload = spool_upload(source, folder, index, MAX_UPLOAD_BYTES - size)
-                if games + upload.games > MAX_GAMES:
-                    upload.path.unlink()
-                    raise Refused(f"the upload would hold more than {MAX_GAMES:,} games: import this file separately")
-            except Refused as err:
-                report.refused.append((str(source.name), str(err)))
-                continue
-            games += upload.games
-            size += upload.size
-            names[str(upload.path)] = upload.name
-        if names:
-            _import(report, folder, db, names, timeout)
-        return report
+        for item in files:
+            box.add_file(item)
+        return import_box(box, db, timeout)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        box.close()
 
 
 def _import(report: ImportReport, folder: Path, db: str, names: dict[str, str], timeout: float) -> None:

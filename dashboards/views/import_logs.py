@@ -1,21 +1,88 @@
 """Import: upload log files and import them into the database.
 
-Uploaded bytes are checked and bounded (``dashboards.uploads``), written under generated names in a
-fresh temporary folder (an uploaded name never becomes a path) and imported by
-``ingest.importer.import_paths`` in a separate process, so the importer's write connection never
-meets the dashboard's read-only ones in one process. File names and messages come from the upload
-and are shown as text (``ui.alert``, tables), never as Markdown."""
+The upload box (``dashboards.upload_component``) sends each file to the dashboard's route
+``PUT /upload``, which writes it to this session's ``UploadBox`` (a folder of its own) as it arrives,
+counting bytes and files against the limits (``dashboards.uploads``): the server never holds a file
+whole in memory. The page lists what the box holds, accepted or refused with the reason, and imports
+it with ``ingest.importer.import_paths`` in a separate process, so the importer's write connection
+never meets the dashboard's read-only ones in one process. File names and messages come from the
+upload and are shown as text (``ui.alert``, tables), never as Markdown, each name isolated
+(``plain.isolate``)."""
 
 from __future__ import annotations
 
+from html import escape
+
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dashboards import data, ui
-from dashboards.plain import isolate, sql_names
-from dashboards.uploads import MAX_FILE_BYTES, MAX_GAMES, MAX_UPLOAD_BYTES, import_uploads
+from dashboards.plain import bdi, isolate, sql_names
+from dashboards.upload_component import upload_box
+from dashboards.uploads import (
+    MAX_FILE_BYTES,
+    MAX_GAMES,
+    MAX_UPLOAD_BYTES,
+    Unavailable,
+    UploadBox,
+    find_box,
+    import_box,
+)
+
+#: Session key of this session's upload box.
+BOX_KEY = "import_box"
+
+
+def session_box() -> UploadBox:
+    """This session's upload box (a new one when it has none, or its box was closed)."""
+    box = st.session_state.get(BOX_KEY)
+    if not isinstance(box, UploadBox) or find_box(box.token) is not box:
+        box = UploadBox()
+        st.session_state[BOX_KEY] = box
+    return box
+
+
+#: Files listed at most (the rest are counted).
+LISTED = 200
+_TABLE_STYLE = """<style>
+.gv-files { overflow-x: auto; }
+.gv-files table { border-collapse: collapse; width: 100%; font-size: 14px; }
+.gv-files th, .gv-files td { text-align: left; padding: 4px 10px 4px 0; vertical-align: top;
+  border-bottom: 1px solid color-mix(in srgb, currentColor 15%, transparent); }
+.gv-files th { font-weight: 600; opacity: .75; white-space: nowrap; }
+.gv-files td.n { text-align: right; white-space: nowrap; }
+.gv-files td.name { overflow-wrap: anywhere; min-width: 8em; }
+.gv-files tr.refused td { background: color-mix(in srgb, #e5484d 12%, transparent); }
+.gv-files tr.refused td.state { font-weight: 600; }
+</style>"""
+
+
+def files_table(held: list[tuple[str, int | None, int | None, str | None]]) -> str:
+    """The box's files as an HTML table (name, state, games, MB once decompressed, why refused): every
+    name escaped and isolated in ``<bdi>``; at most ``LISTED`` rows, the rest counted."""
+    rows = []
+    for name, size, games, reason in held[:LISTED]:
+        rows.append(
+            f'<tr class="{"refused" if reason else "ready"}"><td class="name">{bdi(name)}</td>'
+            f'<td class="state">{"refused" if reason else "ready"}</td>'
+            f'<td class="n">{"" if games is None else f"{games:,}"}</td>'
+            f'<td class="n">{"" if size is None else f"{size / 2**20:.1f}"}</td>'
+            f"<td>{escape(reason or '')}</td></tr>"
+        )
+    more = f'<div class="gv-caption">and {len(held) - LISTED:,} more files</div>' if len(held) > LISTED else ""
+    return (f'{_TABLE_STYLE}<div class="gv-files"><table><thead><tr><th>File</th><th>State</th><th>Games</th>'
+            f'<th>MB</th><th>Why refused</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{more}</div>')
+
+
+def _clear() -> None:
+    box = st.session_state.get(BOX_KEY)
+    if isinstance(box, UploadBox):
+        try:
+            box.take_all()
+        except Unavailable:
+            st.session_state["import_busy"] = True
+            return
+        box.clear()
+
 
 st.title("Import")
 st.caption(
@@ -26,33 +93,31 @@ st.caption(
 )
 ui.caption(f"Database: {isolate(data.db_path())}")
 
-
-
-def _release(files: list[UploadedFile]) -> None:
-    """Drop Streamlit's in-memory copies of imported files (they stay until the session ends otherwise)."""
-    ctx = get_script_run_ctx()
-    if ctx is None or not Runtime.exists():
-        return
-    # The in-memory manager (Streamlit's default) can remove one file; the protocol does not promise it.
-    remove = getattr(Runtime.instance().uploaded_file_mgr, "remove_file", None)
-    if remove is None:
-        return
-    for file in files:
-        remove(ctx.session_id, file.file_id)
-
-
-# A new key after each import: the box empties, and the files it held are released.
-uploader_key = f"import_files_{st.session_state.get('import_round', 0)}"
-files = st.file_uploader(
-    "Log files", type=["json", "jsonl", "gz"], accept_multiple_files=True, key=uploader_key,
-)
-if st.button("Import", type="primary", disabled=not files, key="import_run"):
-    chosen = list(files or [])
-    with st.spinner("Importing..."):
-        # Each file is read in chunks to disk with a running total (never whole into memory here).
-        report = import_uploads(chosen, data.db_path())
-    _release(chosen)
-    st.session_state["import_round"] = st.session_state.get("import_round", 0) + 1
+box = session_box()
+upload_box(box.token, f"At most {MAX_FILE_BYTES // 2**20} MB per file: .json, .jsonl, .json.gz, .jsonl.gz")
+held = box.files()
+if held:
+    accepted = [f for f in held if f[3] is None]
+    refused = len(held) - len(accepted)
+    ui.caption(
+        f"In the upload: {len(accepted):,} file{'s' if len(accepted) != 1 else ''} ready, {box.games:,} games, "
+        f"{box.size / 2**20:.1f} MB once decompressed (of {MAX_UPLOAD_BYTES // 2**20} MB)"
+        + (f"; {refused:,} refused (not imported)" if refused else "") + "."
+    )
+    st.html(files_table(held))
+if st.session_state.pop("import_busy", False):
+    ui.alert("warning", "A file is still arriving: try again when it has arrived.")
+buttons = st.container(horizontal=True)
+run = buttons.button("Import", type="primary", disabled=not held, key="import_run")
+buttons.button("Clear", key="import_clear", disabled=not held, on_click=_clear,
+               help="Empty the upload: its files are deleted from the server.")
+if run:
+    try:
+        with st.spinner("Importing..."):
+            report = import_box(box, data.db_path())
+    except Unavailable:
+        ui.alert("warning", "A file is still arriving: try again when it has arrived.")
+        st.stop()
     if report.game_ids:
         report.games = data.frame(
             f"SELECT game, player_count, {sql_names('players')} AS players, "

@@ -1,5 +1,6 @@
-"""The Import page: uploads written under generated names, bounded (size as uploaded and expanded,
-games, messages), files that are not JSON refused as files, an honest time limit, links to Replay."""
+"""The Import page: uploads received a chunk at a time to disk by the dashboard's route ``PUT /upload``
+(bounded as they arrive: size as uploaded and expanded, games, files), written under generated names,
+files that are not JSON refused as files, an honest time limit, links to Replay."""
 
 from __future__ import annotations
 
@@ -141,14 +142,43 @@ def test_what_a_stopped_import_stored_is_reported(dash_db_copy: Path, sql, monke
         assert report.error.startswith(f"The import stopped at the time limit of 4 s. Before it stopped, {len(stored)} games")
 
 
+def files_html(at) -> str:
+    """The HTML of the page's list of the box's files ("" when there is none)."""
+    return next((h.proto.body for h in at.get("html") if 'class="gv-files"' in h.proto.body), "")
+
+
+def listed(at) -> list[list[str]]:
+    """The cells of the list of the box's files, as text."""
+    import html
+    import re
+
+    rows = re.findall(r"<tr class=[^>]*>(.*?)</tr>", files_html(at), re.S)
+    return [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
+
+
+def page_box(at) -> uploads.UploadBox:
+    """The upload box of the page's session (the page makes it; the browser's files go into it through
+    ``PUT /upload``, here through ``UploadBox.add_file``, the same path)."""
+    box = at.session_state["import_box"]
+    assert isinstance(box, uploads.UploadBox) and uploads.find_box(box.token) is box
+    return box
+
+
 def test_import_page_refuses_a_file_that_is_not_json_and_says_why(dash_db_copy: Path, open_page, sql) -> None:
     at = open_page(dash_db_copy, "views/import_logs.py")
     before = sql(dash_db_copy, "SELECT count(*) FROM games")[0][0]
     log = sorted(SAMPLES.glob("*.json"))[0].read_bytes()
-    at.file_uploader(key="import_files_0").set_value(
-        [("dup.json", log, "application/json"), ("**bad** :smile:.json", b"{not json", "application/json")]
-    )
+    box = page_box(at)
+    box.add_file(("dup.json", log))
+    box.add_file(("**bad** :smile:.json", b"{not json"))
     at.run()
+    # The box's files are listed before the import, a refused one with its reason, names as text.
+    assert listed(at) == [
+        ["dup.json", "ready", "1", f"{len(log) / 2**20:.1f}", ""],
+        ["**bad** :smile:.json", "refused", "", "",
+         "not JSON: Expecting property name enclosed in double quotes at line 1 column 2"],
+    ]
+    assert "<bdi>**bad** :smile:.json</bdi>" in files_html(at)
     at.button(key="import_run").click().run()
     assert not at.exception
     values = {m.label: m.value for m in at.metric}
@@ -163,8 +193,8 @@ def test_import_page_refuses_a_file_that_is_not_json_and_says_why(dash_db_copy: 
 
 def test_imported_games_link_to_the_replay_page(dash_db_copy: Path, open_page, sql) -> None:
     at = open_page(dash_db_copy, "views/import_logs.py")
-    logs = sorted(PR_SAMPLES.glob("*.json"))[:2]
-    at.file_uploader(key="import_files_0").set_value([(p.name, p.read_bytes(), "application/json") for p in logs])
+    for log in sorted(PR_SAMPLES.glob("*.json"))[:2]:
+        page_box(at).add_file((log.name, log.read_bytes()))
     at.run()
     at.button(key="import_run").click().run()
     assert not at.exception and {m.label: m.value for m in at.metric}["Imported"] == "2"
@@ -230,14 +260,30 @@ def test_a_file_that_says_less_than_it_holds_is_cut_at_the_limit(tmp_path: Path)
 
 def test_the_upload_box_is_emptied_after_an_import(dash_db_copy: Path, open_page) -> None:
     at = open_page(dash_db_copy, "views/import_logs.py")
+    assert at.button(key="import_run").disabled and at.button(key="import_clear").disabled
     log = sorted(SAMPLES.glob("*.json"))[0].read_bytes()
-    at.file_uploader(key="import_files_0").set_value([("dup.json", log, "application/json")])
+    box = page_box(at)
+    box.add_file(("dup.json", log))
     at.run()
+    assert not at.button(key="import_run").disabled
     at.button(key="import_run").click().run()
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["Duplicates skipped"] == "1"
-    assert at.file_uploader(key="import_files_1").value == []
+    # The same box, emptied: its files are deleted from the server.
+    assert page_box(at) is box and box.files() == [] and list(box.folder.iterdir()) == []
     assert at.button(key="import_run").disabled
+
+
+def test_clear_empties_the_box(dash_db_copy: Path, open_page) -> None:
+    at = open_page(dash_db_copy, "views/import_logs.py")
+    box = page_box(at)
+    box.add_file(("a.jsonl", b"{}\n"))
+    box.add_file(("b.txt", b"{}"))
+    at.run()
+    assert [row[:2] for row in listed(at)] == [["a.jsonl", "ready"], ["b.txt", "refused"]]
+    at.button(key="import_clear").click().run()
+    assert not at.exception and box.files() == [] and list(box.folder.iterdir()) == []
+    assert files_html(at) == "" and at.button(key="import_run").disabled
 
 
 def test_streamlit_holds_no_more_uploads_than_one_import_takes() -> None:
