@@ -11,6 +11,7 @@ divided by baseline: 1.0 is "no better than chance").
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import pandas as pd
 
@@ -65,6 +66,21 @@ def ranked(frame: pd.DataFrame, min_n: int, by: str = "lift_low") -> tuple[pd.Da
     95 % interval, by default; ``lift`` for the point estimate), and how many rows were left out."""
     kept = frame[frame["n"] >= min_n]
     return kept.sort_values([by, "n"], ascending=[False, False]), len(frame) - len(kept)
+
+
+def arrow(difference: float) -> Literal["up", "down", "off"]:
+    """The arrow ``st.metric`` draws by a delta that compares a figure with chance (its ``delta_arrow``):
+    ``up`` above, ``down`` below, ``off`` at chance. ``difference`` is the figure shown less chance's
+    (rounded as shown: "+0.0 pts" and a lift of 1.00 get no arrow, a lift of 0.00 points down);
+    Streamlit's own choice reads the text's sign, an up arrow for "+0.0" or "lift 0.00"."""
+    return "up" if difference > 0 else "down" if difference < 0 else "off"
+
+
+def points_vs_chance(rate: float, baseline: float) -> tuple[str, Literal["up", "down", "off"]]:
+    """A win rate against chance as a metric's delta and its arrow (``arrow``): ``("+2.5 pts vs
+    chance", "up")``; a difference that rounds to zero reads "+0.0" (never "-0.0") with no arrow."""
+    points = round(100 * (rate - baseline), 1) + 0.0  # + 0.0: no negative zero
+    return f"{points:+.1f} pts vs chance", arrow(points)
 
 
 def rate_label(wins: float, n: int, baseline: float | None = None) -> str:

@@ -22,7 +22,7 @@ from dashboards.explorer_queries import (
     parse_path,
     path_text,
 )
-from dashboards.stats import FEW_GAMES, wilson
+from dashboards.stats import FEW_GAMES, points_vs_chance, wilson
 from ingest.openings import OPENING_ROUNDS
 from replay import registry
 
@@ -139,8 +139,8 @@ _metric(metrics, "Baseline (chance)", f"{summary['baseline']:.1%}", help="1 / pl
 if path:
     rate = summary["wins"] / summary["games"]
     low, high = wilson(summary["wins"], summary["games"])
-    _metric(metrics, f"Win rate of seat {seats[-1]}", f"{rate:.1%}",
-                      delta=f"{100 * (rate - summary['baseline']):+.1f} pts vs chance",
+    delta, delta_arrow = points_vs_chance(rate, float(summary["baseline"]))
+    _metric(metrics, f"Win rate of seat {seats[-1]}", f"{rate:.1%}", delta=delta, delta_arrow=delta_arrow,
                       help=f"The seat that made decision {len(path)}: {summary['wins']:,} wins in {summary['games']:,} games")
     _metric(metrics, "95% interval", f"{low:.1%}-{high:.1%}".replace("%-", "-"), help="Wilson score interval")
     if summary["games"] < FEW_GAMES:

@@ -27,7 +27,7 @@ from dashboards.player_queries import (
     results,
     roles,
 )
-from dashboards.stats import FEW_GAMES, wilson
+from dashboards.stats import FEW_GAMES, points_vs_chance, wilson
 
 #: The largest minimum of rated games the leaderboard takes.
 MAX_MIN_GAMES = 1_000_000
@@ -146,7 +146,8 @@ metrics = st.container(horizontal=True, gap="large")
 played, won = int(head["games"]), int(head["wins"])
 _metric(metrics, "Games", f"{played:,}", help=f"{won:,} won")
 rate = won / played if played else 0.0
-_metric(metrics, "Win rate", f"{rate:.1%}", delta=f"{100 * (rate - head['baseline']):+.1f} pts vs chance",
+delta, delta_arrow = points_vs_chance(rate, float(head["baseline"]))
+_metric(metrics, "Win rate", f"{rate:.1%}", delta=delta, delta_arrow=delta_arrow,
                   help=f"{won:,} wins in {played:,} games; chance (1 / player count) is {head['baseline']:.1%}")
 low, high = wilson(won, played)
 _metric(metrics, "95% interval", f"{low:.1%}-{high:.1%}".replace("%-", "-"),

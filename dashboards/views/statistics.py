@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboards import charts, data, ui, url_state
 from dashboards.plain import isolate
-from dashboards.stats import FEW_GAMES, MAX_MIN_N, plural, ranked, rate_label
+from dashboards.stats import FEW_GAMES, MAX_MIN_N, arrow, plural, ranked, rate_label
 from dashboards.stats_queries import (
     TIES,
     Filters,
@@ -206,8 +206,10 @@ row.metric("Average score", f"{head['avg_score']:.1f}" if pd.notna(head["avg_sco
 row.metric("Average rounds", f"{head['avg_rounds']:.1f}" if pd.notna(head["avg_rounds"]) else "-", width="content")
 if player and seats_n:
     baseline = float(head["expected"]) / seats_n
+    lift = round(float(head["wins"]) / seats_n / baseline, 2) if baseline else None
     row.metric("The player's win rate", f"{float(head['wins']) / seats_n:.1%}",
-               f"lift {float(head['wins']) / seats_n / baseline:.2f}" if baseline else None, delta_color="off",
+               f"lift {lift:.2f}" if lift is not None else None, delta_color="off",
+               delta_arrow=arrow(lift - 1) if lift is not None else "off",
                help="Win rate over the player's games; lift = win rate / the rate chance gives (baseline).", width="content")
     st.text(f"{isolate(player)}: {rate_label(float(head['wins']), seats_n, baseline)}")
 st.caption(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from openskill.models import PlackettLuce
+from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
 
 def board(at) -> list[dict]:
@@ -53,6 +54,7 @@ def test_hostile_name_is_plain_text(rating_db: Path, open_page, hostile_name: st
         ("Games", "2"), ("Win rate", "0.0%"), ("95% interval", "0.0-65.8%"), ("Rating (mu - 3 sigma)", "2.91"),
     ]
     assert at.metric[1].delta == "-33.3 pts vs chance"
+    assert at.metric[1].proto.direction == MetricProto.MetricDirection.DOWN
     games = at.dataframe[-1].value
     # Each name isolated, so that a right-to-left one keeps the others in order.
     assert list(games["players"]) == [f"\u2068{hostile_name}\u2069, \u2068Ana\u2069, \u2068Bo\u2069",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dashboards.stats import ranked, rate_label
+from dashboards.stats import arrow, points_vs_chance, ranked, rate_label
 
 PAGE = "views/statistics.py"
 
@@ -223,3 +223,22 @@ def test_a_database_without_summary_tables_gives_the_same_rates(dash_db: Path, t
             else:
                 for got, want in zip(tables, expected):
                     pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True))
+
+
+def test_an_arrow_says_above_or_below_chance_and_none_at_chance() -> None:
+    """Streamlit draws a delta's arrow from the text's sign: "+0.0 pts vs chance" and "lift 0.00" got an
+    up arrow. The arrow now follows the figure shown against chance."""
+    assert [arrow(d) for d in (0.2, 0.0, -0.0, -1.0)] == ["up", "off", "off", "down"]
+    assert points_vs_chance(0.5, 0.5) == ("+0.0 pts vs chance", "off")
+    assert points_vs_chance(1 / 3 - 1e-9, 1 / 3) == ("+0.0 pts vs chance", "off")  # never "-0.0"
+    assert points_vs_chance(0.3, 1 / 3) == ("-3.3 pts vs chance", "down")
+    assert points_vs_chance(0.5, 1 / 3) == ("+16.7 pts vs chance", "up")
+
+
+def test_a_player_who_never_won_has_a_lift_arrow_pointing_down(rating_db: Path, open_page) -> None:
+    from streamlit.proto.Metric_pb2 import Metric as MetricProto
+
+    at = open_page(rating_db, PAGE, player="Ana")  # two games, no win
+    (metric,) = [m for m in at.metric if m.label == "The player's win rate"]
+    assert (metric.value, metric.delta) == ("0.0%", "lift 0.00")
+    assert metric.proto.direction == MetricProto.MetricDirection.DOWN
