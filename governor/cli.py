@@ -366,7 +366,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from ingest.query import run_query
+    # Ctrl-C and SIGTERM wait while DuckDB's module loads (exits.signals_deferred says why).
+    with exits.signals_deferred():
+        from ingest.query import run_query
 
     target = _target(args)
     if args.lake:

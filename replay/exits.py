@@ -95,14 +95,39 @@ def raise_if_signalled() -> None:
         raise KeyboardInterrupt
 
 
+#: Above 0 while ``signals_deferred`` runs: the handlers below note a signal without raising.
+_deferring = 0
+
+
 def _raise_interrupted(signum: int, frame: Any) -> None:
     _interrupted.set()
-    signal.default_int_handler(signum, frame)
+    if not _deferring:
+        signal.default_int_handler(signum, frame)
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
     _terminated.set()
-    raise Terminated
+    if not _deferring:
+        raise Terminated
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl-C and SIGTERM raise nothing while the body runs, only noted, and raise once it is done
+    (``raise_if_signalled``). For loading a module whose native set-up calls back into Python: an
+    interruption raised inside such a call aborts the process (DuckDB: "Critical nanobind error")
+    instead of stopping it. Holding the signals (``signals_held``) is not enough there: a thread of a
+    library already loaded (a math library's pool) takes the signal, and the main thread still runs
+    the handler. Works with the handlers ``stop_on_sigterm`` installs, in the main thread."""
+    global _deferring
+    before = signalled()
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+        if not _deferring and not before and signalled():
+            raise_if_signalled()
 
 
 def stop_on_sigterm() -> None:
@@ -146,6 +171,11 @@ def ignore_further_signals() -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # CPython takes a KeyboardInterrupt that left code compiled from a string (``exec``, ``eval``: a
+        # dataclass or a namedtuple being made while a module loads) for an unhandled one even when the
+        # command caught it, and ``python -m governor.cli`` then ends by SIGINT (status -2) after saying
+        # "interrupted"; the next such code that runs to its end clears that note.
+        exec("None")
 
 
 #: The signals that stop a command.

@@ -120,3 +120,56 @@ def test_a_signal_stops_the_arena_with_one_line(tmp_path: Path, workers: str, si
         ["arena", "--game", "san_juan", "--players", "2", "--agents", "random", "heuristic", "--games", "1000000",
          "--workers", workers, "--out", str(out)], tmp_path, sig, delay=2.5)
     assert (code, stdout, stderr) == (status, "", f"governor arena: {word}\n") and took < STOP_WITHIN
+
+
+#: A child that runs ``governor`` (as ``python -m``) and sends itself a signal at the first call made
+#: while a condition holds, before the handler that stops the command could otherwise run.
+_SELF_SIGNALLED = """\
+import os, sys
+sig, when = int(sys.argv[1]), sys.argv[2]
+state = {"loading": False, "armed": False, "sent": False}
+
+def audit(event, args):
+    if event == "import" and args[0] == "_duckdb":
+        state["loading"] = True
+
+def profile(frame, event, arg):
+    if state["sent"] or event != "call":
+        return
+    name = frame.f_code.co_filename
+    if (when == "duckdb" and state["loading"] and "enum" in name) or (when == "exec" and state["armed"] and name == "<string>"):
+        state["sent"] = True
+        os.kill(os.getpid(), sig)
+
+sys.addaudithook(audit)
+sys.setprofile(profile)
+from governor import cli
+state["armed"] = True
+sys.argv[1:] = sys.argv[3:]  # the command's own arguments: main() reads them as the governor script does
+sys.exit(cli.main())
+"""
+
+
+def _self_signalled(tmp_path: Path, sig: int, when: str, args: list[str]) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "self_signalled.py").write_text(_SELF_SIGNALLED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    return subprocess.run([sys.executable, "-m", "self_signalled", str(sig), when, *args], capture_output=True,
+                          text=True, cwd=tmp_path, env=env, timeout=120)
+
+
+@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
+                                                     (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_while_duckdb_loads_stops_the_query_with_one_line(sample_db: Path, tmp_path: Path, sig: int,
+                                                                   status: int, word: str) -> None:
+    """DuckDB's module builds its types through Python calls as it loads; an interruption raised inside
+    one aborted the process ("Critical nanobind error", SIGABRT). The signal waits for the load."""
+    done = _self_signalled(tmp_path, sig, "duckdb", ["query", "SELECT 1", "--db", str(sample_db)])
+    assert (done.returncode, done.stdout, done.stderr) == (status, "", f"governor query: {word}\n")
+
+
+def test_ctrl_c_met_inside_code_made_from_a_string_exits_130(tmp_path: Path) -> None:
+    """Ctrl-C while a module loads, inside the code a dataclass is made of (``exec`` of a string):
+    CPython took the interruption the command caught for an unhandled one, and ``python -m`` ended by
+    SIGINT (status -2) after "interrupted"."""
+    done = _self_signalled(tmp_path, signal.SIGINT, "exec", ["validate", str(SJ / "san_juan-2p-seed2026-0000.json")])
+    assert (done.returncode, done.stderr) == (130, "governor validate: interrupted\n")
