@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
 import gc
 import json
@@ -14,14 +15,16 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, NoReturn
 
 import duckdb
 
 from ingest.db import DatabaseError, reader
 from replay import exits
 from replay.errors import printable
+from replay.outputs import replacing, resolve_target
 
 #: The ``table`` format is for reading on a terminal: it shows at most this many rows (the rest are
 #: counted, not kept) and cuts longer cells; CSV, JSON and Parquet write every row and every character.
@@ -62,8 +65,14 @@ def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: Any, tota
 READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT})
 #: What one query may use: DuckDB's memory (past it, the query fails with one line, exit status 1)
 #: and its spill space on disk, in a temporary folder of its own (``query_spill_folder``).
-QUERY_MEMORY_LIMIT = "2GiB"
+QUERY_MEMORY_LIMIT = "1GiB"
 QUERY_SPILL_LIMIT = "8GiB"
+#: What the whole command may use, DuckDB's memory included: the process may take this much more than
+#: it held when the query began (``memory_bound``), so ``governor query`` stays under ``QUERY_TOTAL_MEMORY``
+#: (the interpreter and its libraries take about 150 MB); past it the query ends with one line, status 1.
+MIB = 1024 * 1024
+QUERY_PROCESS_MEMORY = 1536 * MIB
+QUERY_TOTAL_MEMORY = "2 GiB"
 #: The connection cannot reach files or the network, and its settings are locked (last, once the
 #: bounds above are set): even a statement that slipped past the check above could write nothing but
 #: its result, nor lift its bounds.
@@ -156,23 +165,95 @@ class OutputError(Exception):
         super().__init__(err.strerror or str(err))
 
 
-def _open_output(out: str) -> Any:
-    try:
-        return open(out, "w", newline="", encoding="utf-8")
-    except OSError as err:
-        raise OutputError(err) from None
+class TooLarge(Exception):
+    """One row of the result would take more memory than ``ROW_MEMORY`` to convert for writing."""
+
+    def __init__(self, row: int) -> None:
+        super().__init__(row)
+        self.row = row
 
 
-def _write_result(reader: Any, fmt: str, out: str | None) -> int:
-    """Write the query's rows in ``fmt`` to ``out`` (stdout when None) batch by batch; the ``table``
-    format keeps only the rows it shows (``TABLE_MAX_ROWS``) and counts the rest. Returns the number
-    of rows of the result. Raises ``_ResultError`` (the query failed midway) and ``OutputError``."""
+# -- converting rows for writing within a bound -----------------------------------------------------
+
+#: What one value of a result costs as Python objects on its way out (the object, its pointer, its text
+#: in CSV or JSON, a copy or two of that text), beyond its own bytes (counted four times: a Python string
+#: may take up to four bytes a character where UTF-8 took one). An estimate, generous on purpose.
+VALUE_COST = 160
+TEXT_FACTOR = 4
+#: Rows are converted for writing (CSV, JSON, the table) a piece at a time, each piece at most this much
+#: by that estimate...
+PIECE_MEMORY = 32 * 1024 * 1024
+#: ... and one row alone at most this much: a larger row (a cell of millions of values) is refused with
+#: one line instead of being held (``--format parquet`` writes it without converting it).
+ROW_MEMORY = 256 * 1024 * 1024
+
+
+def _weight(array: Any) -> int:
+    """The estimated memory the values of ``array`` (an Arrow array, possibly a slice) take once
+    converted to Python objects and written out: ``VALUE_COST`` a value, nested values included, plus
+    ``TEXT_FACTOR`` times the bytes of the text and binary values."""
+    import pyarrow as pa
+
+    kind = array.type
+    values = len(array) * VALUE_COST
+    if pa.types.is_map(kind):
+        return values + _weight(array.keys) + _weight(array.items)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return values + _weight(array.flatten())
+    if pa.types.is_struct(kind):
+        return values + sum(_weight(field) for field in array.flatten())
+    if pa.types.is_dictionary(kind):
+        return _weight(array.dictionary_decode())
+    if _is_text(kind):
+        # A slice counts only the bytes it refers to.
+        return values + TEXT_FACTOR * array.nbytes
+    return values
+
+
+def _is_text(kind: Any) -> bool:
+    """Whether values of the Arrow type ``kind`` are text or bytes of any length."""
+    import pyarrow as pa
+
+    checks = ("is_string", "is_large_string", "is_string_view", "is_binary", "is_large_binary", "is_binary_view")
+    return any(getattr(pa.types, check, lambda _: False)(kind) for check in checks)
+
+
+def _pieces(batch: Any, first_row: int) -> Iterator[Any]:
+    """``batch`` in consecutive pieces that each take at most ``PIECE_MEMORY`` once converted
+    (``_weight``), or a single row of up to ``ROW_MEMORY``. Raises ``TooLarge`` with the row's number
+    in the result (from 1; ``first_row`` is the batch's first) for a row larger than that."""
+    pending = [(0, batch)]
+    while pending:
+        offset, piece = pending.pop()
+        weight = sum(_weight(column) for column in piece.columns)
+        if weight <= PIECE_MEMORY or (piece.num_rows == 1 and weight <= ROW_MEMORY):
+            yield piece
+        elif piece.num_rows == 1:
+            raise TooLarge(first_row + offset + 1)
+        else:
+            # Halves, the first one next: rows keep their order.
+            half = piece.num_rows // 2
+            pending.append((offset + half, piece.slice(half)))
+            pending.append((offset, piece.slice(0, half)))
+
+
+def _converted(batches: Iterable[Any], first_row: int = 0) -> Iterator[Any]:
+    """The pieces (``_pieces``) of ``batches``, whose first row is the result's row ``first_row``
+    (from 0). Raises ``TooLarge``."""
+    count = first_row
+    for batch in batches:
+        yield from _pieces(batch, count)
+        count += batch.num_rows
+
+
+def _write_result(reader: Any, fmt: str, handle: Any, terminal: bool = False) -> int:
+    """Write the query's rows in ``fmt`` to ``handle`` (text, or binary for Parquet) batch by batch,
+    each batch converted a bounded piece at a time (``_pieces``); the ``table`` format keeps only the
+    rows it shows (``TABLE_MAX_ROWS``) and counts the rest; ``terminal``: CSV and JSON text is bound
+    for a terminal (no control character may land there). Returns the number of rows of the result.
+    Raises ``_ResultError`` (the query failed midway), ``TooLarge`` and ``OutputError``."""
     if fmt == "parquet":
-        assert out is not None
-        return write_parquet(reader.schema, _batches(reader), out)
-    handle = _open_output(out) if out else sys.stdout
-    # CSV and JSON keep the data as it is, except on a terminal, where no control character may land.
-    terminal = out is None and sys.stdout.isatty()
+        return write_parquet(reader.schema, _batches(reader), handle)
     count = 0
     try:
         if fmt == "csv":
@@ -180,33 +261,31 @@ def _write_result(reader: Any, fmt: str, out: str | None) -> int:
             # which a script reading a field (`$(governor query ... | tail -1)`) would keep a carriage return of.
             writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(reader.schema.names)
-            for batch in _batches(reader):
-                rows = _rows(batch)
+            for piece in _converted(_batches(reader)):
+                rows = _rows(piece)
                 if terminal:
                     rows = (tuple(printable(v) if isinstance(v, str) else v for v in row) for row in rows)
                 writer.writerows(rows)
-                count += batch.num_rows
+                count += piece.num_rows
         elif fmt == "json":
-            # As ``json.dump(rows, indent=1)`` writes the whole list, one row at a time; strict JSON
-            # (``_jsonable``), which ``allow_nan=False`` makes sure of.
-            for batch in _batches(reader):
-                for row in batch.to_pylist():
+            # As ``json.dump(rows, indent=1)`` writes the whole list, one row at a time (a row's text is
+            # within the bound of its piece); strict JSON (``_jsonable``), which ``allow_nan=False`` makes sure of.
+            for piece in _converted(_batches(reader)):
+                for row in piece.to_pylist():
                     text = json.dumps(_jsonable(row), default=str, ensure_ascii=terminal, indent=1, allow_nan=False)
-                    handle.write(("[\n" if not count else ",\n") + "\n".join(" " + line for line in text.split("\n")))
+                    handle.write(("[\n " if not count else ",\n ") + text.replace("\n", "\n "))
                     count += 1
             handle.write("\n]\n" if count else "[]\n")
         else:
             shown: list[tuple[Any, ...]] = []
             for batch in _batches(reader):
                 if len(shown) < TABLE_MAX_ROWS:
-                    shown.extend(_rows(batch.slice(0, TABLE_MAX_ROWS - len(shown))))
+                    for piece in _converted([batch.slice(0, TABLE_MAX_ROWS - len(shown))], count):
+                        shown.extend(_rows(piece))
                 count += batch.num_rows
             _print_table(reader.schema.names, shown, handle, count)
     except OSError as err:
         raise OutputError(err) from None
-    finally:
-        if out:
-            handle.close()
     return count
 
 
@@ -299,35 +378,45 @@ def clean_stale_spill(folder: str | None = None) -> int:
     return removed
 
 
-def _in_thread(work: Callable[[], int], stop: Callable[[], None]) -> int:
+def _in_thread(work: Callable[[], Any], stop: Callable[[], None], ended: threading.Event | None = None) -> Any:
     """Run ``work`` in a thread and wait for it, so that Ctrl-C and SIGTERM reach this (main) thread
     at once even while DuckDB runs a long statement (which does not look at signals when it is not in
     the main thread): on one, ``stop`` interrupts DuckDB, the thread gets ``STOP_GRACE`` seconds to end,
-    and the interruption goes on (a ``KeyboardInterrupt``). Returns, or raises, what ``work`` does."""
+    and the interruption goes on (a ``KeyboardInterrupt``). ``ended`` is set as the thread's last step:
+    after an interruption, the caller tells by it whether DuckDB is still at work. Returns, or raises,
+    what ``work`` does."""
+    ended = threading.Event() if ended is None else ended
     outcome: dict[str, Any] = {}
     guard = threading.Lock()
     abandoned = False
 
     def target() -> None:
         try:
-            value = work()
-        except BaseException as err:  # handed over to the main thread
+            try:
+                value = work()
+            except BaseException as err:  # handed over to the main thread
+                with guard:
+                    if not abandoned:
+                        outcome["error"] = err
+                return
             with guard:
                 if not abandoned:
-                    outcome["error"] = err
-            return
-        with guard:
-            if not abandoned:
-                outcome["value"] = value
+                    outcome["value"] = value
+        finally:
+            ended.set()
 
     thread = threading.Thread(target=target, name="governor-query", daemon=True)
     thread.start()
     try:
-        while thread.is_alive():
-            thread.join(0.05)
+        # An event, not ``Thread.join``: a join that Ctrl-C interrupts marks the thread as ended while it
+        # still runs (Python 3.11's ``threading`` then releases the lock the running thread holds), so
+        # ``is_alive()`` said False and the process went on to exit with DuckDB at work, which aborts it.
+        while not ended.wait(0.05):
+            # A signal whose exception Python swallowed (one met while a module loaded) stops it too.
+            exits.raise_if_signalled()
     except KeyboardInterrupt:
         stop()
-        thread.join(STOP_GRACE)
+        ended.wait(STOP_GRACE)
         # The query's error holds its result reader, which keeps the connection busy until dropped:
         # nothing the thread ends with is kept, even when it ends after the grace (a busy machine).
         with guard:
@@ -337,16 +426,68 @@ def _in_thread(work: Callable[[], int], stop: Callable[[], None]) -> int:
         raise
     if "error" in outcome:
         raise outcome["error"]
-    return int(outcome["value"])
+    return outcome["value"]
+
+
+# -- the bound of the whole command ---------------------------------------------------------------
+
+
+def _data_size() -> int | None:
+    """This process's data in bytes (``VmData``, what ``RLIMIT_DATA`` counts), or None where
+    ``/proc`` cannot tell."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+@contextmanager
+def memory_bound(extra: int) -> Iterator[None]:
+    """While the block runs, this process may take at most ``extra`` bytes more data than it holds now
+    (its soft ``RLIMIT_DATA``, put back afterwards): an allocation past it fails (DuckDB's "Out of
+    Memory Error", Python's ``MemoryError``) instead of taking the machine's memory. DuckDB's own memory
+    limit covers only its buffers, not every list it builds nor the result once converted. Does nothing
+    where the limit cannot be set (no ``/proc``, not Linux)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    used = _data_size()
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        bound = None if used is None else used + extra
+        if bound is not None:
+            bound = min([bound] + [lim for lim in (soft, hard) if lim != resource.RLIM_INFINITY])
+            resource.setrlimit(resource.RLIMIT_DATA, (bound, hard))
+    except (ValueError, OSError):
+        bound = None
+    try:
+        yield
+    finally:
+        if bound is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+
+
+# -- running a query -------------------------------------------------------------------------------
 
 
 def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> int:
     """``governor query``: one read-only statement on a read-only connection without file access.
-    Exit 0 with a result, 1 when the SQL is refused or fails (past its memory bound too), 2 when the
-    database cannot be read or the output cannot be written, 130 when interrupted (143 on SIGTERM).
+    Exit 0 with a result, 1 when the SQL is refused or fails (past its memory bound too, or with a
+    row too large to convert), 2 when the database cannot be read or the output cannot be written.
     The result is written batch by batch (``QUERY_BATCH_ROWS``), so a result larger than memory can go
-    to a file; a failed or interrupted query leaves no output file behind, and its spill folder is
-    removed (one left by a killed run is removed by the next)."""
+    to a file. ``out`` is replaced only by a complete result: a failed or interrupted query leaves an
+    existing file as it was (``replay.outputs``), and its spill folder is removed (one left by a killed
+    run is removed by the next).
+
+    Raises ``KeyboardInterrupt`` (``exits.Terminated`` for SIGTERM) when interrupted, once the query
+    has stopped and its files are removed: the command's caller says so and exits with 130 or 143, as
+    for every command. Leaves the process at once (``_leave``) when DuckDB does not stop in time."""
     if fmt == "parquet" and not out:
         print("governor query: --format parquet needs --out FILE", file=sys.stderr)
         return exits.ENVIRONMENT
@@ -362,99 +503,210 @@ def run_query(sql: str, db: str, fmt: str = "table", out: str | None = None) -> 
         shutil.rmtree(spill, ignore_errors=True)
 
 
+class _NoResult(Exception):
+    """The statement has no result to write."""
+
+
+def _shown(path: str | None) -> str:
+    return printable(os.fsdecode(path or "the output"))
+
+
+def _stop_if_interrupted(interrupted: BaseException | None) -> None:
+    """Raise the interruption that ended the query: ``interrupted``, else a signal noted since the
+    command began (``exits.raise_if_signalled``). An error met after one (the connection busy as it
+    closes, DuckDB's own interruption error, a library's error raised inside its callback) is the
+    interruption's doing, not something to report."""
+    if interrupted is not None:
+        raise interrupted
+    exits.raise_if_signalled()
+
+
 def _run(sql: str, db: str, fmt: str, out: str | None, spill: str) -> int:
-    count = 0
-    # The status of an interruption, once decided: closing the connection after it cannot add an error.
-    stopped: int | None = None
+    count: int | None = None
+    # The interruption that stopped the query, raised once the connection is closed.
+    interrupted: KeyboardInterrupt | None = None
     try:
-        from ingest.lake import is_lake
+        # An interruption waits while the lake's libraries load (``exits.signals_deferred`` says why).
+        with exits.signals_deferred():
+            from ingest.lake import is_lake
 
         lake = is_lake(db)
         with reader(db, config=query_config(lake)) as con:
             if not lake:
                 lock_down(con, spill)
+            try:
+                count = _query_to(con, sql, fmt, out, spill)
+            except KeyboardInterrupt as err:
+                interrupted = err
+    except DatabaseError as err:
+        _stop_if_interrupted(interrupted)
+        print(f"governor query: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    except (duckdb.Error, _ResultError) as err:
+        _stop_if_interrupted(interrupted)
+        if isinstance(err, duckdb.InterruptException):
+            raise KeyboardInterrupt from None
+        print(f"governor query: {_duckdb_message(err)}", file=sys.stderr)
+        return exits.REJECTED
+    except TooLarge as err:
+        _stop_if_interrupted(interrupted)
+        verb = "show" if fmt == "table" else f"write as {fmt}"
+        print(f"governor query: row {err.row:,} is too large to {verb}: converting it would take more than "
+              f"{ROW_MEMORY // MIB} MiB, the most one row may take (--format parquet --out FILE writes rows without converting them)",
+              file=sys.stderr)
+        return exits.REJECTED
+    except MemoryError:
+        _stop_if_interrupted(interrupted)
+        print(f"governor query: {OUT_OF_MEMORY}", file=sys.stderr)
+        return exits.REJECTED
+    except OutputError as err:
+        _stop_if_interrupted(interrupted)
+        print(f"governor query: cannot write {_shown(out)}: {err}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    except OSError as err:
+        _stop_if_interrupted(interrupted)
+        print(f"governor query: cannot read {printable(db)}: {err.strerror or err}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    _stop_if_interrupted(interrupted)
+    if count is None:
+        return exits.OK
+    if fmt == "parquet":
+        print(f"wrote {count} rows to {_shown(out)}", file=sys.stderr)
+    return exits.OK
+
+
+#: The line of a query that needs more memory than the command's bound (``memory_bound``).
+OUT_OF_MEMORY = (f"out of memory: the query and its result need more than the {QUERY_TOTAL_MEMORY} governor query "
+                 "may use")
+
+
+def _duckdb_message(err: BaseException) -> str:
+    """The one line that tells a failed query: DuckDB's first line (its own memory limit named in it),
+    or ``OUT_OF_MEMORY`` when an allocation failed against the command's bound (DuckDB then says only
+    "bad allocation")."""
+    text = str(err).strip()
+    if isinstance(err, duckdb.OutOfMemoryException) and "bad allocation" in text.lower():
+        return OUT_OF_MEMORY
+    return printable(text.splitlines()[0] if text else type(err).__name__)
+
+
+def _query_to(con: Any, sql: str, fmt: str, out: str | None, spill: str) -> int | None:
+    """Run ``sql`` on ``con`` in a thread of its own (``_in_thread``), within the command's memory bound
+    (``memory_bound``), its result written in ``fmt`` to ``out`` (standard output when None), which is
+    replaced only once the result is complete (``_output``). Returns the number of rows, or None when
+    the statement has no result. Raises what ``_write_result`` raises, ``duckdb.Error`` and
+    ``KeyboardInterrupt``; when DuckDB does not stop within ``STOP_GRACE`` of an interruption, the
+    process leaves at once (``_leave``)."""
+    ended = threading.Event()
+    try:
+        with _output(out, binary=fmt == "parquet") as (handle, temp):
+            terminal = out is None and sys.stdout.isatty()
 
             def work() -> int:
                 relation = _table_relation(con, sql) if fmt == "table" else con.sql(sql)
                 if relation is None:
-                    return -1
+                    raise _NoResult
                 batches = relation.to_arrow_reader(QUERY_BATCH_ROWS)
                 try:
-                    return _write_result(batches, fmt, out)
+                    return _write_result(batches, fmt, handle, terminal)
                 finally:
                     batches.close()
 
             try:
-                count = _in_thread(work, con.interrupt)
+                with memory_bound(QUERY_PROCESS_MEMORY):
+                    return int(_in_thread(work, con.interrupt, ended))
             except KeyboardInterrupt as err:
-                _discard(out)
-                word, code = exits.interruption(err)
-                print(f"governor query: {word}", file=sys.stderr)
-                if any(t.name == "governor-query" and t.is_alive() for t in threading.enumerate()):
-                    # DuckDB did not stop in time: leave now, without waiting on it (nothing to keep).
-                    shutil.rmtree(spill, ignore_errors=True)
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                    os._exit(code)
-                stopped = code
-                return code
-    except DatabaseError as err:
-        if stopped is not None:
-            return stopped
-        print(f"governor query: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    except (duckdb.Error, _ResultError) as err:
-        _discard(out)
-        if stopped is not None:
-            return stopped
-        if isinstance(err, duckdb.InterruptException):
-            word, code = exits.interruption(err)
-            print(f"governor query: {word}", file=sys.stderr)
-            return code
-        print(f"governor query: {printable(str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__)}",
-              file=sys.stderr)
-        return exits.REJECTED
-    except OutputError as err:
-        _discard(out)
-        if stopped is not None:
-            return stopped
-        print(f"governor query: cannot write {printable(os.fsdecode(out or 'the output'))}: {err}", file=sys.stderr)
-        return exits.ENVIRONMENT
+                if not ended.is_set():
+                    _leave(err, temp, spill)
+                raise
+    except _NoResult:
+        return None
+
+
+def _leave(err: BaseException, temp: str | None, spill: str) -> NoReturn:
+    """Leave the process at once after an interruption that DuckDB did not stop for in time, with the
+    partial output ``temp`` and the spill folder removed. Never through the interpreter's exit: a thread
+    still inside DuckDB would meet it, be unwound by force through C++ code that cannot be, and the
+    process would abort (SIGABRT, "terminate called...")."""
+    exits.ignore_further_signals()
+    word, code = exits.interruption(err)
+    if temp is not None:
+        Path(temp).unlink(missing_ok=True)
+    shutil.rmtree(spill, ignore_errors=True)
+    print(f"governor query: {word}", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+@contextmanager
+def _output(out: str | None, binary: bool = False) -> Iterator[tuple[Any, str | None]]:
+    """Where a result goes: standard output when ``out`` is None, else a new file that replaces ``out``
+    only once the block ends well (``replay.outputs.replacing``: made beside it, renamed over it; a link
+    is written through and stays a link; a device or a pipe is written into). Yields the handle and the
+    temporary file (None when there is nothing of ours to remove). Raises ``OutputError`` when the file
+    cannot be made, written, closed (a full disk often shows only then, as the last bytes go) or put in
+    place: an existing ``out`` is then left as it was."""
+    if out is None:
+        yield sys.stdout, None
+        return
+    target, _ = resolve_target(out)
+    # An error of the block itself (the query's) passes as it is: only the output's own are OutputError.
+    in_block = False
+    try:
+        with replacing(out) as path:
+            handle = open(path, "wb") if binary else open(path, "w", encoding="utf-8", newline="")
+            try:
+                in_block = True
+                yield handle, (None if path == target else path)
+                in_block = False
+            except BaseException:
+                with contextlib.suppress(OSError, ValueError):
+                    handle.close()
+                raise
+            handle.close()
     except OSError as err:
-        _discard(out)
-        if stopped is not None:
-            return stopped
-        print(f"governor query: cannot read {printable(db)}: {err.strerror or err}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    if count < 0:
-        return exits.OK
-    if fmt == "parquet":
-        print(f"wrote {count} rows to {printable(os.fsdecode(str(out)))}", file=sys.stderr)
-    return exits.OK
+        if in_block:
+            raise
+        raise OutputError(err) from None
 
 
-def write_parquet(schema: Any, batches: Iterable[Any], path: str | Path) -> int:
-    """Write record ``batches`` of ``schema`` to a Parquet file one by one; the number of rows. The
-    file is opened by Python, so any name the OS accepts works (bytes that are not UTF-8 too). Raises
-    ``OutputError`` when the file cannot be opened or written."""
+#: A Parquet file's row groups: at most this many rows, or about this many bytes of Arrow data (small
+#: batches are gathered into one group).
+PARQUET_GROUP_ROWS = 100_000
+PARQUET_GROUP_BYTES = 64 * 1024 * 1024
+
+
+def write_parquet(schema: Any, batches: Iterable[Any], path: str | Path | IO[bytes]) -> int:
+    """Write record ``batches`` of ``schema`` to a Parquet file, in row groups of at most
+    ``PARQUET_GROUP_ROWS`` rows or ``PARQUET_GROUP_BYTES``; the number of rows. ``path`` is a file name
+    (opened by Python, so any name the OS accepts works, bytes that are not UTF-8 too) or a binary file
+    open for writing. Raises ``OutputError`` when the file cannot be opened or written."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     count = 0
     try:
-        with open(path, "wb") as handle, pq.ParquetWriter(handle, schema) as sink:
+        with contextlib.ExitStack() as stack:
+            handle = path if hasattr(path, "write") else stack.enter_context(open(path, "wb"))  # type: ignore[arg-type]
+            sink = stack.enter_context(pq.ParquetWriter(handle, schema))
+            group: list[Any] = []
+            rows = size = 0
             for batch in batches:
-                sink.write_batch(batch)
+                group.append(batch)
+                rows += batch.num_rows
+                size += batch.nbytes
                 count += batch.num_rows
+                if rows >= PARQUET_GROUP_ROWS or size >= PARQUET_GROUP_BYTES:
+                    sink.write_table(pa.Table.from_batches(group, schema))
+                    group, rows, size = [], 0, 0
+            if group:
+                sink.write_table(pa.Table.from_batches(group, schema))
     except OSError as err:
         raise OutputError(err) from None
     return count
 
 
-def _discard(out: str | None) -> None:
-    """Remove a partly written output file."""
-    if out:
-        Path(out).unlink(missing_ok=True)
-
-
-#: Rows of a query's result fetched at once.
-QUERY_BATCH_ROWS = 100_000
+#: Rows of a query's result DuckDB hands over at once (its own vector size): a batch of wide rows (game
+#: logs of 100 KB) still takes a few hundred MB at most.
+QUERY_BATCH_ROWS = 2_048

@@ -45,7 +45,7 @@ def test_the_query_connection_is_bounded_and_spills_in_a_folder_of_its_own(
     assert run_query(sql, str(sample_db), "csv") == 0
     header, row = capsys.readouterr().out.splitlines()
     memory, spill, folder, access = row.split(",")
-    assert (memory, spill, access) == ("2.0 GiB", "8.0 GiB", "False")
+    assert (memory, spill, access) == ("1.0 GiB", "8.0 GiB", "False")
     assert folder.startswith(f"{spill_root}/governor-query-{os.getpid()}-")
     assert list(spill_root.iterdir()) == []  # removed at the end
     # The settings are locked once set: a query cannot lift them.
@@ -163,3 +163,75 @@ def test_duckdb_has_the_bounds_we_rely_on() -> None:
         con.execute("SET temp_directory = '/tmp/x'")
     readme = (ROOT / "README.md").read_text()
     assert "`governor-query-<pid>-...`" in readme and "| 143 |" in readme
+
+
+# -- the whole command's memory: DuckDB's limit covers DuckDB, the rest is bounded too -----------------
+
+
+def test_a_row_too_large_to_convert_is_one_line_naming_the_limit(
+        sample_db: Path, spill_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row of two million values takes 16 MB in DuckDB and many times that as Python objects and
+    text: CSV and JSON refuse it with the limit named, and an existing output stays; Parquet, which
+    converts nothing, writes it."""
+    sql = "SELECT 1 AS n, [1::BIGINT] AS l UNION ALL SELECT 2, range(2000000) ORDER BY n"
+    out = tmp_path / "q.out"
+    out.write_text("kept\n")
+    for fmt in ("csv", "json"):
+        assert run_query(sql, str(sample_db), fmt, str(out)) == 1
+        assert capsys.readouterr() == ("", (
+            f"governor query: row 2 is too large to write as {fmt}: converting it would take more than 256 MiB, "
+            "the most one row may take (--format parquet --out FILE writes rows without converting them)\n"))
+        assert out.read_text() == "kept\n"
+    assert run_query(sql, str(sample_db), "parquet", str(out)) == 0
+    assert capsys.readouterr().err == f"wrote 2 rows to {out}\n"
+    import pyarrow.parquet as pq
+
+    assert [len(v) for v in pq.read_table(out).column("l").to_pylist()] == [1, 2000000]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_rows_are_converted_a_bounded_piece_at_a_time_in_order(
+        sample_db: Path, spill_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        fmt: str) -> None:
+    """With pieces of a few rows (a bound of 4 KB), every row is still written once, in order."""
+    sql = "SELECT range AS i, repeat('x', (range % 40)::INT) AS s, [range, NULL] AS l FROM range(3000) ORDER BY i"
+    assert run_query(sql, str(sample_db), fmt) == 0
+    whole = capsys.readouterr().out
+    monkeypatch.setattr(query, "PIECE_MEMORY", 4096)
+    seen: list[int] = []
+    real = query._pieces
+
+    def counted(batch: object, first_row: int) -> object:
+        for piece in real(batch, first_row):
+            seen.append(piece.num_rows)
+            yield piece
+
+    monkeypatch.setattr(query, "_pieces", counted)
+    assert run_query(sql, str(sample_db), fmt) == 0
+    assert capsys.readouterr().out == whole
+    assert max(seen) < 20 and sum(seen) == (3000 if fmt != "table" else query.TABLE_MAX_ROWS)
+
+
+def test_the_whole_command_stays_under_2_gib(sample_db: Path, tmp_path: Path) -> None:
+    """``SELECT list(range(60000000))`` took 5.1 GB (DuckDB's limit of 2 GiB covered DuckDB, and the
+    result converted for printing was unbounded). The child runs under a cap of 4 GB of address space,
+    so that the code before this bound fails here (it died of MemoryError, status 3) instead of taking
+    the machine's memory."""
+    import resource
+
+    from tests.hostile import _MEASURED
+
+    def capped() -> None:  # pragma: no cover - in the child
+        resource.setrlimit(resource.RLIMIT_AS, (4_000_000_000, 4_000_000_000))
+
+    peak = tmp_path / "peak.txt"
+    child = subprocess.run(
+        [sys.executable, "-c", _MEASURED, str(peak), "query", "SELECT list(range(60000000))", "--db", str(sample_db),
+         "--format", "csv"], capture_output=True, text=True, cwd=ROOT, timeout=300, preexec_fn=capped,
+        env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert (child.returncode, child.stdout) == (1, "")
+    assert child.stderr in (
+        # DuckDB's own limit, or the command's bound met first by DuckDB (the order depends on the machine).
+        "governor query: Out of Memory Error: failed to allocate data of size 16.0 MiB (1008.0 MiB/1.0 GiB used)\n",
+        f"governor query: {query.OUT_OF_MEMORY}\n"), child.stderr
+    assert int(peak.read_text()) / 1024 < 2048

@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from governor.cli import main
 from ingest import query
 
 
@@ -55,7 +56,8 @@ def test_a_query_thread_that_ends_after_the_grace_keeps_nothing(monkeypatch: pyt
 def test_a_connection_that_fails_to_close_after_an_interruption_adds_no_line(
         sample_db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The connection's close may fail once a query was interrupted (DuckDB: "connection is busy
-    with another call" while the stopped statement lets go): the run was interrupted, one line, 130."""
+    with another call" while the stopped statement lets go): the run was interrupted, one line, 130.
+    ``run_query`` raises the interruption, and the command says it, as every command does."""
     real = query.reader
 
     @contextmanager
@@ -65,12 +67,16 @@ def test_a_connection_that_fails_to_close_after_an_interruption_adds_no_line(
         raise duckdb.ConnectionException(
             "Resource In Use Error: connection is busy with another call")
 
-    def interrupted(work: Any, stop: Any) -> int:
+    def interrupted(work: Any, stop: Any, ended: threading.Event) -> int:
+        ended.set()  # DuckDB stopped in time
         raise KeyboardInterrupt
 
     monkeypatch.setattr(query, "reader", busy_on_close)
     monkeypatch.setattr(query, "_in_thread", interrupted)
-    assert query.run_query("SELECT 1", str(sample_db)) == 130
+    with pytest.raises(KeyboardInterrupt):
+        query.run_query("SELECT 1", str(sample_db))
+    assert capsys.readouterr() == ("", "")
+    assert main(["query", "SELECT 1", "--db", str(sample_db)]) == 130
     assert capsys.readouterr() == ("", "governor query: interrupted\n")
 
 
