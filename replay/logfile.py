@@ -193,16 +193,10 @@ def parse_game(obj: Any, *, file: str | None = None, index: int | None = None) -
                 raise LogFormatError(
                     "expected a player name or an object with a 'name'", path=f"players[{i}]"
                 )
-            if not name.strip():
-                raise LogFormatError("a player name may not be empty", path=f"players[{i}].name")
-            if has_control(name):
-                # A name is printed in messages and on the board: a newline could forge a line.
-                raise LogFormatError(
-                    f"a player name may not hold control characters: '{printable(name)}'", path=f"players[{i}].name"
-                )
             try:
-                # One spelling per name (NFC), and no name that shows nothing or hides a character:
-                # "Bruno" and "Bruno\u200b" would be two rated players that look the same.
+                # One spelling per name (NFC), no control character, and no name that shows nothing
+                # or hides a character: "Bruno" and "Bruno\u200b" would be two rated players that
+                # look the same.
                 name = check_player_name(name)
             except ValueError as err:
                 raise LogFormatError(str(err), path=f"players[{i}].name") from None

@@ -7,7 +7,7 @@ import difflib
 import unicodedata
 from collections.abc import Mapping
 
-from replay.errors import printable
+from replay.errors import has_control, printable
 
 
 def lower_index(names: list[str] | tuple[str, ...]) -> dict[str, str]:
@@ -77,11 +77,14 @@ def only_invisible(name: str) -> bool:
 def check_player_name(name: str) -> str:
     """``name`` as stored: in Unicode NFC, so that the composed and decomposed spellings of "José" are
     one player. Raises ``ValueError`` (one line, invisible characters written as ``\\uXXXX``) for a name
-    that shows nothing, or that holds an invisible character (``"Bruno\\u200b"`` would be a second
-    Bruno)."""
+    that shows nothing, that holds a control character (printed in messages and on the board, a
+    newline could forge a line), or that holds an invisible character (``"Bruno\\u200b"`` would be a
+    second Bruno). The rules of every player's name: a log's (``validate``) and an arena agent's."""
     name = unicodedata.normalize("NFC", name)
     if not name.strip():
         raise ValueError("a player name may not be empty")
+    if has_control(name):
+        raise ValueError(f"a player name may not hold control characters: '{printable(name)}'")
     if only_invisible(name):
         raise ValueError(f"a player name may not be empty: '{render_name(name)}' shows only invisible characters")
     if invisible_inside(name):
