@@ -12,6 +12,7 @@ again what its seat cannot see), so that an arena of them plays about as fast as
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import math
@@ -20,10 +21,10 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from replay.protocol import Working
-from replay.registry import engine_for, rollout_bot
+if TYPE_CHECKING:
+    from replay.protocol import Working
 
 
 class AgentError(Exception):
@@ -53,6 +54,8 @@ class EngineAgent(Agent):
     """A built-in agent that reads the engine's working game instead of an observation dict."""
 
     def __init__(self, game: str) -> None:
+        from replay.registry import engine_for
+
         self.game = game
         self.engine = engine_for(game)
         self.rng = random.Random(0)
@@ -125,6 +128,8 @@ class SearchAgent(EngineAgent):
     move is played unless another does clearly better (``preferred``)."""
 
     def __init__(self, game: str, rollouts: int, candidates: int = 8) -> None:
+        from replay.registry import rollout_bot
+
         super().__init__(game)
         self.rollouts = rollouts
         self.candidates = candidates
@@ -188,12 +193,9 @@ BUILT_IN = ("random", "heuristic", "expert", "search:R")
 _SEARCH = re.compile(r"search:(\d{1,5})")
 
 
-def load_agent(spec: str, game: str) -> Agent:
-    """The agent a spec names: a built-in (``random``, ``heuristic``, ``expert``, ``search:R``), a
-    ``module:Class`` importable from here, or ``path/to/file.py:Class`` (``path/to/file.py`` alone
-    takes the one ``Agent`` subclass the file defines). A class is called with no argument.
-
-    Raises ``AgentError`` with the reason when the spec names nothing usable."""
+def built_in_agent(spec: str, game: str) -> EngineAgent | None:
+    """The built-in agent ``spec`` names (``random``, ``heuristic``, ``expert``, ``search:R``), or None
+    for a spec of another kind. Raises ``AgentError`` for ``search:0``."""
     if spec == "random":
         return RandomAgent(game)
     if spec in ("heuristic", "expert"):
@@ -204,23 +206,60 @@ def load_agent(spec: str, game: str) -> Agent:
         if rollouts < 1:
             raise AgentError(f"{spec}: search needs at least 1 rollout per candidate")
         return SearchAgent(game, rollouts)
-    cls = _load_class(spec)
-    try:
-        agent = cls()
-    except Exception as err:  # an agent's own constructor: any failure is the spec's problem
-        raise AgentError(f"{spec}: {type(err).__name__}: {err}") from None
-    if not callable(getattr(agent, "act", None)):
-        raise AgentError(f"{spec}: {cls.__name__} has no act(observation, legal_moves) method")
-    return agent  # type: ignore[no-any-return]
+    return None
 
 
-def _load_class(spec: str) -> type:
+def check_spec(spec: str) -> None:
+    """Refuse, without running anything, a spec that is neither built in nor ``module:Class`` nor a
+    ``.py`` file that exists. Raises ``AgentError`` with the reason."""
     path_part, _, class_name = spec.rpartition(":") if ":" in spec else (spec, "", "")
     if path_part.endswith(".py") or (not class_name and spec.endswith(".py")):
         file = Path(path_part or spec)
         if not file.is_file():
             raise AgentError(f"{spec}: no such file {str(file)!r}")
-        module_name = f"governor_arena_agent_{abs(hash(str(file.resolve())))}"
+    elif not class_name or not path_part:
+        raise AgentError(f"unknown agent {spec!r} (built-in: {', '.join(BUILT_IN)}; or module:Class, or a .py file)")
+
+
+def load_agent(spec: str, game: str, caught: type[BaseException] = Exception) -> Agent:
+    """The agent a spec names: a built-in (``random``, ``heuristic``, ``expert``, ``search:R``), a
+    ``module:Class`` importable from here, or ``path/to/file.py:Class`` (``path/to/file.py`` alone
+    takes the one ``Agent`` subclass the file defines). A class is called with no argument.
+
+    The arena runs this for a user's agent in an agent host only (``governor.arena.host``), with
+    ``caught=BaseException``: there whatever the agent's module or constructor raises, even
+    ``SystemExit``, is a reason it cannot be loaded.
+
+    Raises ``AgentError`` with the reason when the spec names nothing usable."""
+    agent = built_in_agent(spec, game)
+    if agent is not None:
+        return agent
+    check_spec(spec)
+    cls = _load_class(spec, caught)
+    try:
+        built = cls()
+    except caught as err:  # an agent's own constructor: any failure is the spec's problem
+        raise AgentError(f"{spec}: {_failure(err)}") from None
+    if not callable(getattr(built, "act", None)):
+        raise AgentError(f"{spec}: {cls.__name__} has no act(observation, legal_moves) method")
+    return built  # type: ignore[no-any-return]
+
+
+def _failure(err: BaseException) -> str:
+    """``Type: message`` of an exception an agent's code raised (its ``__str__`` may raise too)."""
+    try:
+        message = str(err)
+        return f"{type(err).__name__}: {message}" if message else type(err).__name__
+    except BaseException:
+        return type(err).__name__
+
+
+def _load_class(spec: str, caught: type[BaseException] = Exception) -> type:
+    path_part, _, class_name = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    if path_part.endswith(".py") or (not class_name and spec.endswith(".py")):
+        file = Path(path_part or spec)
+        # Named after the file, the same in every process: the name shows in what its objects say.
+        module_name = f"governor_arena_agent_{hashlib.sha256(str(file.resolve()).encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
         module = sys.modules.get(module_name)
         if module is None:
             loader_spec = importlib.util.spec_from_file_location(module_name, file)
@@ -230,9 +269,11 @@ def _load_class(spec: str) -> type:
             sys.modules[module_name] = module
             try:
                 loader_spec.loader.exec_module(module)
-            except Exception as err:  # the file's own code: report it, never a traceback
+            except caught as err:  # the file's own code: report it, never a traceback
                 del sys.modules[module_name]
-                raise AgentError(f"{spec}: {type(err).__name__} while loading: {err}") from None
+                failure = _failure(err)
+                kind, colon, message = failure.partition(":")
+                raise AgentError(f"{spec}: {kind} while loading{colon}{message}") from None
         if not class_name:
             found = [v for v in vars(module).values()
                      if isinstance(v, type) and issubclass(v, Agent) and v.__module__ == module_name]
@@ -240,12 +281,10 @@ def _load_class(spec: str) -> type:
                 raise AgentError(f"{spec}: the file defines {len(found)} Agent subclasses; name one as FILE.py:Class")
             return found[0]
     else:
-        if not class_name:
-            raise AgentError(f"unknown agent {spec!r} (built-in: {', '.join(BUILT_IN)}; or module:Class, or a .py file)")
         try:
             module = importlib.import_module(path_part)
-        except Exception as err:  # an import of the user's module: any failure is reported
-            raise AgentError(f"{spec}: cannot import {path_part!r}: {type(err).__name__}: {err}") from None
+        except caught as err:  # an import of the user's module: any failure is reported
+            raise AgentError(f"{spec}: cannot import {path_part!r}: {_failure(err)}") from None
     cls = getattr(module, class_name, None)
     if not isinstance(cls, type):
         raise AgentError(f"{spec}: {class_name!r} is not a class of {path_part!r}")

@@ -7,18 +7,22 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
+import stat
 import sys
 import tempfile
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 from governor.arena.play import GameRecord
-from governor.arena.round_robin import ArenaError, run_arena, schedule
+from governor.arena.round_robin import ArenaError, arena_id, run_arena, schedule
 from replay import exits
 from replay.errors import printable
 from replay.logfile import dumps_game
+from replay.outputs import check_writable, open_output
 from replay.registry import all_engines
 from replay.simulate import MAX_MOVES
 
@@ -57,6 +61,63 @@ def import_logs(paths: list[str], db: str, progress: str) -> int:
     return run_import(paths, db, workers=1, progress=progress)
 
 
+def check_database(db: str) -> str | None:
+    """Why ``--db`` could not take the arena's games, found before the first game is played (a
+    folder that does not exist, a file that is not a DuckDB database, a read-only one), or None. An
+    existing database gets the current schema, as the import would give it."""
+    from ingest.db import DatabaseError, writer
+    from ingest.lake import is_lake
+    from ingest.stores import StoreError, open_store
+
+    try:
+        open_store(db, lake=False)
+    except StoreError as err:
+        return str(err)
+    if is_lake(db):
+        return None
+    why = check_writable(db)
+    if why is not None:
+        return f"--db {db}: {why}"
+    if os.path.lexists(db):
+        try:
+            with writer(db):
+                pass
+        except DatabaseError as err:
+            return str(err)
+    return None
+
+
+def earlier_log(final: Path, arena: str) -> str | None:
+    """Why the file already at ``final`` may not be replaced by this arena's log (it holds another
+    arena's games, or is no arena log at all), or None (nothing there, or this same arena's log: the
+    same game, seats, seed and agents, whose games it replaces)."""
+    try:
+        info = os.lstat(final)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"cannot be read ({err.strerror or err})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"  # never written through, nor read: what it names is not the arena's
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    try:
+        # Without following a link put there since, nor waiting on a pipe.
+        fd = os.open(final, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as handle:
+            first = json.loads(handle.readline(1 << 22))
+        meta = first["meta"]
+        if meta.get("arena") == arena:
+            return None
+        if meta.get("generator") == "governor arena":
+            # Without an id (written before arenas had one), it cannot be told from another arena's.
+            return ("holds the games of another arena (other agents)" if "arena" in meta else
+                    "holds the games of an earlier arena")
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        pass
+    return "is not this arena's log"
+
+
 class _Bar:
     """games done, games/s and faults so far, on one line of ``stream``."""
 
@@ -88,8 +149,9 @@ class _Bar:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``governor arena``: 0 when every game was played (and imported), 2 for a usage or
-    environment problem (unknown game, too few agents, an agent that cannot be built, an unwritable
-    folder), the import's own status otherwise (``replay.exits``)."""
+    environment problem (unknown game, too few agents, an agent that cannot be built, an output that
+    cannot be written, found before the first game), the import's own status otherwise
+    (``replay.exits``)."""
     engines = all_engines()
     if args.game not in engines:
         print(f"governor arena: unknown game {printable(repr(args.game))} (known: {', '.join(sorted(engines))})",
@@ -103,57 +165,82 @@ def run(args: argparse.Namespace) -> int:
     except ArenaError as err:
         print(f"governor arena: {printable(str(err))}", file=sys.stderr)
         return exits.ENVIRONMENT
-    if args.games % cycle:
-        print(f"governor arena: note: {args.games} games is not a multiple of the schedule's {cycle} seatings: "
-              "seats are not exactly balanced", file=sys.stderr)
-    with tempfile.TemporaryDirectory(prefix="governor-arena-") as scratch:
-        folder = Path(args.out) if args.out else Path(scratch)
+    # Every output is checked before the first game: no arena is played to be thrown away.
+    name = f"arena-{args.game}-{args.players}p-seed{args.seed}.jsonl"
+    final: Path | None = None
+    replacing = False
+    if args.out:
+        folder = Path(args.out)
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             print(f"governor arena: {printable(str(folder))}: {printable(err.strerror or str(err))}", file=sys.stderr)
             return exits.ENVIRONMENT
-        final = folder / f"arena-{args.game}-{args.players}p-seed{args.seed}.jsonl"
-        partial = folder / f".{final.name}.partial"
-        write = args.out is not None or args.db is not None
+        final = folder / name
+        why = earlier_log(final, arena_id(args.game, args.players, args.seed, args.agents))
+        if why is not None:
+            print(f"governor arena: {printable(str(final))} {why}: not replaced (move it away, or give another "
+                  "--out or --seed)", file=sys.stderr)
+            return exits.ENVIRONMENT
+        replacing = os.path.lexists(final)
+        why = check_writable(final)
+        if why is not None:
+            print(f"governor arena: {printable(str(final))}: {printable(why)}", file=sys.stderr)
+            return exits.ENVIRONMENT
+    if args.db:
+        why = check_database(args.db)
+        if why is not None:
+            print(f"governor arena: {printable(why)}", file=sys.stderr)
+            return exits.ENVIRONMENT
+    if args.games % cycle:
+        print(f"governor arena: note: {args.games} games is not a multiple of the schedule's {cycle} seatings: "
+              "seats are not exactly balanced", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="governor-arena-") as scratch:
+        if final is None and args.db:
+            final = Path(scratch) / name
         show = sys.stderr.isatty() if args.progress == "auto" else args.progress == "always"
         bar = _Bar(args.games, show, sys.stderr)
         try:
-            # Written to a side file and renamed once complete: an interrupted arena leaves no
-            # half-written log file behind.
-            with open(partial, "w", encoding="utf-8") if write else open(os.devnull, "w") as out:
-                def on_game(index: int, record: GameRecord) -> None:
-                    if write:
-                        out.write(dumps_game(record.log) + "\n")
-                    bar.update(index + 1, len(record.faults))
-
-                def on_unfinished(index: int, seated: list[str]) -> None:
-                    names = ", ".join(printable(n) for n in seated)
-                    print(f"\rgovernor arena: game {index} ({names}) did not end within {MAX_MOVES} moves: "
-                          "not recorded", file=sys.stderr, flush=True)
-
-                entries, board = run_arena(args.game, args.players, args.agents, args.games, args.seed,
-                                           args.budget, args.workers, on_game, on_unfinished)
+            # Written under a new name of its own (replay.outputs) and renamed once complete: an
+            # interrupted or failed arena leaves nothing behind and the earlier log as it was.
+            # A name the arena chose in its folder: whatever is there is replaced, never written through.
+            output: Any = open_output(final, follow=False) if final is not None else nullcontext(None)
+            with output as out:
+                entries, board = _play(args, out, bar)
             bar.close()
-            if write:
-                partial.replace(final)
         except ArenaError as err:
             bar.close()
-            partial.unlink(missing_ok=True)
             print(f"governor arena: {printable(str(err))}", file=sys.stderr)
             return exits.ENVIRONMENT
         except BaseException:
             bar.close()
-            partial.unlink(missing_ok=True)
             raise
         status = exits.OK
         if args.db:
+            assert final is not None
             status = import_logs([str(final)], args.db, args.progress)
         if args.out:
             recorded = args.games - board.unfinished_total
-            print(f"governor arena: {recorded} games written to {printable(str(final))}", file=sys.stderr)
+            again = " (replacing this same arena's earlier log)" if replacing else ""
+            print(f"governor arena: {recorded} games written to {printable(str(final))}{again}", file=sys.stderr)
     _print_board(board, args)
     return status
+
+
+def _play(args: argparse.Namespace, out: IO[str] | None, bar: _Bar) -> tuple[Any, Any]:
+    """Run the arena, each game's log written to ``out`` (when given) as it comes."""
+    def on_game(index: int, record: GameRecord) -> None:
+        if out is not None:
+            out.write(dumps_game(record.log) + "\n")
+        bar.update(index + 1, len(record.faults))
+
+    def on_unfinished(index: int, seated: list[str]) -> None:
+        names = ", ".join(printable(n) for n in seated)
+        print(f"\rgovernor arena: game {index} ({names}) did not end within {MAX_MOVES} moves: "
+              "not recorded", file=sys.stderr, flush=True)
+
+    return run_arena(args.game, args.players, args.agents, args.games, args.seed, args.budget, args.workers,
+                     on_game, on_unfinished)
 
 
 def _print_board(board: Any, args: argparse.Namespace) -> None:

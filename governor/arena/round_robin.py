@@ -9,29 +9,40 @@ on any number of workers (as long as no agent overruns its time budget: a late a
 
 from __future__ import annotations
 
-import itertools
+import hashlib
+import json
+import math
 import multiprocessing
 import os
-import re
-from collections.abc import Callable, Iterator, Sequence
+import signal
+from collections import deque
+from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
-from governor.arena.agents import Agent, EngineAgent, load_agent
+from governor.arena.agents import AgentError, EngineAgent, built_in_agent, check_spec
+from governor.arena.hosted import Host, HostedAgent, HostError, kill_all, kill_all_now, start_host
 from governor.arena.leaderboard import Leaderboard
 from governor.arena.play import GameRecord, play_game
 from replay import exits
+from replay.names import check_player_name
 from replay.registry import engine_for
 
 #: A game of built-in agents that reaches a dead end is played again from the next attempt seed (as
 #: ``simulate`` does: random play can meet a position the rules have no exit for). A game with an
 #: agent from outside is played once: agents that keep a game going forever would do so again.
 MAX_ATTEMPTS = 20
-_UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: The longest agent name and version (characters).
+NAME_CHARS = 60
+VERSION_CHARS = 40
 
 
 class ArenaError(Exception):
-    """The arena cannot start: a bad player count, too few agents, an agent that cannot be built."""
+    """The arena cannot start (a bad player count, too few agents, an agent that cannot be built) or
+    cannot go on (a worker process killed from outside)."""
 
 
 @dataclass(frozen=True)
@@ -44,47 +55,124 @@ class Entry:
     version: str
 
 
-def schedule(agents: int, players: int) -> list[tuple[int, ...]]:
-    """One cycle of seatings: per game, the entry index in each seat.
+def _combination(rank: int, agents: int, players: int) -> tuple[int, ...]:
+    """The ``rank``-th combination of ``players`` out of ``range(agents)`` in lexicographic order
+    (``itertools.combinations``'s order), computed from ``rank`` alone."""
+    chosen = []
+    candidate = 0
+    for place in range(players):
+        while True:
+            starting_here = math.comb(agents - candidate - 1, players - place - 1)
+            if rank < starting_here:
+                break
+            rank -= starting_here
+            candidate += 1
+        chosen.append(candidate)
+        candidate += 1
+    return tuple(chosen)
+
+
+class Schedule(Sequence[tuple[int, ...]]):
+    """One cycle of seatings: every combination of ``players`` agents out of ``agents``, each in every
+    rotation of the seats; item k is the entry index in each seat of the cycle's k-th game. Computed
+    from k when asked (60 agents in 5 seats make 27 million seatings: none is stored)."""
+
+    def __init__(self, agents: int, players: int) -> None:
+        self.agents = agents
+        self.players = players
+        self.length = math.comb(agents, players) * players
+
+    def __len__(self) -> int:
+        return self.length
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[int, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.length))]
+        if index < 0:
+            index += self.length
+        if not 0 <= index < self.length:
+            raise IndexError("seating out of the cycle")
+        group = _combination(index // self.players, self.agents, self.players)
+        shift = index % self.players
+        return group[shift:] + group[:shift]
+
+
+def schedule(agents: int, players: int) -> Schedule:
+    """One cycle of seatings (``Schedule``).
 
     Raises ``ArenaError`` when there are fewer agents than seats."""
     if agents < players:
         raise ArenaError(f"{players} seats need at least {players} agents, {agents} given "
                          "(give a spec twice to seat it twice)")
-    cycle = []
-    for group in itertools.combinations(range(agents), players):
-        for shift in range(players):
-            cycle.append(group[shift:] + group[:shift])
-    return cycle
+    return Schedule(agents, players)
 
 
-def _agent_name(agent: Any, spec: str) -> str:
-    name = getattr(agent, "name", None)
-    if not isinstance(name, str) or name in ("", "agent"):
-        name = type(agent).__name__ if not spec.startswith(("random", "heuristic", "expert", "search")) else spec
-    name = _UNSAFE_NAME.sub("?", name).strip() or "agent"
-    return name[:60]
+def arena_id(game: str, players: int, seed: int, specs: Sequence[str]) -> str:
+    """What tells one arena from another in its logs' ``meta.arena``: a digest of the game, the seats,
+    the seed and the agents' specs in order (the same command gives the same id)."""
+    text = json.dumps([game, players, seed, list(specs)], ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
-def make_entries(specs: Sequence[str], game: str) -> list[Entry]:
-    """The entries of ``specs`` (each agent built once to learn its name and version).
+def _checked(spec: str, what: str, text: str, longest: int) -> str:
+    """An agent's name or version as a player's name must be (``replay.names``, the rules of
+    ``validate``). Raises ``ArenaError`` naming the agent."""
+    try:
+        text.encode("utf-8")
+        value = check_player_name(text)
+    except UnicodeEncodeError:
+        raise ArenaError(f"{spec}: bad {what}: it is not valid Unicode") from None
+    except ValueError as err:
+        raise ArenaError(f"{spec}: bad {what}: {err}") from None
+    if len(value) > longest:
+        raise ArenaError(f"{spec}: bad {what}: longer than {longest} characters")
+    return value
 
-    Raises ``ArenaError`` for a spec that names no usable agent."""
-    from governor.arena.agents import AgentError
 
+def make_entries(specs: Sequence[str], game: str) -> tuple[list[Entry], dict[int, Host]]:
+    """The entries of ``specs``, and the agent hosts started to learn a user's agent's name and
+    version (by entry index; the first entry of each such spec), for the caller to use or close.
+
+    Raises ``ArenaError`` for a spec that names no usable agent, or one whose name or version is not
+    a plain string a player's name may be (then no host is left running)."""
     entries: list[Entry] = []
+    hosts: dict[int, Host] = {}
     seen: dict[str, int] = {}
-    for spec in specs:
-        try:
-            agent = load_agent(spec, game)
-        except AgentError as err:
-            raise ArenaError(str(err)) from None
-        base = _agent_name(agent, spec)
-        seen[base] = seen.get(base, 0) + 1
-        name = base if seen[base] == 1 else f"{base}#{seen[base]}"
-        version = str(getattr(agent, "version", "1"))[:40]
-        entries.append(Entry(spec, name, _UNSAFE_NAME.sub("?", version)))
-    return entries
+    loaded: dict[str, dict[str, Any]] = {}
+    try:
+        for index, spec in enumerate(specs):
+            try:
+                agent = built_in_agent(spec, game)
+                if agent is None:
+                    check_spec(spec)
+            except AgentError as err:
+                raise ArenaError(str(err)) from None
+            if agent is not None:
+                base, version = agent.name, agent.version
+            else:
+                info = loaded.get(spec)
+                if info is None:
+                    try:
+                        hosts[index], info = start_host(spec, game)
+                    except HostError as err:
+                        raise ArenaError(str(err)) from None
+                    loaded[spec] = info
+                base = _checked(spec, "name", info["name"] if info["name"] is not None else info["class"], NAME_CHARS)
+                version = _checked(spec, "version", info["version"], VERSION_CHARS)
+            seen[base] = seen.get(base, 0) + 1
+            name = base if seen[base] == 1 else f"{base}#{seen[base]}"
+            entries.append(Entry(spec, name, version))
+    except BaseException:
+        for host in hosts.values():
+            host.kill()
+        raise
+    return entries, hosts
 
 
 @dataclass(frozen=True)
@@ -96,65 +184,142 @@ class ArenaConfig:
     entries: tuple[Entry, ...]
     seed: int
     budget: float
-    cycle: tuple[tuple[int, ...], ...]
+    cycle: Schedule
+    arena: str
 
 
-_WORKER: dict[str, Any] = {}
+class _Table:
+    """One process's agents: built-in ones in the process, users' ones each in its host."""
+
+    def __init__(self, config: ArenaConfig, hosts: dict[int, Host] | None = None) -> None:
+        self.config = config
+        hosts = hosts if hosts is not None else {}
+        self.agents: list[EngineAgent | HostedAgent] = []
+        for index, entry in enumerate(config.entries):
+            built = built_in_agent(entry.spec, config.game)
+            # One instance per entry per process; agents are told each new game by ``on_game_start``.
+            self.agents.append(built if built is not None else
+                               HostedAgent(entry.spec, config.game, config.budget, hosts.pop(index, None)))
+
+    def play(self, index: int) -> tuple[int, GameRecord | None]:
+        config = self.config
+        seating = config.cycle[index % len(config.cycle)]
+        seated = [self.agents[i] for i in seating]
+        names = [config.entries[i].name for i in seating]
+        meta = {
+            "generator": "governor arena",
+            "arena": config.arena,
+            "agents": [{"seat": s, "name": config.entries[i].name, "spec": config.entries[i].spec,
+                        "version": config.entries[i].version} for s, i in enumerate(seating)],
+            "budget_seconds": config.budget,
+        }
+        source_id = f"arena-{config.game}-{config.players}p-{config.seed}-{index:06d}"
+        base = config.seed * 1_000_003 + index
+        attempts = MAX_ATTEMPTS if all(isinstance(a, EngineAgent) for a in seated) else 1
+        for attempt in range(attempts):
+            record = play_game(config.game, seated, names, base + attempt * 1_000_000_007, config.budget,
+                               source_id, meta)
+            if record is not None:
+                return index, record
+        return index, None
+
+    def close(self) -> None:
+        """Let every host end by itself (its agent's ``atexit`` runs), killing those that do not."""
+        for agent in self.agents:
+            if isinstance(agent, HostedAgent):
+                agent.close()
+
+
+_WORKER: dict[str, _Table] = {}
+
+
+def _stop_worker(signum: int, frame: Any) -> None:
+    # The driver ends the pool: the worker's hosts go with it, at once. Nothing that waits or takes
+    # a lock: the signal may have come inside the very call that holds it.
+    kill_all_now()
+    os._exit(128 + signum)
 
 
 def _init_worker(config: ArenaConfig) -> None:
     exits.worker_leaves_stopping_to_driver()
-    _init(config)
+    signal.signal(signal.SIGTERM, _stop_worker)
+    from multiprocessing.util import Finalize
+
+    table = _WORKER["table"] = _Table(config)
+    # Run when the pool lets the worker go: its hosts end by themselves.
+    Finalize(table, table.close, exitpriority=10)
 
 
-def _init(config: ArenaConfig) -> None:
-    _WORKER["config"] = config
-    # One instance per entry per worker; agents are told each new game by ``on_game_start``.
-    _WORKER["agents"] = [load_agent(e.spec, config.game) for e in config.entries]
+def _play_chunk(start: int, stop: int) -> list[tuple[int, GameRecord | None]]:
+    table = _WORKER["table"]
+    return [table.play(index) for index in range(start, stop)]
 
 
-def _play(index: int) -> tuple[int, GameRecord | None]:
-    config: ArenaConfig = _WORKER["config"]
-    agents: list[Agent] = _WORKER["agents"]
-    seating = config.cycle[index % len(config.cycle)]
-    seated = [agents[i] for i in seating]
-    names = [config.entries[i].name for i in seating]
-    meta = {
-        "generator": "governor arena",
-        "agents": [{"seat": s, "name": config.entries[i].name, "spec": config.entries[i].spec,
-                    "version": config.entries[i].version} for s, i in enumerate(seating)],
-        "budget_seconds": config.budget,
-    }
-    source_id = f"arena-{config.game}-{config.players}p-{config.seed}-{index:06d}"
-    base = config.seed * 1_000_003 + index
-    attempts = MAX_ATTEMPTS if all(isinstance(a, EngineAgent) for a in seated) else 1
-    for attempt in range(attempts):
-        record = play_game(config.game, seated, names, base + attempt * 1_000_000_007, config.budget,
-                           source_id, meta)
-        if record is not None:
-            return index, record
-    return index, None
-
-
-def play_games(config: ArenaConfig, games: int, workers: int) -> Iterator[tuple[int, GameRecord | None]]:
-    """Each game's index and record (None for a game that did not end within the move limit), in index order (on ``workers`` processes when more than one)."""
-    if workers <= 1:
-        _init(config)
-        for index in range(games):
-            yield _play(index)
+def _stop_pool(executor: ProcessPoolExecutor, finished: bool) -> None:
+    """End the pool: let the workers go when every game was played; else end them at once (each
+    kills its hosts)."""
+    if finished:
+        executor.shutdown(wait=True)
         return
-    # Fork: workers start at once and inherit the agents' modules (a file agent is loaded again by its spec).
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=1.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+
+def play_games(config: ArenaConfig, games: int, workers: int,
+               hosts: dict[int, Host] | None = None) -> Generator[tuple[int, GameRecord | None], None, None]:
+    """Each game's index and record (None for a game that did not end within the move limit), in
+    index order (on ``workers`` processes when more than one). ``hosts``: agent hosts already loaded,
+    by entry index (used with one worker; closed with more, each worker starting its own).
+
+    Raises ``ArenaError`` when a worker process dies (killed from outside: an agent's own process
+    ending is its fault, not a worker's death)."""
+    if workers <= 1 or games <= 1:
+        table = _Table(config, hosts)
+        finished = False
+        try:
+            for index in range(games):
+                yield table.play(index)
+            finished = True
+        finally:
+            with exits.signals_held():
+                if finished:
+                    table.close()
+                else:
+                    kill_all()
+        return
+    for host in (hosts or {}).values():
+        host.close()
+    # Fork: workers start at once and inherit the engines' modules (users' agents start in hosts).
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else multiprocessing.get_context()
-    pool = None
+    executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(config,))
+    chunk = max(1, min(16, games // (workers * 8) or 1))
+    pending: deque[Future[list[tuple[int, GameRecord | None]]]] = deque()
+    submitted = 0
+    finished = False
     try:
-        # An interruption waits until the pool is made, so that the pool is always ended.
-        with exits.signals_held():
-            pool = context.Pool(workers, initializer=_init_worker, initargs=(config,))
-        started = pool
-        yield from started.imap(_play, range(games), chunksize=max(1, min(16, games // (workers * 8) or 1)))
+        while pending or submitted < games:
+            while submitted < games and len(pending) < workers * 4:
+                # Held signals: an interruption while a worker is forked would leave it unended.
+                with exits.signals_held():
+                    pending.append(executor.submit(_play_chunk, submitted, min(games, submitted + chunk)))
+                submitted += chunk
+            try:
+                results = pending.popleft().result()
+            except BrokenProcessPool:
+                raise ArenaError("a worker process died (killed from outside?): the arena stopped, "
+                                 "no log written") from None
+            yield from results
+        finished = True
     finally:
-        if pool is not None:
-            pool.terminate()
+        with exits.signals_held():
+            _stop_pool(executor, finished)
 
 
 def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: int, budget: float = 1.0,
@@ -163,28 +328,34 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
     """Play ``games`` games and rank the agents; ``on_game`` sees every record in game order (to
     write its log or draw progress). A game that does not end within the simulation's move limit (agents
     that keep it going) is not recorded: it is counted against each of its agents (``unfinished``) and
-    ``on_unfinished`` sees its index and the agents' names.
+    ``on_unfinished`` sees its index and the agents' names. Users' agents run in agent hosts, every
+    one of them ended when this returns or raises.
 
     Raises ``ArenaError`` when the arena cannot start (bad player count, too few agents, an agent
-    that cannot be built)."""
+    that cannot be built) or a worker process is killed from outside."""
     engine = engine_for(game)
     if not engine.min_players <= players <= engine.max_players:
         raise ArenaError(f"{game} is played by {engine.min_players} to {engine.max_players} players, not {players}")
     if games < 1:
         raise ArenaError("--games must be at least 1")
-    entries = make_entries(specs, game)
-    cycle = schedule(len(entries), players)
-    config = ArenaConfig(game, players, tuple(entries), seed, budget, tuple(cycle))
-    board = Leaderboard([(e.name, e.spec, e.version) for e in entries], players)
-    for index, record in play_games(config, games, workers):
-        seated = [entries[i].name for i in cycle[index % len(cycle)]]
-        if record is None:
-            board.unfinished(seated)
-            if on_unfinished is not None:
-                on_unfinished(index, seated)
-            continue
-        board.add(seated, record.scores, record.ranks, record.shares,
-                  [(f.seat, f.kind) for f in record.faults], record.seconds, record.decisions)
-        if on_game is not None:
-            on_game(index, record)
+    cycle = schedule(len(specs), players)
+    try:
+        entries, hosts = make_entries(specs, game)
+        config = ArenaConfig(game, players, tuple(entries), seed, budget, cycle, arena_id(game, players, seed, specs))
+        board = Leaderboard([(e.name, e.spec, e.version) for e in entries], players)
+        with closing(play_games(config, games, workers, hosts)) as played:
+            for index, record in played:
+                seated = [entries[i].name for i in cycle[index % len(cycle)]]
+                if record is None:
+                    board.unfinished(seated)
+                    if on_unfinished is not None:
+                        on_unfinished(index, seated)
+                    continue
+                board.add(seated, record.scores, record.ranks, record.shares,
+                          [(f.seat, f.kind) for f in record.faults], record.seconds, record.decisions)
+                if on_game is not None:
+                    on_game(index, record)
+    finally:
+        with exits.signals_held():
+            kill_all()
     return entries, board

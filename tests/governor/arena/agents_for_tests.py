@@ -3,6 +3,7 @@ ranked, and one that breaks every rule of the protocol on its first three decisi
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -38,3 +39,22 @@ class FaultyAgent(Agent):
         if self.decisions == 3:
             return {"garbage": list(range(10_000))}
         return legal_moves[0]
+
+
+class SeededRandomAgent(Agent):
+    """Plays a random legal move, drawn from the game's seed; says on its standard output (the arena's
+    standard error) which kinds of move it had a choice among in each game."""
+
+    name = "seeded-random"
+
+    def on_game_start(self, game: str, seat: int, players: Sequence[str], seed: int) -> None:
+        self.rng = random.Random(seed * 10 + seat)
+        self.chosen: set[str] = set()
+
+    def act(self, observation: dict[str, Any], legal_moves: Sequence[Any]) -> Any:
+        if len(legal_moves) > 1:
+            self.chosen.update(type(move).__name__ for move in legal_moves)
+        return self.rng.choice(legal_moves)
+
+    def on_game_end(self, observation: dict[str, Any], result: dict[str, Any]) -> None:
+        print("chose among:", " ".join(sorted(self.chosen)))

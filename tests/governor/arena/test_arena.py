@@ -9,6 +9,7 @@ import io
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -25,6 +26,7 @@ from replay.replayer import final_state
 HERE = Path(__file__).resolve().parent
 USER = f"{HERE / 'agents_for_tests.py'}:LastMoveAgent"
 FAULTY = f"{HERE / 'agents_for_tests.py'}:FaultyAgent"
+SEEDED = f"{HERE / 'agents_for_tests.py'}:SeededRandomAgent"
 
 
 def arena(argv: list[str]) -> int:
@@ -39,7 +41,7 @@ def test_schedule_seats_every_agent_everywhere_equally() -> None:
     seats = Counter((agent, seat) for seating in cycle for seat, agent in enumerate(seating))
     assert set(seats.values()) == {6}
     assert len(seats) == 15
-    assert schedule(4, 4) == [(0, 1, 2, 3), (1, 2, 3, 0), (2, 3, 0, 1), (3, 0, 1, 2)]
+    assert list(schedule(4, 4)) == [(0, 1, 2, 3), (1, 2, 3, 0), (2, 3, 0, 1), (3, 0, 1, 2)]
     with pytest.raises(ArenaError, match="4 seats need at least 4 agents, 3 given"):
         schedule(3, 4)
 
@@ -93,6 +95,20 @@ def test_same_seed_same_logs_on_any_number_of_workers() -> None:
     once = logs(1)
     assert len(once) == 8 and len(set(once)) == 8
     assert logs(2) == once
+
+
+def test_a_users_agent_gets_every_legal_move_even_the_mayors_arrangements(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    # Puerto Rico lists a mayor's arrangements lazily (an object of its own, compiled by the native
+    # build): the agent's process gets them as a list, and its choice among them is checked.
+    records: list[Any] = []
+    entries, board = run_arena("puerto_rico", 3, ["heuristic", "heuristic", SEEDED], games=6, seed=2,
+                               on_game=lambda i, r: records.append(r))
+    rows = {row["agent"]: row for row in board.to_json()}
+    assert rows["seeded-random"]["games"] == 6 and rows["seeded-random"]["faults"] == 0
+    assert len(records) == 6 and all("faults" not in r.log["meta"] for r in records)
+    chosen = [line.split()[2:] for line in capfd.readouterr().err.splitlines() if line.startswith("chose among: ")]
+    assert len(chosen) == 6 and sum("Mayor" in kinds for kinds in chosen) >= 3
 
 
 def test_cli_writes_imports_and_prints_the_leaderboard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
