@@ -129,9 +129,11 @@ def test_an_interruption_python_swallowed_still_stops_the_import(tmp_path: Path,
 #: Runs ``governor`` with SIGTERM sent to itself as soon as its pool of workers is made, while the
 #: workers are still starting (each waits a second before it begins): the pool then ends workers that
 #: have not yet taken their own way of stopping. Each used to get the command's handler and print a
-#: traceback ("replay.exits.Terminated") above the command's one line.
+#: traceback ("replay.exits.Terminated") above the command's one line. The same for a pool of
+#: ``concurrent.futures`` (the arena's: its workers start at the first task sent).
 _SIGNAL_AS_THE_WORKERS_START = """
 import os, signal, sys, time
+from concurrent.futures import process as futures_process
 from multiprocessing import pool
 
 start = pool.worker
@@ -147,6 +149,23 @@ def made_then_signal(self, *args, **kwargs):
 
 pool.worker = start_late
 pool.Pool.__init__ = made_then_signal
+
+start_futures = futures_process._process_worker
+submit = futures_process.ProcessPoolExecutor.submit
+
+def start_futures_late(*args, **kwargs):
+    time.sleep(1)
+    start_futures(*args, **kwargs)
+
+def submit_then_signal(self, *args, **kwargs):
+    future = submit(self, *args, **kwargs)
+    if not getattr(self, "signalled", False):
+        self.signalled = True
+        os.kill(os.getpid(), signal.SIGTERM)
+    return future
+
+futures_process._process_worker = start_futures_late
+futures_process.ProcessPoolExecutor.submit = submit_then_signal
 from governor.cli import main
 sys.argv[0] = "governor"
 sys.exit(main())
