@@ -451,9 +451,9 @@ const HTML = `
       <div class="movesbox"><div class="sidehead">Moves</div><div class="moves" tabindex="-1"></div></div>
       <div class="chartsbox">
         <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span></div>
-        <div class="readout" aria-live="polite"></div><div class="chart"></div><div class="legend"></div><div class="chartnote meta" hidden></div></div>
+        <div class="readout"></div><div class="chart"></div><div class="legend"></div><div class="chartnote meta" hidden></div></div>
         <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
-        <div class="readout chance-readout" aria-live="polite"></div><div class="chance"></div><div class="legend chance-legend"></div></div>
+        <div class="readout chance-readout"></div><div class="chance"></div><div class="legend chance-legend"></div></div>
       </div>
       <div class="changesbox"><div class="sidehead">What changed <span class="chg-step"></span></div><div class="changes"></div></div>
     </div>

@@ -27,8 +27,9 @@ from replay.protocol import Viewer
 
 
 def _download(game_id: str, log_text: str, viewer: Viewer) -> None:
-    """The game's log as it was imported (JSON), in the view everything only: it names every card of
-    every hand, so a seat's or the public view offers it nowhere (and says where it is)."""
+    """The game's log as it was imported (JSON), in the view everything only: it holds all that any
+    view hides (every card of every hand, every VP chip), so a seat's or the public view offers it
+    nowhere, even once the game is over (and says where it is)."""
     if viewer.sees_everything:
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", game_id)[:80] or "game"
         # Made when clicked (no rerun): the page does not hold a copy per run.
@@ -36,8 +37,8 @@ def _download(game_id: str, log_text: str, viewer: Viewer) -> None:
                            file_name=f"{name}.json", mime="application/json", on_click="ignore",
                            key="replay_download")
     else:
-        ui.caption("The game's log names every hidden card, so it is offered in the view everything only "
-                   "(choose it in the View box to download it).")
+        ui.caption("The game's log holds all that this view hides, so it is offered in the view everything "
+                   "only (choose it in the View box to download it).")
 
 
 ui.inject_css()
