@@ -13,8 +13,8 @@ demo: setup
 # compiled engines when setup could build them; then the engines' own tests again on the pure-Python
 # engines (GOVERNOR_PURE=1), the other path.
 test: setup-test
-	.venv/bin/ruff check governor replay ingest dashboards analysis tests bench
-	.venv/bin/mypy governor replay ingest dashboards analysis
+	.venv/bin/ruff check governor replay ingest dashboards analysis play tests bench
+	.venv/bin/mypy governor replay ingest dashboards analysis play
 	.venv/bin/governor native
 	.venv/bin/python -m pytest -n 2 -q
 	GOVERNOR_PURE=1 .venv/bin/python -m pytest -n 2 -q $(PURE_TESTS)
@@ -33,8 +33,8 @@ setup-test:
 	./scripts/setup.sh --test
 
 lint:
-	.venv/bin/ruff check governor replay ingest dashboards analysis tests bench
-	.venv/bin/mypy governor replay ingest dashboards analysis
+	.venv/bin/ruff check governor replay ingest dashboards analysis play tests bench
+	.venv/bin/mypy governor replay ingest dashboards analysis play
 
 bench: setup
 	.venv/bin/python bench/run_all.py

@@ -1,6 +1,6 @@
 """The import structure: no module imports itself back through others (no circles), and no lower
 layer imports a higher one. Layers, bottom to top: replay (the engines), ingest (stores), analysis,
-dashboards, governor (the command line). Imports inside functions count too: a lazy import is still a
+play (games in progress, agents), dashboards, governor (the command line). Imports inside functions count too: a lazy import is still a
 dependency."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("replay", "ingest", "analysis", "dashboards", "governor")
+LAYERS = ("replay", "ingest", "analysis", "play", "dashboards", "governor")
 
 
 def _module_name(path: Path) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from replay import registry
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("governor", "replay", "ingest", "analysis", "dashboards")
+LAYERS = ("governor", "replay", "ingest", "analysis", "play", "dashboards")
 
 
 def _quoted_names() -> re.Pattern[str]:

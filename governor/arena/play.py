@@ -1,6 +1,6 @@
 """One arena game: agents in seats, every move checked, timed and recorded as a Governor log.
 
-A user's agent plays from its agent host (``governor.arena.hosted``). When it raises, answers after
+A user's agent plays from its agent host (``play.hosted``). When it raises, answers after
 its time budget, returns anything but one of the legal moves, or its process ends, it commits a
 fault: the seat plays a random legal move instead (drawn from the game's seed, so the arena goes on
 and stays reproducible; for the rest of the game when its process ended) and the fault is counted and
@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from governor.arena.agents import EngineAgent
-from governor.arena.hosted import HostedAgent
-from governor.arena.views import seat_view
+from play.agents import EngineAgent
+from play.hosted import HostedAgent
+from play.views import seat_view
 from replay.registry import engine_for
 from replay.simulate import play_out
 
@@ -29,7 +29,7 @@ LOG_ORDER = ("format", "version", "game", "source_id", "meta", "players", "optio
 class Fault:
     """One fault: the move number (1-based; 0 for ``on_game_start``, the number of moves played for
     ``on_game_end``), the seat, ``timeout`` / ``error`` / ``illegal`` / ``crash``, and what happened
-    in words (plain text, cut to ``governor.arena.host.DETAIL_CHARS``)."""
+    in words (plain text, cut to ``play.host.DETAIL_CHARS``)."""
 
     move: int
     seat: int

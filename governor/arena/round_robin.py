@@ -23,36 +23,23 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, overload
 
-from governor.arena.agents import AgentError, EngineAgent, built_in_agent, check_spec
-from governor.arena.hosted import Host, HostedAgent, HostError, kill_all, kill_all_now, start_host
 from governor.arena.leaderboard import Leaderboard
 from governor.arena.play import GameRecord, play_game
+from play.agents import AgentError, EngineAgent, built_in_agent
+from play.entries import Entry, name_agents
+from play.hosted import Host, HostedAgent, kill_all, kill_all_now
 from replay import exits
-from replay.names import check_player_name
 from replay.registry import engine_for
 
 #: A game of built-in agents that reaches a dead end is played again from the next attempt seed (as
 #: ``simulate`` does: random play can meet a position the rules have no exit for). A game with an
 #: agent from outside is played once: agents that keep a game going forever would do so again.
 MAX_ATTEMPTS = 20
-#: The longest agent name and version (characters).
-NAME_CHARS = 60
-VERSION_CHARS = 40
 
 
 class ArenaError(Exception):
     """The arena cannot start (a bad player count, too few agents, an agent that cannot be built) or
     cannot go on (a worker process killed from outside)."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One agent given on the command line: its spec, its player name (unique in the arena: a spec
-    given twice is ``name#2``), and its version."""
-
-    spec: str
-    name: str
-    version: str
 
 
 def _combination(rank: int, agents: int, players: int) -> tuple[int, ...]:
@@ -120,59 +107,15 @@ def arena_id(game: str, players: int, seed: int, specs: Sequence[str]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
-def _checked(spec: str, what: str, text: str, longest: int) -> str:
-    """An agent's name or version as a player's name must be (``replay.names``, the rules of
-    ``validate``). Raises ``ArenaError`` naming the agent."""
-    try:
-        text.encode("utf-8")
-        value = check_player_name(text)
-    except UnicodeEncodeError:
-        raise ArenaError(f"{spec}: bad {what}: it is not valid Unicode") from None
-    except ValueError as err:
-        raise ArenaError(f"{spec}: bad {what}: {err}") from None
-    if len(value) > longest:
-        raise ArenaError(f"{spec}: bad {what}: longer than {longest} characters")
-    return value
-
-
 def make_entries(specs: Sequence[str], game: str) -> tuple[list[Entry], dict[int, Host]]:
-    """The entries of ``specs``, and the agent hosts started to learn a user's agent's name and
-    version (by entry index; the first entry of each such spec), for the caller to use or close.
+    """The entries of ``specs`` and the agent hosts started to name them (``play.entries.name_agents``).
 
     Raises ``ArenaError`` for a spec that names no usable agent, or one whose name or version is not
     a plain string a player's name may be (then no host is left running)."""
-    entries: list[Entry] = []
-    hosts: dict[int, Host] = {}
-    seen: dict[str, int] = {}
-    loaded: dict[str, dict[str, Any]] = {}
     try:
-        for index, spec in enumerate(specs):
-            try:
-                agent = built_in_agent(spec, game)
-                if agent is None:
-                    check_spec(spec)
-            except AgentError as err:
-                raise ArenaError(str(err)) from None
-            if agent is not None:
-                base, version = agent.name, agent.version
-            else:
-                info = loaded.get(spec)
-                if info is None:
-                    try:
-                        hosts[index], info = start_host(spec, game)
-                    except HostError as err:
-                        raise ArenaError(str(err)) from None
-                    loaded[spec] = info
-                base = _checked(spec, "name", info["name"] if info["name"] is not None else info["class"], NAME_CHARS)
-                version = _checked(spec, "version", info["version"], VERSION_CHARS)
-            seen[base] = seen.get(base, 0) + 1
-            name = base if seen[base] == 1 else f"{base}#{seen[base]}"
-            entries.append(Entry(spec, name, version))
-    except BaseException:
-        for host in hosts.values():
-            host.kill()
-        raise
-    return entries, hosts
+        return name_agents(specs, game)
+    except AgentError as err:
+        raise ArenaError(str(err)) from None
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import replay.simulate as simulate
-from governor.arena.agents import load_agent
 from governor.arena.play import play_game
 from governor.arena.round_robin import arena_id, run_arena
+from play.agents import load_agent
 from replay.logfile import dumps_game
 from replay.registry import engine_for
 

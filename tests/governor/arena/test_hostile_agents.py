@@ -439,12 +439,12 @@ def test_an_agent_module_that_exits_at_import_stops_the_arena_before_any_game(
 
 
 def test_no_agent_host_is_left_running(capfd: pytest.CaptureFixture[str], tmp_path: Path, agents: Path) -> None:
-    from governor.arena import hosted
+    from play import hosted
 
     _play_two(capfd, tmp_path, f"{agents}:Forks")
     assert hosted._LIVE == set()
     children = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
     if children.exists():
-        left = [pid for pid in children.read_text().split() if "governor.arena.host" in
+        left = [pid for pid in children.read_text().split() if "play.host" in
                 Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")]
         assert left == []

@@ -16,8 +16,8 @@ pytest.importorskip("numpy", reason="missing optional dependency: the env extra 
 import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
-from governor.arena.views import seat_view  # noqa: E402
 from governor.envs import puerto_rico_v0, san_juan_v0  # noqa: E402
+from play.views import seat_view  # noqa: E402
 from replay.logfile import parse_game, write_games  # noqa: E402
 from replay.puerto_rico import spaces as puerto_rico_spaces  # noqa: E402
 from replay.registry import engine_for, view_for  # noqa: E402

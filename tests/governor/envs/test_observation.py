@@ -15,8 +15,8 @@ pytest.importorskip("pettingzoo", reason="missing optional dependency: the env e
 
 import numpy as np  # noqa: E402
 
-from governor.arena.views import seat_view  # noqa: E402
 from governor.envs import puerto_rico_v0, san_juan_v0  # noqa: E402
+from play.views import seat_view  # noqa: E402
 from replay.registry import engine_for, spaces_for  # noqa: E402
 from replay.simulate import make_bot  # noqa: E402
 

@@ -1,5 +1,5 @@
 """The arena's side of an agent host: a user's agent runs in a process of its own
-(``governor.arena.host``), and ``HostedAgent`` plays it in the arena's games.
+(``play.host``), and ``HostedAgent`` plays it in the arena's games.
 
 The arena keeps the time itself: a host that does not answer within the agent's time and a grace
 (``HARD_GRACE``) is killed, as is one that breaks the protocol; a host that ends (``sys.exit`` at the
@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from governor.arena.host import DETAIL_CHARS, described
-from governor.arena.wire import HEADER, MAX_ANSWER, frame
+from play.host import DETAIL_CHARS, described
+from play.wire import HEADER, MAX_ANSWER, frame
 from replay import exits
 
 #: Seconds a host may take to start and load its agent (import, constructor, name and version).
@@ -36,9 +36,9 @@ LOAD_SECONDS = 60.0
 HARD_GRACE = 1.0
 #: Seconds a host is given to end by itself when the arena is done with it.
 QUIT_SECONDS = 1.0
-#: Where the ``governor`` package is, for the host's first import.
-_ROOT = str(Path(__file__).resolve().parent.parent.parent)
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from governor.arena.host import main; main()"
+#: Where the ``play`` package is, for the host's first import.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from play.host import main; main()"
 
 #: Every host this process started and has not ended, for ``kill_all``.
 _LIVE: set[Host] = set()

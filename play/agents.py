@@ -1,7 +1,7 @@
 """The agent protocol, the built-in agents and how an agent is named on the command line.
 
 An agent is any object with ``act(observation, legal_moves) -> move``: ``observation`` is the dict of
-``governor.arena.views.seat_view`` (exactly what its seat may see), ``legal_moves`` the engine's legal
+``play.views.seat_view`` (exactly what its seat may see), ``legal_moves`` the engine's legal
 moves in their fixed order, and the move returned must be one of them. ``on_game_start`` and
 ``on_game_end`` are optional. Subclassing ``Agent`` is the easy way.
 
@@ -226,7 +226,7 @@ def load_agent(spec: str, game: str, caught: type[BaseException] = Exception) ->
     ``module:Class`` importable from here, or ``path/to/file.py:Class`` (``path/to/file.py`` alone
     takes the one ``Agent`` subclass the file defines). A class is called with no argument.
 
-    The arena runs this for a user's agent in an agent host only (``governor.arena.host``), with
+    The arena runs this for a user's agent in an agent host only (``play.host``), with
     ``caught=BaseException``: there whatever the agent's module or constructor raises, even
     ``SystemExit``, is a reason it cannot be loaded.
 

@@ -3,7 +3,7 @@ bytes. The arena sends pickles (its own plain data: the view, the legal moves); 
 JSON only, so that nothing an agent makes is ever unpickled, or even built as an object, in the arena.
 
 Both sides of the blocking helpers here are the host's; the arena reads and writes with deadlines
-(``governor.arena.hosted``).
+(``play.hosted``).
 """
 
 from __future__ import annotations

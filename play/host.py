@@ -1,7 +1,7 @@
 """An agent host: the process of its own in which the arena runs a user's agent (``module:Class`` or
 ``file.py:Class``), the agent's code never running in the arena itself.
 
-The arena starts it (``governor.arena.hosted``) with two pipes; the host loads the agent, reports its
+The arena starts it (``play.hosted``) with two pipes; the host loads the agent, reports its
 name and version, then answers the arena's requests one at a time: the start of a game, a decision
 (the seat's view and the legal moves), the end of a game. Whatever the agent does is an answer:
 
@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any
 
-from governor.arena.wire import read_frame, write_frame
+from play.wire import read_frame, write_frame
 
 #: How much of an exception or of a strange answer a fault keeps (characters).
 DETAIL_CHARS = 200
@@ -116,7 +116,7 @@ class _Host:
     def load(self, spec: str, game: str, path: list[str]) -> dict[str, Any]:
         """Build the agent, importing as the arena would (its ``sys.path``); the agent's name (None:
         its class's name) and version, or the error."""
-        from governor.arena.agents import AgentError, load_agent
+        from play.agents import AgentError, load_agent
 
         sys.path[:] = path
 
