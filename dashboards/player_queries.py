@@ -1,6 +1,9 @@
 """The queries of the Players page: the leaderboard of skill ratings (``player_ratings``, computed at
 import by ``ingest.ratings``) and one player's games, results, seats, roles and buildings within one
-game type. A player is a name: the same name in two games is taken to be the same person."""
+game type. A player is a name and whether it is a bot (``players.bot``): the same name in two games is
+taken to be the same person, and an agent is one player per name and version (``heuristic v1``),
+apart from any person of that name. ``bot`` is NULL in a lake's files written before it existed: a
+person."""
 
 from __future__ import annotations
 
@@ -14,48 +17,60 @@ from dashboards.stats import role_words, with_intervals
 
 #: The leaderboard's default minimum number of rated games.
 MIN_GAMES = 10
+#: Whom the page lists: every player, people only, or bots only (the URL's ``who``).
+WHO = {"all": "All", "humans": "Humans", "bots": "Bots"}
+
+#: Whether a row of ``players`` or the ratings is a bot (NULL in a lake's older files: a person).
+_BOT = "coalesce(bot, false)"
 
 
-def leaderboard(game: str, min_games: int = MIN_GAMES) -> pd.DataFrame:
-    """Rated players of a game type with at least ``min_games`` rated games, best conservative rating
-    first: ``place``, ``name``, ``games``, ``wins``, ``win_rate``, ``mu``, ``sigma``, ``ordinal``."""
+def _who(who: str, column: str = _BOT) -> str:
+    """The SQL condition that keeps the players ``who`` names (``WHO``)."""
+    return {"humans": f"NOT {column}", "bots": column}.get(who, "true")
+
+
+def leaderboard(game: str, min_games: int = MIN_GAMES, who: str = "all") -> pd.DataFrame:
+    """Rated players of a game type with at least ``min_games`` rated games (``who``: all of them,
+    humans or bots), best conservative rating first: ``place``, ``name``, ``bot``, ``games``, ``wins``,
+    ``win_rate``, ``mu``, ``sigma``, ``ordinal``."""
     rows = data.frame(
-        "SELECT name, games, wins, wins / games AS win_rate, mu, sigma, ordinal FROM player_ratings "
-        "WHERE game = ? AND games >= ? ORDER BY ordinal DESC, name",
+        f"SELECT name, {_BOT} AS bot, games, wins, wins / games AS win_rate, mu, sigma, ordinal FROM player_ratings "
+        f"WHERE game = ? AND games >= ? AND {_who(who)} ORDER BY ordinal DESC, name, bot",
         (game, int(min_games)),
     )
     rows.insert(0, "place", range(1, len(rows) + 1))
     return rows
 
 
-def player_names(game: str) -> list[str]:
-    """Every name that played a game of this type, most games first, then by name."""
+def player_names(game: str, who: str = "all") -> list[tuple[str, bool]]:
+    """Every player, ``(name, bot)``, that played a game of this type (``who``: all, humans or bots),
+    most games first, then by name (a person before a bot of the same name)."""
     rows = data.frame(
-        "SELECT p.name, count(*) AS n FROM players p JOIN games g USING (game_id) WHERE g.game = ? "
-        "GROUP BY ALL ORDER BY n DESC, p.name",
+        f"SELECT p.name, coalesce(p.bot, false) AS bot, count(*) AS n FROM players p JOIN games g USING (game_id) "
+        f"WHERE g.game = ? AND {_who(who, 'coalesce(p.bot, false)')} GROUP BY ALL ORDER BY n DESC, p.name, bot",
         (game,),
     )
-    return [str(n) for n in rows["name"]]
+    return [(str(n), bool(b)) for n, b in zip(rows["name"], rows["bot"])]
 
 
-def rating(game: str, name: str) -> dict[str, Any] | None:
+def rating(game: str, name: str, bot: bool = False) -> dict[str, Any] | None:
     """The player's stored rating with its place among all rated players of the game type (by
     ordinal), or None when the player has no rated game."""
     rows = data.frame(
-        "SELECT * FROM (SELECT name, games, wins, mu, sigma, ordinal, "
-        "row_number() OVER (ORDER BY ordinal DESC, name) AS place, count(*) OVER () AS rated "
-        "FROM player_ratings WHERE game = ?) WHERE name = ?",
-        (game, name),
+        f"SELECT * FROM (SELECT name, {_BOT} AS bot, games, wins, mu, sigma, ordinal, "
+        "row_number() OVER (ORDER BY ordinal DESC, name, bot) AS place, count(*) OVER () AS rated "
+        "FROM player_ratings WHERE game = ?) WHERE name = ? AND bot = ?",
+        (game, name, bool(bot)),
     )
     return rows.iloc[0].to_dict() if len(rows) else None
 
 
-def rating_history(game: str, name: str) -> pd.DataFrame:
+def rating_history(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     """The player's rating after each of their rated games: ``number``, ``mu``, ``sigma``, ``ordinal``."""
     return data.frame(
-        "SELECT number, mu, sigma, ordinal, game_id FROM player_rating_history WHERE game = ? AND name = ? "
-        "ORDER BY number",
-        (game, name),
+        "SELECT number, mu, sigma, ordinal, game_id FROM player_rating_history "
+        f"WHERE game = ? AND name = ? AND {_BOT} = ? ORDER BY number",
+        (game, name, bool(bot)),
     )
 
 
@@ -63,52 +78,59 @@ _SEATS = """
     WITH mine AS (
         SELECT p.game_id, p.seat, p.score, p.rank, p.won, g.player_count, g.played_at, g.players,
                g.winner_names, g.rounds
-        FROM players p JOIN games g USING (game_id) WHERE g.game = ? AND p.name = ?)
+        FROM players p JOIN games g USING (game_id)
+        WHERE g.game = ? AND p.name = ? AND coalesce(p.bot, false) = ?)
 """
 
 
-def results(game: str, name: str) -> dict[str, Any]:
-    """Games (seats, strictly: a name holding two seats of a game counts twice), wins, average score
+def results(game: str, name: str, bot: bool = False) -> dict[str, Any]:
+    """Games (seats, strictly: a player holding two seats of a game counts twice), wins, average score
     and rank, and the first and last date played."""
     row = data.frame(
         _SEATS + "SELECT count(*) AS games, coalesce(sum(won::INT), 0) AS wins, avg(score) AS score, "
         "avg(rank) AS rank, avg(1.0 / player_count) AS baseline, min(played_at) AS first, max(played_at) AS last "
         "FROM mine",
-        (game, name),
+        (game, name, bool(bot)),
     ).iloc[0]
     return row.to_dict()
 
 
-def by_seat(game: str, name: str) -> pd.DataFrame:
+def by_seat(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     """Win rate by player count and seat (``seat`` 0 = the first governor), with its interval and the
     baseline 1 / player count."""
     rows = data.frame(
         _SEATS + "SELECT player_count, seat, count(*) AS n, sum(won::INT) AS wins, 1.0 / player_count AS baseline "
         "FROM mine GROUP BY ALL ORDER BY player_count, seat",
-        (game, name),
+        (game, name, bool(bot)),
     )
     return with_intervals(rows)
 
 
-def by_player_count(game: str, name: str) -> pd.DataFrame:
+def by_player_count(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     """Win rate by player count, with its interval and baseline."""
     rows = data.frame(
         _SEATS + "SELECT player_count, count(*) AS n, sum(won::INT) AS wins, 1.0 / player_count AS baseline, "
         "avg(score) AS score, avg(rank) AS rank FROM mine GROUP BY ALL ORDER BY player_count",
-        (game, name),
+        (game, name, bool(bot)),
     )
     return with_intervals(rows)
 
 
-def roles(game: str, name: str) -> pd.DataFrame:
+#: The seats of one player (name and bot) in a summary table ``t``: its rows hold the name, and the
+#: seat's ``players`` row says whether a bot held it.
+_SUMMARY_SEATS = ("JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat AND p.name = t.name "
+                  "WHERE t.game = ? AND t.name = ? AND coalesce(p.bot, false) = ?")
+
+
+def roles(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     """The roles the player chose, most often first: ``choices``, ``share`` of their role choices,
     and the win rate of the games in which they chose it (``n`` games, ``wins``), each role in words
     (``role_words``: "Prospector (2nd)"). Read from the importer's summary table ``player_roles``."""
     rows = data.frame(
-        """SELECT role, count(*) AS choices, count(DISTINCT game_id) AS n,
-                  count(DISTINCT CASE WHEN won THEN game_id END) AS wins
-           FROM player_roles WHERE game = ? AND name = ? GROUP BY ALL ORDER BY choices DESC, role""",
-        (game, name),
+        f"""SELECT t.role, count(*) AS choices, count(DISTINCT t.game_id) AS n,
+                  count(DISTINCT CASE WHEN t.won THEN t.game_id END) AS wins
+           FROM player_roles t {_SUMMARY_SEATS} GROUP BY ALL ORDER BY choices DESC, t.role""",
+        (game, name, bool(bot)),
     )
     rows["role"] = [role_words(r) for r in rows["role"]]
     rows = with_intervals(rows)
@@ -117,22 +139,23 @@ def roles(game: str, name: str) -> pd.DataFrame:
     return rows
 
 
-def buildings(game: str, name: str) -> pd.DataFrame:
+def buildings(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     """The buildings the player built, most often first: ``n`` games in which they built it, ``share``
     of their games, ``round`` (the average round it was first built in), and the win rate of those
     games. Read from the importer's summary table ``player_builds``."""
     rows = data.frame(
-        """SELECT building, count(*) AS n, sum(won::INT) AS wins, avg(round) AS round,
-                  (SELECT count(*) FROM players p JOIN games g USING (game_id) WHERE g.game = ? AND p.name = ?) AS games
-           FROM player_builds WHERE game = ? AND name = ? GROUP BY ALL ORDER BY n DESC, building""",
-        (game, name, game, name),
+        f"""SELECT t.building, count(*) AS n, sum(t.won::INT) AS wins, avg(t.round) AS round,
+                  (SELECT count(*) FROM players p JOIN games g USING (game_id)
+                   WHERE g.game = ? AND p.name = ? AND coalesce(p.bot, false) = ?) AS games
+           FROM player_builds t {_SUMMARY_SEATS} GROUP BY ALL ORDER BY n DESC, t.building""",
+        (game, name, bool(bot), game, name, bool(bot)),
     )
     rows = with_intervals(rows)
     rows["share"] = rows["n"] / rows["games"] if len(rows) else 0.0
     return rows.drop(columns=["games"])
 
 
-def games(game: str, name: str) -> pd.DataFrame:
+def games(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     """The player's games, newest first: date, player count, seat, score, rank, result, the names at
     the table and the winners (as text to show: each name isolated, ``plain.sql_names``)."""
     return data.frame(
@@ -140,7 +163,7 @@ def games(game: str, name: str) -> pd.DataFrame:
         SELECT game_id, played_at, player_count, seat, score, rank, won, rounds,
                {sql_names('players')} AS players, {sql_names('winner_names')} AS winner
         FROM mine ORDER BY played_at DESC NULLS LAST, game_id""",
-        (game, name),
+        (game, name, bool(bot)),
     )
 
 

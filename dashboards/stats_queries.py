@@ -62,7 +62,8 @@ def base_sql(filters: Filters) -> tuple[str, list[Any]]:
         where.append("TRY_CAST(played_at AS DATE) <= ?")
         params.append(filters.date_to)
     if filters.player:
-        where.append("list_contains(players, ?)")
+        # By the players table's name: an agent's seats hold its identity (heuristic v1), not the log's name.
+        where.append("game_id IN (SELECT game_id FROM players WHERE name = ?)")
         params.append(filters.player)
     win = "1.0 / greatest(len(sel.winners), 1)" if filters.ties == "share" else "1.0"
     # Wins per game: every winner with full ties, one (shared) with shared ties; p0 = wins / seats.
@@ -260,5 +261,6 @@ def player_names(game: str, limit: int = 2000) -> list[str]:
 
 def player_games(game: str, name: str) -> int:
     """How many games of one type a player (exact name) played."""
-    rows = data.frame("SELECT count(*) AS n FROM games WHERE game = ? AND list_contains(players, ?)", (game, name))
+    rows = data.frame("SELECT count(*) AS n FROM games WHERE game = ? AND game_id IN (SELECT game_id FROM players WHERE name = ?)",
+                      (game, name))
     return int(rows["n"].iloc[0])

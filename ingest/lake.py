@@ -548,7 +548,11 @@ class Lake:
                 con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM "_empty_{name}"')
             elif self.local:
                 paths = ", ".join(_literal(self.path(rel)) for rel in sorted(rels))
-                con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{paths}], hive_partitioning = false)')
+                # By name, over an empty table of this build's columns: a file written before a column
+                # was added (``players.bot``, schema 9) reads as NULL there.
+                con.register(f"_empty_{name}", schema.empty_table())
+                con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM "_empty_{name}" UNION ALL BY NAME '
+                            f"SELECT * FROM read_parquet([{paths}], hive_partitioning = false, union_by_name = true)")
             else:
                 dataset = pads.dataset([self.path(rel) for rel in sorted(rels)], schema=schema, filesystem=self.fs,
                                        format="parquet")

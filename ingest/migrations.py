@@ -2,7 +2,8 @@
 
 Each step is one transaction, run when a writer opens an older file (``ingest.db.writer``); a reader
 never migrates. Version 7 widened the columns that count (rounds, scores, state counts) from 16 to 32
-bits: a legal game may last more than 32,767 rounds (``docs/schema.md``, "Length limits").
+bits: a legal game may last more than 32,767 rounds (``docs/schema.md``, "Length limits"). Version 9
+stores an agent's seats under the agent's identity, marked as a bot.
 """
 
 from __future__ import annotations
@@ -85,19 +86,20 @@ def migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _widen(con, 7)
         elif step == 7:
             _migrate_7_to_8(con)
+        elif step == 8:
+            _migrate_8_to_9(con)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
     """Version 2 adds the derived tables ``openings``, ``player_ratings`` and
-    ``player_rating_history``, filled from the games already stored."""
+    ``player_rating_history``, filled from the games already stored (the ratings by version 9's
+    step, which rates every stored game again: rating needs ``players.bot``)."""
     from ingest.openings import fill_openings
-    from ingest.ratings import recompute_ratings
 
     con.execute("BEGIN")
     for name, schema in DERIVED_TABLES.items():
         create_table(con, name, schema)
     fill_openings(con)
-    recompute_ratings(con)
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES ('schema_version', '2')")
     con.execute("COMMIT")
 
@@ -129,6 +131,49 @@ def _migrate_7_to_8(con: duckdb.DuckDBPyConnection) -> None:
     if con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'analysis'").fetchone() != (0,):
         con.execute("UPDATE analysis SET rollout_bot = 'heuristic' WHERE rollout_bot IS NULL")
     _set_version(con, 8)
+    con.execute("COMMIT")
+
+
+def _migrate_8_to_9(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 9 adds ``bot`` to ``players``, ``player_ratings`` and ``player_rating_history``: a seat an
+    agent played (the log's ``meta.agents``) is stored under the agent's identity, one per agent name
+    and version (``ingest.rows.seat_players``), marked as a bot. The seats of the games already stored
+    are mapped so from their stored ``meta`` (no game is replayed), the summaries take the new names,
+    and the ratings are computed again."""
+    import json
+
+    from ingest.ratings import recompute_ratings
+    from ingest.rows import seat_players
+    from ingest.summaries import SUMMARY_TABLES
+
+    con.execute("BEGIN")
+    tables = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'").fetchall()}
+    for table in ("players", "player_ratings", "player_rating_history"):
+        if table in tables:
+            con.execute(f'ALTER TABLE "{table}" ADD COLUMN IF NOT EXISTS bot BOOLEAN')
+    if {"players", "games"} <= tables:
+        con.execute("UPDATE players SET bot = false WHERE bot IS NULL")
+        renamed = []
+        for game_id, names, meta in con.execute(
+            "SELECT game_id, players, meta FROM games WHERE json_extract(meta, '$.agents') IS NOT NULL"
+        ).fetchall():
+            try:
+                parsed = json.loads(meta)
+            except ValueError:
+                continue
+            for seat, (name, bot) in enumerate(seat_players(list(names), parsed)):
+                if bot:
+                    renamed.append((name, game_id, seat))
+        if renamed:
+            con.executemany("UPDATE players SET name = ?, bot = true WHERE game_id = ? AND seat = ?", renamed)
+            for summary in SUMMARY_TABLES:
+                if summary in tables:
+                    con.execute(f'UPDATE "{summary}" t SET name = p.name FROM players p '
+                                "WHERE t.game_id = p.game_id AND t.seat = p.seat AND t.name IS DISTINCT FROM p.name")
+        if {"player_ratings", "player_rating_history"} <= tables:
+            recompute_ratings(con)
+    _set_version(con, 9)
     con.execute("COMMIT")
 
 

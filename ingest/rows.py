@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 from collections import ChainMap
 from collections.abc import Iterable, Mapping, MutableMapping
 from collections.abc import Set as AbstractSet
@@ -19,8 +21,9 @@ import pyarrow as pa
 
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schema, state_schemas
 from ingest.stored import StoredGame, copy_error
-from replay.errors import GovernorError, InternalError, LogFormatError, printable
+from replay.errors import GovernorError, InternalError, LogFormatError, has_control, printable
 from replay.logfile import LogRecord, RawGame
+from replay.names import check_player_name
 from replay.replayer import replay_in_place
 
 #: The positions a task read (file and game in it, whatever became of each game): a store drops the
@@ -55,6 +58,56 @@ def move_forms(move: Any) -> tuple[str, str, str]:
         except TypeError:
             pass
     return forms
+
+
+#: The mark ``governor arena`` gives an agent seated again in one arena (``heuristic#2``, ``heuristic#3``):
+#: the same agent, so not part of its identity.
+_REPEAT_MARK = re.compile(r"#[0-9]+$")
+#: The longest agent version kept in an identity (``governor arena`` allows 40 characters).
+MAX_VERSION_CHARS = 40
+
+
+def agent_identity(name: str, version: object) -> str:
+    """The player an agent is, one per agent name and version: its name without the arena's mark of a
+    repeat, then its version (``heuristic#2``, ``"1"`` -> ``heuristic v1``; a version that already
+    starts with a ``v`` and a digit is not given a second one: ``bot v2.1``). A version that is not
+    a short printable string (missing, empty, invisible) leaves the name alone."""
+    base = _REPEAT_MARK.sub("", name) or name
+    if isinstance(version, int | float) and not isinstance(version, bool):
+        version = str(version)
+    if not isinstance(version, str) or len(version) > MAX_VERSION_CHARS or has_control(version):
+        return base
+    try:
+        version = check_player_name(version).strip()
+    except ValueError:
+        return base
+    if re.match(r"[vV][0-9]", version):
+        return f"{base} {version}"
+    return f"{base} v{version}"
+
+
+def seat_players(names: list[str], meta: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """Each seat's player, ``(name, bot)``: the seat's name in the log for a person; for a seat that
+    ``meta.agents`` says an agent played (``{"seat", "name", "spec", "version"}``, as ``governor
+    arena`` writes it; ``"bot": false`` says a person played through it), the agent's identity
+    (``agent_identity``), marked as a bot. An entry that does not name its seat's player (not an
+    object, a seat out of range, another name) is ignored."""
+    players = [(name, False) for name in names]
+    agents = meta.get("agents") if isinstance(meta, Mapping) else None
+    if not isinstance(agents, list):
+        return players
+    for entry in agents:
+        if not isinstance(entry, Mapping) or entry.get("bot", True) is False:
+            continue
+        seat = entry.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(names):
+            continue
+        entry_name = entry.get("name")
+        # The log's names are read in NFC (``replay.names``); the meta as written.
+        if not isinstance(entry_name, str) or unicodedata.normalize("NFC", entry_name) != names[seat]:
+            continue
+        players[seat] = (agent_identity(names[seat], entry.get("version")), True)
+    return players
 
 
 def rejection_id(file: str, index: int, text: str) -> str:
@@ -226,10 +279,14 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
     winners = engine.winners(state)
     buildings = engine.buildings_of(state)
     players = batch.table("players", PLAYERS)
+    # An agent's seat is stored under the agent's identity (one player per agent and version, marked as
+    # a bot), not under the name it had at this table (``heuristic#2``); ``games.players`` keeps the log's.
+    who = seat_players(list(names), log.meta)
     for seat, score in enumerate(scores):
         players["game_id"].append(game_id)
         players["seat"].append(seat)
-        players["name"].append(names[seat])
+        players["name"].append(who[seat][0])
+        players["bot"].append(who[seat][1])
         players["score"].append(score.total)
         players["parts"].append(list(score.parts.items()))
         players["tiebreak"].append(score.tiebreak)

@@ -16,8 +16,9 @@ from ingest.locate import GAME_ROWS_DDL
 from replay.protocol import StorageRows
 from replay.registry import all_engines
 
-#: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits (``ingest.migrations``).
-SCHEMA_VERSION = 8
+#: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits; version 9 added ``bot``
+#: to ``players`` and the ratings (``ingest.migrations``).
+SCHEMA_VERSION = 9
 
 
 GAMES = pa.schema(
@@ -53,6 +54,9 @@ PLAYERS = pa.schema(
         ("rank", pa.int8()),
         ("won", pa.bool_()),
         ("final_buildings", pa.list_(pa.string())),
+        # Schema version 9: an agent played the seat (``name`` is then the agent's identity, one per
+        # agent name and version: ``ingest.rows.seat_players``).
+        ("bot", pa.bool_()),
     ]
 )
 
@@ -146,6 +150,8 @@ PLAYER_RATINGS = pa.schema(
         ("sigma", pa.float64()),
         ("ordinal", pa.float64()),
         ("last_game_id", pa.string()),
+        # Schema version 9: a player is (name, bot).
+        ("bot", pa.bool_()),
     ]
 )
 
@@ -159,6 +165,7 @@ PLAYER_RATING_HISTORY = pa.schema(
         ("mu", pa.float64()),
         ("sigma", pa.float64()),
         ("ordinal", pa.float64()),
+        ("bot", pa.bool_()),
     ]
 )
 

@@ -219,7 +219,8 @@ more = st.expander("More filters: player, winner, building, end, score, rounds, 
                    expanded=narrowed)
 row2 = more.columns([2, 2, 2, 1.3, 2])
 player = row2[0].text_input("Player", key="games_player", placeholder="exact name, any case",
-                            help="Games in which a player has this name (case does not matter).")
+                            help="Games in which a player has this name (case does not matter): the name in the "
+                                 "game's log or, for an agent, its name on the Players page (heuristic v1).")
 winner = row2[1].text_input("Winner", key="games_winner", placeholder="exact name, any case",
                             help="Games won by a player of this name (a full tie has several winners).")
 building = row2[2].selectbox("Building owned at the end", buildings, index=None, key="games_building",
@@ -253,8 +254,10 @@ if sorted(chosen_counts) != fit_counts:
     where.append("g.player_count IN (SELECT unnest(?::INT[]))")
     params.append(list(chosen_counts))
 if player.strip():
-    where.append("list_contains(list_transform(g.players, lambda x: lower(x)), ?)")
-    params.append(player.strip().lower())
+    # A name in the log, or a player as the Players page names it (an agent: heuristic v1).
+    where.append("(list_contains(list_transform(g.players, lambda x: lower(x)), ?) "
+                 "OR g.game_id IN (SELECT game_id FROM players WHERE lower(name) = ?))")
+    params += [player.strip().lower()] * 2
 if winner.strip():
     where.append("list_contains(list_transform(g.winner_names, lambda x: lower(x)), ?)")
     params.append(winner.strip().lower())

@@ -1,7 +1,9 @@
 """Players: a leaderboard of skill ratings per game type, and one player's games, results, win rate by
 seat and player count, favourite roles and buildings, and rating after each game. Ratings are OpenSkill
-(Plackett-Luce) ratings computed at import (``ingest.ratings``). The game type and player live in the
-URL (``?type=san_juan&name=Ana``). Names are shown as plain text only."""
+(Plackett-Luce) ratings computed at import (``ingest.ratings``). A bot (an agent of ``governor arena``,
+one player per agent name and version) is marked as one, and the page lists all players, humans only
+or bots only. The game type, the filter and the player live in the URL
+(``?type=san_juan&who=bots&name=heuristic%20v1&bot=1``). Names are shown as plain text only."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from dashboards.explorer_queries import interval_text
 from dashboards.plain import bdi, isolate, isolate_column
 from dashboards.player_queries import (
     MIN_GAMES,
+    WHO,
     buildings,
     by_player_count,
     by_seat,
@@ -54,20 +57,38 @@ def _rate_columns(n_help: str) -> dict[str, Any]:
     }
 
 
-def _set_name(name: str | None) -> None:
-    if name:
-        st.query_params["name"] = name
-    elif "name" in st.query_params:
-        del st.query_params["name"]
+def _set_player(player: tuple[str, bool] | None) -> None:
+    """Put the chosen player (name, bot) in the URL (``name``, and ``bot=1`` for a bot), or none."""
+    for param in ("name", "bot"):
+        if param in st.query_params:
+            del st.query_params[param]
+    if player:
+        st.query_params["name"] = player[0]
+        if player[1]:
+            st.query_params["bot"] = "1"
 
 
 def _on_type() -> None:
     st.query_params["type"] = st.session_state["players_type"]
-    _set_name(None)
+    _set_player(None)
+
+
+def _on_who() -> None:
+    who = st.session_state["players_who"]
+    if who == "all":
+        if "who" in st.query_params:
+            del st.query_params["who"]
+    else:
+        st.query_params["who"] = who
 
 
 def _on_name() -> None:
-    _set_name(st.session_state.get("players_name"))
+    _set_player(st.session_state.get("players_name"))
+
+
+def _shown(player: tuple[str, bool]) -> str:
+    """A player as the list shows it: the name isolated, a bot marked."""
+    return isolate(player[0]) + (" (bot)" if player[1] else "")
 
 
 def _metric(box: Any, label: str, value: str, **options: Any) -> None:
@@ -97,21 +118,30 @@ if min_games != MIN_GAMES:
     st.query_params["min_games"] = str(int(min_games))
 elif "min_games" in st.query_params:
     del st.query_params["min_games"]
-board = leaderboard(game, int(min_games))
+url_state.seed("players_who", "who", lambda text: text if text in WHO else "all", "all")
+who = st.radio("Show", list(WHO), format_func=WHO.__getitem__, horizontal=True, key="players_who", on_change=_on_who,
+               help="Bots are the agents of governor arena: one player per agent name and version (heuristic v1).")
+board = leaderboard(game, int(min_games), who)
+kind = {"all": "players", "humans": "humans", "bots": "bots"}[who]
 st.caption(
     "Skill ratings by OpenSkill (Plackett-Luce model), recomputed at every import from all games of this type "
-    "in date order (undated games first, then by game id). Everyone starts at mu 25, sigma 8.33; the rating "
-    "shown, mu - 3 sigma, is low until enough games confirm the skill. "
-    f"{len(board):,} players with at least {int(min_games)} rated games. Select a row to see the player."
+    "in date order (undated games first, then by source id, its closing number compared as a number, then by "
+    "game id): the same ratings governor arena's leaderboard gives its games. Everyone starts at mu 25, sigma "
+    "8.33; the rating shown, mu - 3 sigma, is low until enough games confirm the skill. A player holding several "
+    "seats of a game (a bot playing itself) is rated once, at the mean of its seats' ranks. "
+    f"{len(board):,} {kind} with at least {int(min_games)} rated games. Select a row to see the player."
 )
-# The table's key follows the chosen player, so that a row picked earlier never overrides a later choice.
+# The table's key follows the filter and the chosen player, so that a row picked earlier never overrides a later choice.
+chosen_key = f"{who}:{url_state.raw_param('name') or ''}:{url_state.raw_param('bot') or ''}"
 event = st.dataframe(
-    _percent(board, ["win_rate"]).assign(name=isolate_column(board["name"])), key=f"players_board:{url_state.raw_param('name') or ''}", hide_index=True,
+    _percent(board, ["win_rate"]).assign(name=isolate_column(board["name"])), key=f"players_board:{chosen_key}", hide_index=True,
     width="stretch", height=min(420, 38 + 35 * max(1, len(board))), selection_mode="single-row", on_select="rerun",
     column_config={
         "place": st.column_config.NumberColumn("#", width="small"),
         "name": st.column_config.TextColumn("player"),
-        "games": st.column_config.NumberColumn("games", help="Rated games (a game where one name holds two seats is not rated)"),
+        "bot": st.column_config.CheckboxColumn("bot", width="small", help="An agent of governor arena (name and version)"),
+        "games": st.column_config.NumberColumn("games", help="Seats in rated games: a game counts once per seat the "
+                                                             "player held (a game with one player only is not rated)"),
         "wins": st.column_config.NumberColumn("wins"),
         "win_rate": st.column_config.NumberColumn("win rate", format="%.1f%%"),
         "mu": st.column_config.NumberColumn("skill (mu)", format="%.2f"),
@@ -121,26 +151,38 @@ event = st.dataframe(
 )
 picked = event.selection.rows if event is not None else []
 if picked:
-    _set_name(str(board.iloc[picked[0]]["name"]))
+    row = board.iloc[picked[0]]
+    _set_player((str(row["name"]), bool(row["bot"])))
     st.rerun()
 
 # -- one player -------------------------------------------------------------------------------------
 st.subheader("Player")
-names = player_names(game)
-wanted = url_state.raw_param("name")
-if wanted is not None and wanted not in names:
-    st.warning("No player of that name in this game type.")
-    wanted = None
+names = player_names(game, who)
+wanted_name = url_state.raw_param("name")
+wanted: tuple[str, bool] | None = None
+if wanted_name is not None:
+    wanted = (wanted_name, url_state.raw_param("bot") == "1")
+    if wanted not in names:
+        if wanted in player_names(game):
+            st.warning("That player is not among the " + kind + " shown: choose All to see them.")
+        else:
+            st.warning("No player of that name in this game type.")
+        wanted = None
 st.session_state["players_name"] = wanted
 st.selectbox("Player", names, key="players_name", index=None, placeholder="choose a player",
-             on_change=_on_name, format_func=isolate, help="Every name seen in games of this type, most games first.")
+             on_change=_on_name, format_func=_shown,
+             help="Every player seen in games of this type, most games first; bots are marked.")
 if not wanted:
     st.stop()
-name = wanted
+name, bot = wanted
 
-st.html(f"<h3 style='margin:0'>{bdi(name)}</h3>")
-head = results(game, name)
-rated = rating(game, name)
+st.html(f"<h3 style='margin:0'>{bdi(name)}</h3>" if not bot else
+        f"<h3 style='margin:0'>{bdi(name)} <span class='gv-bot' style='font-size:0.6em;font-weight:600;"
+        "padding:0 0.4em;border:1px solid currentColor;border-radius:0.4em;opacity:0.75;vertical-align:middle'>"
+        "bot</span></h3>")
+head = results(game, name, bot)
+rated = rating(game, name, bot)
+history = rating_history(game, name, bot)
 # Metrics wrap onto more lines on a narrow screen rather than cutting their figures.
 metrics = st.container(horizontal=True, gap="large")
 played, won = int(head["games"]), int(head["wins"])
@@ -156,14 +198,17 @@ if rated is not None:
     _metric(metrics, "Rating (mu - 3 sigma)", f"{rated['ordinal']:.2f}",
                       help=f"skill mu {rated['mu']:.2f}, uncertainty sigma {rated['sigma']:.2f}, "
                       f"place {int(rated['place'])} of {int(rated['rated'])} rated players")
+    # A player holding several seats of a game (a bot playing itself) is rated once a game.
+    rated_seats = int(rated["games"])
+    held = f" ({rated_seats} seats)" if rated_seats != len(history) else ""
     st.caption(f"Skill mu {rated['mu']:.2f} \u00b1 sigma {rated['sigma']:.2f}; place {int(rated['place'])} of "
-               f"{int(rated['rated'])} rated players; {int(rated['games'])} rated games; average score "
+               f"{int(rated['rated'])} rated players; {len(history)} rated games{held}; average score "
                f"{head['score']:.1f}, average rank {head['rank']:.2f}.")
 else:
     _metric(metrics, "Rating (mu - 3 sigma)", "not rated")
 
 st.markdown("**Win rate by player count**")
-counts = by_player_count(game, name)
+counts = by_player_count(game, name, bot)
 st.dataframe(
     _percent(counts, ["win_rate", "baseline"])[
         ["player_count", "n", "wins", "win_rate", "ci", "baseline", "score", "few_games"]],
@@ -173,7 +218,7 @@ st.dataframe(
                    **_rate_columns("Games at this player count")},
 )
 st.markdown("**Win rate by seat**")
-seats = by_seat(game, name)
+seats = by_seat(game, name, bot)
 st.dataframe(
     _percent(seats, ["win_rate", "baseline"])[
         ["player_count", "seat", "n", "wins", "win_rate", "ci", "baseline", "few_games"]],
@@ -184,7 +229,7 @@ st.dataframe(
 )
 
 st.markdown("**Favourite roles**")
-chosen = roles(game, name)
+chosen = roles(game, name, bot)
 st.dataframe(
     _percent(chosen, ["share", "win_rate"])[
         ["role", "choices", "share", "n", "wins", "win_rate", "ci"]],
@@ -195,7 +240,7 @@ st.dataframe(
                    **_rate_columns("Games in which the player chose it at least once")},
 )
 st.markdown("**Favourite buildings**")
-built = buildings(game, name)
+built = buildings(game, name, bot)
 st.dataframe(
     _percent(built, ["share", "win_rate"])[
         ["building", "n", "share", "round", "wins", "win_rate", "ci"]],
@@ -207,12 +252,11 @@ st.dataframe(
                    **_rate_columns("Games in which the player built it")},
 )
 
-history = rating_history(game, name)
 if len(history):
     st.plotly_chart(charts.rating_history(history), key="players_rating_chart")
 
 st.markdown("**Games**")
-mine = games(game, name)
+mine = games(game, name, bot)
 mine["played_at"] = mine["played_at"].fillna("")
 mine["open"] = [f"replay?game={g}&step=0" for g in mine["game_id"]]
 st.dataframe(

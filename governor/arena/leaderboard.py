@@ -1,6 +1,13 @@
 """The arena's ranking: per agent, its official win rate (a full tie split) with the Wilson 95%
 interval, its OpenSkill rating, its average score, how often it finished in each place, its faults and
-its time per decision; as a terminal table, JSON or CSV."""
+its time per decision; as a terminal table, JSON or CSV.
+
+The rating is the player's, computed by ``ingest.ratings.Ratings`` (the importer's own computation)
+over the arena's games in the order they were played, which is the order the importer rates them in
+(undated games by their source id's number): once the arena's logs are imported, the Players page and
+``player_ratings`` hold the same figures. A player is an agent name and version (``ingest.rows.
+agent_identity``): the copies of one agent seated together (``heuristic``, ``heuristic#2``) share one
+rating, and a game where one player holds several seats rates it once, at the mean of their ranks."""
 
 from __future__ import annotations
 
@@ -46,6 +53,8 @@ class Standing:
     decisions: int = 0
     #: Games this agent sat in that did not end within the move limit (not recorded, not rated).
     unfinished_games: int = 0
+    #: The player the agent is (``ingest.rows.agent_identity``), whose rating ``mu`` and ``sigma`` are.
+    player: str = ""
     mu: float = 25.0
     sigma: float = 25.0 / 3
 
@@ -73,7 +82,7 @@ class Standing:
     def to_json(self) -> dict[str, Any]:
         low, high = self.interval
         return {
-            "agent": self.name, "spec": self.spec, "version": self.version, "games": self.games,
+            "agent": self.name, "spec": self.spec, "version": self.version, "player": self.player, "games": self.games,
             "wins": round(self.wins, 6), "win_rate": round(self.win_rate, 6),
             "win_rate_low": round(low, 6), "win_rate_high": round(high, 6),
             "mu": round(self.mu, 4), "sigma": round(self.sigma, 4), "ordinal": round(self.ordinal, 4),
@@ -88,19 +97,24 @@ class Leaderboard:
     """Standings updated game by game (in game order, so that ratings are reproducible)."""
 
     def __init__(self, entries: Sequence[tuple[str, str, str]], players: int) -> None:
-        from openskill.models import PlackettLuce
+        # Imported here: the arena's worker processes, which import this module, never rate.
+        from ingest.ratings import Ratings
+        from ingest.rows import agent_identity
 
-        self.model = PlackettLuce()
+        self.ratings = Ratings()
         self.players = players
         #: Games that did not end within the move limit.
         self.unfinished_total = 0
-        self.standings = {name: Standing(name, spec, version, places=[0] * players)
+        self.standings = {name: Standing(name, spec, version, places=[0] * players,
+                                         player=agent_identity(name, version))
                           for name, spec, version in entries}
 
     def add(self, seated: Sequence[str], scores: Sequence[int], ranks: Sequence[int], shares: Sequence[float],
             faults: Sequence[tuple[int, str]], seconds: Sequence[float], decisions: Sequence[int]) -> None:
         """One game: the agent name in each seat, each seat's score, rank, win share, time and decisions
         counted, and the faults as ``(seat, kind)``."""
+        from ingest.ratings import Seat
+
         lines = [self.standings[name] for name in seated]
         for seat, line in enumerate(lines):
             line.games += 1
@@ -112,10 +126,14 @@ class Leaderboard:
         for seat, kind in faults:
             line = lines[seat]
             line.faults[kind] = line.faults.get(kind, 0) + 1
-        teams = [[self.model.rating(mu=line.mu, sigma=line.sigma)] for line in lines]
-        rated = self.model.rate(teams, ranks=[float(r) for r in ranks])
-        for line, (new,) in zip(lines, rated):
-            line.mu, line.sigma = float(new.mu), float(new.sigma)
+        # The game type and game id are the same for every game of one arena: only the order matters.
+        self.ratings.rate("", "", [Seat(seat, line.player, ranks[seat], shares[seat] > 0, bot=True)
+                                   for seat, line in enumerate(lines)])
+        played = {line.player for line in lines}
+        for line in self.standings.values():
+            if line.player in played:  # every copy of a player that sat here, or sat out
+                rating = self.ratings.get("", line.player, True)
+                line.mu, line.sigma = rating.mu, rating.sigma
 
     def unfinished(self, seated: Sequence[str]) -> None:
         """A game of these agents that did not end: counted, neither scored nor rated."""

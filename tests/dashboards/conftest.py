@@ -104,6 +104,29 @@ def dated_db(tmp_path_factory: pytest.TempPathFactory, dash_db: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="session")
+def bots_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three games of governor arena's agents (``heuristic`` seated twice, ``rand``) and two of people,
+    one of whom is named ``heuristic``."""
+    import json
+
+    from ingest.importer import import_paths
+
+    logs = [json.loads(p.read_text()) for p in sorted((SAMPLE_LOGS / "san_juan").glob("san_juan-3p-*.json"))[:5]]
+    for i, log in enumerate(logs[:3]):
+        log["players"] = [{"name": "heuristic"}, {"name": "heuristic#2"}, {"name": "rand"}]
+        log["source_id"] = f"arena-san_juan-3p-1-{i:06d}"
+        log["meta"] = {"generator": "governor arena", "agents": [
+            {"seat": s, "name": n, "spec": "x", "version": "1"} for s, n in enumerate(["heuristic", "heuristic#2", "rand"])]}
+    for log in logs[3:]:
+        log["players"] = [{"name": "heuristic"}, {"name": "Ana"}, {"name": "Bo"}]
+    folder = tmp_path_factory.mktemp("bots")
+    (folder / "games.jsonl").write_text("".join(json.dumps(log) + "\n" for log in logs))
+    db = folder / "bots.duckdb"
+    assert import_paths([folder / "games.jsonl"], db, workers=1).imported == 5
+    return db
+
+
 def alerts(at: AppTest, kind: str) -> list[str]:
     """The text of the info, warning or error boxes ``dashboards.ui.alert`` showed (HTML unescaped)."""
     import html

@@ -150,3 +150,12 @@ def test_player_counts_that_do_not_fit_the_chosen_games_reset(mixed_db: Path, op
     assert dict(at.query_params) == {"types": "puerto_rico"}
     at = open_games(mixed_db, types="puerto_rico", counts="5")
     assert at.multiselect(key="games_counts").value == [5] and len(ids(at)) == 10
+
+
+def test_the_player_filter_takes_an_agents_player_name(bots_db: Path, open_games, sql) -> None:
+    arena = expect(sql, bots_db, "g.source_id LIKE 'arena-%'")
+    assert len(arena) == 3
+    at = open_games(bots_db, player="HEURISTIC V1")
+    assert ids(at) == arena
+    at = open_games(bots_db, player="heuristic")  # the name in every log: the person's and the agent's games
+    assert ids(at) == expect(sql, bots_db, "true") and len(ids(at)) == 5

@@ -1,5 +1,5 @@
-"""The Players page: the leaderboard is the rating table, a player's figures match the database, and
-names are shown as plain text only."""
+"""The Players page: the leaderboard is the rating table, a player's figures match the database,
+bots are marked and can be listed apart, and names are shown as plain text only."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_player_figures_match_the_database(dash_db: Path, open_page, sql) -> Non
     at = open_page(dash_db, "views/players.py", type="san_juan")
     names = [r["name"] for r in board(at)]
     assert names == [r[0] for r in sql(dash_db, "SELECT name FROM player_ratings WHERE games >= 10 ORDER BY ordinal DESC")]
-    at.session_state["players_board:"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.session_state["players_board:all::"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
     top = names[0]
@@ -87,5 +87,51 @@ def test_player_figures_match_the_database(dash_db: Path, open_page, sql) -> Non
     assert len(at.dataframe[-1].value) == games
     # Another player chosen in the list: the leaderboard's earlier pick does not come back.
     other = names[-1]
-    at.selectbox(key="players_name").set_value(other).run()
+    at.selectbox(key="players_name").set_value((other, False)).run()
     assert at.query_params["name"] in (other, [other])
+
+
+def test_bots_are_marked_and_filtered(bots_db: Path, open_page) -> None:
+    at = open_page(bots_db, "views/players.py", min_games="1")
+    everyone = {(r["name"], r["bot"]) for r in board(at)}
+    assert everyone == {("heuristic v1", True), ("rand v1", True), ("heuristic", False), ("Ana", False), ("Bo", False)}
+    at.radio(key="players_who").set_value("bots").run()
+    assert at.query_params["who"] in ("bots", ["bots"])
+    assert {(r["name"], r["bot"]) for r in board(at)} == {("heuristic v1", True), ("rand v1", True)}
+    assert [o for o in at.selectbox(key="players_name").options] == ["\u2068heuristic v1\u2069 (bot)", "\u2068rand v1\u2069 (bot)"]
+    at.radio(key="players_who").set_value("humans").run()
+    assert {(r["name"], r["bot"]) for r in board(at)} == {("heuristic", False), ("Ana", False), ("Bo", False)}
+    at.radio(key="players_who").set_value("all").run()
+    assert "who" not in at.query_params
+
+
+def test_a_bot_and_a_person_of_one_name_are_two_players(bots_db: Path, open_page, sql) -> None:
+    at = open_page(bots_db, "views/players.py", name="heuristic v1", bot="1")
+    assert not at.warning
+    heading = [h.proto.body for h in at.get("html") if "<h3" in h.proto.body]
+    assert len(heading) == 1 and heading[0].startswith("<h3 style='margin:0'><bdi>heuristic v1</bdi> <span class='gv-bot'")
+    assert heading[0].endswith(">bot</span></h3>")
+    # Two seats in each of its three games: six seats, one rating.
+    (wins,) = sql(bots_db, "SELECT sum(won::INT) FROM players WHERE name = 'heuristic v1'")[0]
+    assert [(m.label, m.value) for m in at.metric][:2] == [("Games", "6"), ("Win rate", f"{wins / 6:.1%}")]
+    assert len(at.dataframe[-1].value) == 6
+    assert any("; 3 rated games (6 seats);" in c.value for c in at.caption)
+    person = open_page(bots_db, "views/players.py", name="heuristic")
+    assert [h.proto.body for h in person.get("html") if "<h3" in h.proto.body] == [
+        "<h3 style='margin:0'><bdi>heuristic</bdi></h3>"]
+    assert person.metric[0].value == "2" and len(person.dataframe[-1].value) == 2
+    # The bot's name without bot=1 names no person.
+    missing = open_page(bots_db, "views/players.py", name="heuristic v1")
+    assert [w.value for w in missing.warning] == ["No player of that name in this game type."]
+
+
+def test_a_chosen_bot_and_the_filter_come_back(bots_db: Path, open_page) -> None:
+    from tests.dashboards.test_url_round_trip import sidebar_round_trip
+
+    at = open_page(bots_db, "views/players.py", who="bots", name="heuristic v1", bot="1")
+    at = sidebar_round_trip(at, "views/players.py")
+    assert at.radio(key="players_who").value == "bots"
+    assert at.selectbox(key="players_name").value == ("heuristic v1", True)
+    # Chosen in the list: the URL says it is the bot.
+    at.selectbox(key="players_name").set_value(("rand v1", True)).run()
+    assert at.query_params["name"] in ("rand v1", ["rand v1"]) and at.query_params["bot"] in ("1", ["1"])

@@ -242,3 +242,12 @@ def test_a_player_who_never_won_has_a_lift_arrow_pointing_down(rating_db: Path, 
     (metric,) = [m for m in at.metric if m.label == "The player's win rate"]
     assert (metric.value, metric.delta) == ("0.0%", "lift 0.00")
     assert metric.proto.direction == MetricProto.MetricDirection.DOWN
+
+
+def test_an_agent_is_chosen_by_its_player_name(bots_db: Path, open_page, sql) -> None:
+    # governor arena's agent is stored as heuristic v1 (its seats' names in the log: heuristic, heuristic#2).
+    at = open_page(bots_db, PAGE, player="heuristic v1")
+    assert not [i for i in at.info if "has a player of that exact name" in i.value]
+    wins, seats = sql(bots_db, "SELECT sum(won::INT), count(*) FROM players WHERE name = 'heuristic v1'")[0]
+    assert (at.metric[0].value, seats) == ("3", 6)
+    assert at.metric[4].value == f"{wins / seats:.1%}"

@@ -62,7 +62,7 @@ def test_explorer_and_players_come_back(dash_db: Path, open_page, sql) -> None:
     (name,) = sql(dash_db, "SELECT name FROM players GROUP BY name ORDER BY count(*) DESC, name LIMIT 1")[0]
     at = open_page(dash_db, "views/players.py", name=name, min_games="3")
     at = sidebar_round_trip(at, "views/players.py")
-    assert at.selectbox(key="players_name").value == name
+    assert at.selectbox(key="players_name").value == (name, False)
     assert at.number_input(key="players_min_games").value == 3
 
 

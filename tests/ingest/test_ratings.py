@@ -100,7 +100,7 @@ def test_rate_games_ties_share_a_rank() -> None:
     ratings, history = rate_games([
         RatedGame("san_juan", "g1", (Seat(0, "A", 1, True), Seat(1, "B", 1, True), Seat(2, "C", 3, False))),
     ])
-    assert ratings[("san_juan", "A")].mu == ratings[("san_juan", "B")].mu > 25 > ratings[("san_juan", "C")].mu
+    assert ratings[("san_juan", "A", False)].mu == ratings[("san_juan", "B", False)].mu > 25 > ratings[("san_juan", "C", False)].mu
     assert [(h["name"], h["number"]) for h in history] == [("A", 1), ("B", 1), ("C", 1)]
 
 

@@ -123,7 +123,7 @@ def test_cli_writes_imports_and_prints_the_leaderboard(tmp_path: Path, capsys: p
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM games").fetchone() == (6,)
         names = con.execute("SELECT name, games FROM player_ratings ORDER BY name").fetchall()
-    assert names == [("heuristic", 6), ("last-move", 6), ("random", 6)]
+    assert names == [("heuristic v1", 6), ("last-move v0.1", 6), ("random v1", 6)]
     assert arena(["--game", "san_juan", "--players", "3", "--agents", "heuristic", "random", USER,
                   "--games", "3", "--seed", "5", "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
@@ -161,7 +161,7 @@ def test_expert_and_search_agents_with_a_faulty_agent_rank_and_import(tmp_path: 
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM games").fetchone() == (6,)
         stored = con.execute("SELECT name, games FROM player_ratings ORDER BY name").fetchall()
-    assert stored == [("expert", 4), ("faulty", 4), ("search:1", 4)]
+    assert stored == [("expert v1", 4), ("faulty v1", 4), ("search:1 v1", 4)]
 
 
 def test_a_game_agents_keep_going_forever_is_counted_not_recorded(capsys: pytest.CaptureFixture[str]) -> None:
