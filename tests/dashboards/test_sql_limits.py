@@ -4,6 +4,7 @@ bounded and gone when the query ends, whatever ended it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -14,8 +15,16 @@ import pytest
 from dashboards import sql_sandbox
 from dashboards.sql_sandbox import MAX_SQL_CHARS, SandboxError, run_sandboxed, spill_root
 
-#: A sort of 30 million 200-byte strings: more than 1 GB, so it spills within seconds.
+#: DuckDB memory of the queries below: small, so that they spill within their first 200 MB or so of data,
+#: a fraction of a second on an idle machine (the page's default, 1 GB, took seconds to fill on a busy one).
+SMALL_MEMORY_MB = 128
+#: A sort of 30 million 200-byte strings: gigabytes, so it spills until the spill limit stops it.
 SPILLING = "SELECT x::VARCHAR || repeat('y', 200) AS s FROM range(30000000) t(x) ORDER BY s DESC"
+#: Holds 1 million 200-byte strings (about 250 MB: it spills at once, and at most that, far below the
+#: spill limit), then compares each with 10 million numbers: hours of work. Whatever the machine's
+#: speed, only the time limit stops it, and its spill files are on disk until then.
+STALLING = ("SELECT count(*) AS n FROM (SELECT x::VARCHAR || repeat('y', 200) AS s FROM range(1000000) t(x)) t, "
+            "range(10000000) r WHERE hash(t.s, r.range) = 0")
 
 
 def nested(depth: int) -> str:
@@ -24,7 +33,13 @@ def nested(depth: int) -> str:
 
 
 def spilled_bytes(root: Path) -> int:
-    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+    """The size of the files under ``root`` now: a file DuckDB removes meanwhile counts nothing."""
+    total = 0
+    for folder, _, files in os.walk(root):
+        for name in files:
+            with contextlib.suppress(FileNotFoundError):
+                total += os.lstat(os.path.join(folder, name)).st_size
+    return total
 
 
 def test_a_text_past_the_length_limit_is_refused_unread(dash_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,17 +75,18 @@ def test_a_query_stopped_at_its_time_limit_leaves_no_spill_files(dash_db_copy: P
     root = spill_root(dash_db_copy)
     seen: list[int] = []
     with pytest.raises(SandboxError) as info:
-        # Long enough to reach the spill on a busy machine too.
-        run_sandboxed(dash_db_copy, SPILLING, timeout=15.0, on_wait=lambda _: seen.append(spilled_bytes(root)))
-    assert str(info.value) == "The query was stopped after the time limit of 15 s."
-    assert max(seen) > 0  # it did spill, in its own folder under the spill root
+        run_sandboxed(dash_db_copy, STALLING, timeout=10.0, memory_mb=SMALL_MEMORY_MB,
+                      on_wait=lambda _: seen.append(spilled_bytes(root)))
+    assert str(info.value) == "The query was stopped after the time limit of 10 s."
+    assert max(seen) > 0  # it did spill, in its own folder under the spill root,
+    assert seen[-1] > 0  # and its spill files were there a moment before it was stopped
     assert list(root.iterdir()) == []
     assert not Path(f"{dash_db_copy}.tmp").exists()  # DuckDB's default spill folder is not used
 
 
 def test_spill_space_is_bounded(dash_db_copy: Path) -> None:
     with pytest.raises(SandboxError) as info:
-        run_sandboxed(dash_db_copy, SPILLING, timeout=120.0, spill_mb=50)
+        run_sandboxed(dash_db_copy, SPILLING, timeout=120.0, memory_mb=SMALL_MEMORY_MB, spill_mb=50)
     assert str(info.value).startswith("The query spilled more to disk than its limit of 50 MB and was stopped: "
                                       "aggregate, filter or add a LIMIT. (Out of Memory Error: failed to offload")
     assert list(spill_root(dash_db_copy).iterdir()) == []
