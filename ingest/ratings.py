@@ -15,7 +15,8 @@ again after an import that added games. San Juan and Puerto Rico are rated separ
 A player holding several seats of one game (an agent playing itself, a name given twice) is rated
 once for that game, at the mean of its seats' ranks, so that holding more seats neither helps nor
 hurts; its ``games`` and ``wins`` count seats (a game counts once per seat held), its history one
-row for the game. A game with fewer than two players (every seat held by one) is not rated.
+row for the game. A game with fewer than two players (every seat held by one) is not rated, nor is
+a game played with take-backs (``UNRATED``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from ingest.schema import PLAYER_RATING_HISTORY, PLAYER_RATINGS
 
 #: What the stored ratings were computed with; a change makes them stale.
 METHOD = (f"openskill {version('openskill')} PlackettLuce mu=25 sigma=25/3 ordinal=mu-3sigma; "
-          "players by identity, several seats at their mean rank; order played_at, source_id, game_id")
+          "players by identity, several seats at their mean rank; order played_at, source_id, game_id; "
+          "games with take-backs left out")
 BASIS_KEY = "ratings_basis"
 
 #: A player's key in a set of ratings: (game type, name, bot).
@@ -162,8 +164,13 @@ _SOURCE_HEAD = "regexp_extract(coalesce(g.source_id, ''), '^(.*?)0*([0-9]*)$', 1
 #: The number a ``source_id`` ends with, without leading zeros, as text ('' for none).
 _SOURCE_NUMBER = "regexp_extract(coalesce(g.source_id, ''), '^(.*?)0*([0-9]*)$', 2)"
 
-#: Every stored game in rating order, one row a game with its seats' lists: by date (undated games
-#: first), then by source id with the number it ends with compared as a number (shorter number first,
+#: A game its log says was played with take-backs (``meta.takebacks`` above 0: ``governor play`` writes
+#: how many moves a person took back) says nothing of its players' skill, and is not rated: the one
+#: place games are left out of the ratings.
+UNRATED = "(json_valid(g.meta) AND coalesce(TRY_CAST(json_extract_string(g.meta, '$.takebacks') AS BIGINT), 0) > 0)"
+
+#: Every stored game in rating order (but those ``UNRATED``), one row a game with its seats' lists: by
+#: date (undated games first), then by source id with the number it ends with compared as a number (shorter number first,
 #: then as text: any length, no overflow), then by source id as text (games without one last), then by
 #: game id. A lake stored before schema 9 has no ``bot`` column in its older files: NULL there is a person.
 GAMES_IN_ORDER = f"""
@@ -171,6 +178,7 @@ GAMES_IN_ORDER = f"""
            list(p.rank ORDER BY p.seat) AS ranks, list(p.won ORDER BY p.seat) AS won,
            list(coalesce(p.bot, false) ORDER BY p.seat) AS bots
     FROM games g JOIN players p USING (game_id)
+    WHERE NOT coalesce({UNRATED}, false)
     GROUP BY g.game, g.game_id, g.played_at, g.source_id
     ORDER BY g.played_at NULLS FIRST, {_SOURCE_HEAD}, length({_SOURCE_NUMBER}), {_SOURCE_NUMBER},
              g.source_id NULLS LAST, g.game_id"""

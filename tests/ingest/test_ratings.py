@@ -211,3 +211,26 @@ def test_the_end_step_apart_dying_is_a_database_error(tmp_path: Path) -> None:
     with pytest.raises(DatabaseError, match=r"g\.duckdb: the step that rates the players ended before it finished "
                                             r"\(.*\); the games are stored, and the next import rates them"):
         refresh_derived_apart(db, step=_die)
+
+
+def test_a_game_played_with_take_backs_is_stored_but_not_rated(tmp_path: Path) -> None:
+    """``meta.takebacks`` above 0 (``governor play`` counts the moves a person took back) keeps a game out
+    of the ratings, and only out of them; 0, or anything that is not a count, is rated as usual."""
+    from replay.logfile import write_games
+    from replay.simulate import simulate_game
+
+    games = []
+    for seed, names, takebacks in ((1, ["Ana", "Bo"], 0), (2, ["Cy", "Di"], 2), (3, ["Ed", "Flo"], "many")):
+        game = simulate_game("san_juan", 2, seed)
+        game["players"] = [{"name": name} for name in names]
+        game["meta"]["takebacks"] = takebacks
+        games.append(game)
+    logs = tmp_path / "played.jsonl"
+    write_games(logs, games)
+    db = tmp_path / "g.duckdb"
+    summary = import_paths([logs], db)
+    assert (summary.imported, summary.rejected) == (3, 0)
+    assert rows(db, "SELECT count(*) FROM games") == [(3,)]
+    assert rows(db, "SELECT name FROM player_ratings ORDER BY name") == [("Ana",), ("Bo",), ("Ed",), ("Flo",)]
+    assert rows(db, "SELECT DISTINCT name FROM player_rating_history ORDER BY name") == [
+        ("Ana",), ("Bo",), ("Ed",), ("Flo",)]
