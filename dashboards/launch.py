@@ -33,6 +33,15 @@ def streamlit_command(db: str, port: int, headless: bool) -> list[str]:
     ]
 
 
+def server_environment(db: str) -> dict[str, str]:
+    """The environment the server runs in: the database, and this very code first on the import path,
+    so that the server runs the checkout (or installation) the command came from, not whichever one an
+    editable install points at."""
+    code = str(HERE.parent)
+    paths = [code, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != code)]
+    return dict(os.environ, GOVERNOR_DB=db, PYTHONPATH=os.pathsep.join(paths))
+
+
 def launch(db: str, port: int = 8501, headless: bool = False) -> int:
     """Run the dashboard on ``db`` until it is stopped; returns streamlit's exit status.
 
@@ -40,7 +49,7 @@ def launch(db: str, port: int = 8501, headless: bool = False) -> int:
     db = str(Path(db).expanduser().resolve())
     if not Path(db).exists():
         print(f"governor dashboard: {db} does not exist yet; import logs on the Import page", file=sys.stderr)
-    env = dict(os.environ, GOVERNOR_DB=db)
+    env = server_environment(db)
     command = streamlit_command(db, port, headless)
     print(f"governor dashboard: http://localhost:{port} on {db}", file=sys.stderr, flush=True)
     if hasattr(os, "execve"):

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import duckdb
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,3 +54,17 @@ def test_dashboard_starts_without_prompting(dash_db: Path, tmp_path: Path) -> No
     said = proc.stdout.read().decode().splitlines() if proc.stdout else []
     # Streamlit's own lines (where it serves, the stop), none of its warnings.
     assert [line for line in said if "No runtime found" in line or "WARNING" in line.upper()] == [], said
+
+
+def test_the_server_runs_the_code_the_command_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's import path starts with the checkout that holds the launcher (a worktree's own code,
+    not the one an editable install points at), keeps what the user set, and names it once."""
+    from dashboards import launch
+
+    code = str(Path(launch.__file__).resolve().parent.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/opt/extra", code]))
+    env = launch.server_environment("/data/g.duckdb")
+    assert env["PYTHONPATH"] == os.pathsep.join([code, "/opt/extra"])
+    assert env["GOVERNOR_DB"] == "/data/g.duckdb"
+    monkeypatch.delenv("PYTHONPATH")
+    assert launch.server_environment("g.duckdb")["PYTHONPATH"] == code
