@@ -231,12 +231,13 @@ _LOADER = """<script>
 
 
 #: Where Streamlit's script finds the server. Left to itself it derives the app's base from the page's
-#: path and, for ``/replay``, first asks ``/replay/_stcore/health`` and ``/replay/_stcore/host-config``
-#: (two 404s in the browser's console) before it tries ``/``. Its ``window.__streamlit`` settings, read
-#: when its script starts, name the base instead: the folder the Replay page's path is in.
+#: path and, for a page's own address (``/replay``, ``/import``), first asks ``/replay/_stcore/health``
+#: and ``/replay/_stcore/host-config`` (two 404s in the browser's console) before it tries ``/``. Its
+#: ``window.__streamlit`` settings, read when its script starts, name the base instead: the folder the
+#: page's path is in (the server serves this page at every page's address: ``dashboards.server``).
 _BASE_SCRIPT = """<script>
 window.__streamlit = Object.assign({}, window.__streamlit, {
-  BACKEND_BASE_URL: window.location.origin + window.location.pathname.replace(/\\/replay\\/?$/, "/"),
+  BACKEND_BASE_URL: window.location.origin + window.location.pathname.replace(/\\/[^\\/]+\\/?$/, "/"),
 });
 </script>"""
 
@@ -272,6 +273,11 @@ def shell() -> Shell:
         return Shell(index[:end], None, index[end:])
     head = index[:found.start()] + _BASE_SCRIPT + index[found.end():end]
     return Shell(head, found.group(1), index[end:])
+
+
+def plain_page() -> str:
+    """Streamlit's page for another page's address, with the server's base named (no board)."""
+    return shell().head + shell().tail(False)
 
 
 def page(params: Mapping[str, str]) -> str:

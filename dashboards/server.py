@@ -1,7 +1,8 @@
 """The dashboard's server: Streamlit's, serving ``dashboards/app.py``, and one route of its own.
 
 ``/replay`` answers with Streamlit's page plus the board the URL names, drawn before Streamlit has
-started (``dashboards.first_paint``): a Replay link opened in a new tab shows its board at once.
+started (``dashboards.first_paint``): a Replay link opened in a new tab shows its board at once. Every
+other page's address answers with Streamlit's page naming the server's base (no 404 in the console).
 ``PUT /upload`` takes one file of the Import page's upload box, written to disk as it arrives
 (``dashboards.uploads.receive_upload``).
 ``governor dashboard`` runs ``streamlit run`` on this file (``dashboards.launch``).
@@ -49,6 +50,20 @@ async def replay_page(request: Request) -> StreamingResponse:
     return StreamingResponse(parts(), media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
+#: The address of every page of the app (``dashboards/app.py``'s ``url_path``s, checked by a test) but
+#: the Replay page's, which has a route of its own.
+PAGE_PATHS = ("home", "games", "statistics", "explorer", "players", "sql", "import")
+
+
+async def other_page(request: Request) -> Response:
+    """Streamlit's page at a page's own address, naming the server's base so that Streamlit's script
+    does not first look for the server under the page's path (two 404s)."""
+    from dashboards import first_paint
+
+    return Response(first_paint.plain_page(), media_type="text/html; charset=utf-8",
+                    headers={"Cache-Control": "no-cache"})
+
+
 async def upload(request: Request) -> Response:
     """One file of the Import page's upload box (``dashboards.uploads.receive_upload``)."""
     from dashboards.uploads import receive_upload
@@ -59,4 +74,5 @@ async def upload(request: Request) -> Response:
 app = st.App(str(HERE / "app.py"), lifespan=lifespan, routes=[
     Route("/replay", replay_page, methods=["GET"]),
     Route("/upload", upload, methods=["PUT"]),
+    *(Route(f"/{path}", other_page, methods=["GET"]) for path in PAGE_PATHS),
 ])

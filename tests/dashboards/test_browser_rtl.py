@@ -16,7 +16,7 @@ from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, 
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)"),
 ]
 
 ROOT = Path(__file__).resolve().parents[2]

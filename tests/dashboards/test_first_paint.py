@@ -161,7 +161,7 @@ def _wire(page: Any) -> list[str]:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 def test_a_replay_link_asks_for_nothing_that_is_missing_and_gets_the_game_once(dash_site, dash_db: Path, sql) -> None:
     """No request of the page fails (Streamlit's script used to look for the server at
     ``/replay/_stcore/health`` and ``/replay/_stcore/host-config`` first: two 404s), and the game's
@@ -193,7 +193,7 @@ def test_a_replay_link_asks_for_nothing_that_is_missing_and_gets_the_game_once(d
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
 def test_a_tab_that_does_not_hold_the_game_gets_it_over_the_web_socket(dash_site, dash_db: Path, sql) -> None:
     """The server was told (the cookie) that the tab holds the board, but it does not (the first paint
     could not keep it): the viewer asks, and the game comes over the web socket."""
@@ -210,4 +210,37 @@ def test_a_tab_that_does_not_hold_the_game_gets_it_over_the_web_socket(dash_site
     assert page.locator(".gv-root").count() == 1 and page.locator(".moves .mv").count() > 7
     assert '"round_first":' in "\n".join(frames)
     assert not errors
+    page.close()
+
+
+def test_every_page_address_has_a_route_naming_the_servers_base() -> None:
+    """The server's page routes are the app's pages (its ``url_path``s), the Replay page's aside."""
+    import ast
+
+    from dashboards import server
+
+    tree = ast.parse((Path(server.__file__).parent / "app.py").read_text(encoding="utf-8"))
+    paths = {kw.value.value for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and getattr(node.func, "attr", "") == "Page" for kw in node.keywords if kw.arg == "url_path"}
+    assert paths - {"replay"} == set(server.PAGE_PATHS)
+    assert "BACKEND_BASE_URL" in first_paint.plain_page() and "gv-first" not in first_paint.plain_page()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
+def test_a_link_to_any_page_asks_for_nothing_that_is_missing(dash_site) -> None:
+    """Opened at its own address, no page's request fails (Streamlit's script looked for the server at
+    ``/import/_stcore/health`` and ``/import/_stcore/host-config`` first: two 404s)."""
+    from dashboards.server import PAGE_PATHS
+
+    url, browser = dash_site
+    page = browser.new_page(viewport={"width": 1000, "height": 800})
+    failed: list[str] = []
+    page.on("requestfailed", lambda request: failed.append(f"failed {request.url}"))
+    page.on("response", lambda answer: failed.append(f"{answer.status} {answer.url}") if answer.status >= 400 else None)
+    for path in PAGE_PATHS:
+        page.goto(f"{url}/{path}")
+        wait_for_app(page)
+        page.wait_for_selector('[data-testid="stSidebarNav"]', timeout=30_000)
+    assert failed == []
     page.close()
