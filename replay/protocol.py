@@ -200,6 +200,12 @@ class Words(Protocol):
         """The state as readable text for the terminal."""
         ...
 
+    def render_view(self, view: dict[str, Any], names: Sequence[str]) -> str:
+        """A view of a state as readable text for the terminal: ``to_view``'s (then the same text as
+        ``render``), or what a viewer sees of it (``GameView.view_state``), showing nothing the view
+        left out."""
+        ...
+
     def to_view(self, state: Any, names: Sequence[str]) -> dict[str, Any]:
         """The whole state as plain JSON, for ``replay --json`` and the dashboard."""
         ...

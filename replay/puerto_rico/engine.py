@@ -244,9 +244,6 @@ class PuertoRicoEngine(RulesEngine):
 
     # -- views ---------------------------------------------------------------------------------
 
-    def _ships(self, state: PuertoRicoState) -> list[str]:
-        return list(rows.ships(tuple(state.ship_capacity), tuple(state.ship_good), tuple(state.ship_load)))
-
     def to_view(self, state: PuertoRicoState, names: Sequence[str]) -> dict[str, Any]:
         """The whole state as JSON, with each seat's score so far."""
         lines = self.scores(state)
@@ -312,29 +309,37 @@ class PuertoRicoEngine(RulesEngine):
 
     def render(self, state: PuertoRicoState, names: Sequence[str]) -> str:
         """The state as text for the terminal."""
-        view = self.to_view(state, names)
+        return self.render_view(self.to_view(state, names), names)
+
+    def render_view(self, view: dict[str, Any], names: Sequence[str]) -> str:
+        """A view of a state (``to_view``, or a viewer's ``view.view_state``) as text for the terminal:
+        VP chips the view leaves out are face down."""
         roles = ", ".join(
             r["role"] + (f" ({names[r['taken_by']]})" if r["taken_by"] is not None else f" [{r['doubloons']}]")
             for r in view["roles"]
         )
+        ships = ", ".join(f"{s['good'] or 'empty'} {s['load']}/{s['capacity']}" for s in view["ships"])
+        end = view["end_triggers"]
         lines = [
-            f"Puerto Rico, step {state.step}, round {state.round}; governor {names[state.governor]}"
+            f"Puerto Rico, step {view['step']}, round {view['round']}; governor {names[view['governor']]}"
             + (f"; now: {view['role']}" if view["role"] else ""),
             f"Roles: {roles}",
-            f"Ships: {', '.join(self._ships(state))}; trading house: {', '.join(view['trading_house']) or 'empty'}",
-            f"Colonists: ship {state.colonist_ship}, supply {state.colonist_supply}; VP chips left "
-            f"{view['vp_chips_left']}; quarries {state.quarries}; face up: {', '.join(state.face_up) or '-'}",
+            f"Ships: {ships}; trading house: {', '.join(view['trading_house']) or 'empty'}",
+            f"Colonists: ship {view['colonist_ship']}, supply {view['colonist_supply']}; VP chips left "
+            f"{view['vp_chips_left']}; quarries {view['quarries_left']}; face up: "
+            f"{', '.join(view['face_up_plantations']) or '-'}",
             "Goods supply: " + ", ".join(f"{k} {v}" for k, v in view["goods_supply"].items()),
             "Game over; winner(s): " + ", ".join(names[s] for s in view["winners"])
             if view["over"]
             else f"Waiting: {view['waiting_for']}"
-            + (f" (game ends after this round: {', '.join(state.end)})" if state.end else ""),
+            + (f" (game ends after this round: {', '.join(end)})" if end else ""),
             "",
         ]
         for p in view["players"]:
             goods = ", ".join(f"{n} {g}" for g, n in p["goods"].items() if n) or "no goods"
+            chips = f"{p['vp_chips']} in chips" if "vp_chips" in p else "VP chips face down"
             lines.append(
-                f"{p['name']} (seat {p['seat']}): {p['vp']} VP ({p['vp_chips']} in chips), {p['doubloons']} doubloons, "
+                f"{p['name']} (seat {p['seat']}): {p['vp']} VP ({chips}), {p['doubloons']} doubloons, "
                 f"{goods}, {p['san_juan']} in San Juan"
             )
             island = ", ".join(t["tile"] + ("*" if t["occupied"] else "") for t in p["island"])

@@ -266,13 +266,20 @@ class SanJuanEngine(RulesEngine):
 
     def render(self, state: SanJuanState, names: Sequence[str]) -> str:
         """The state as text for the terminal."""
-        view = self.to_view(state, names)
+        return self.render_view(self.to_view(state, names), names)
+
+    def render_view(self, view: dict[str, Any], names: Sequence[str]) -> str:
+        """A view of a state (``to_view``, or a viewer's ``view.view_state``) as text for the terminal:
+        a hand the view leaves out shows its size only, a next tile it leaves out is face down."""
         roles = ", ".join(f"{r['role']} ({names[r['seat']]})" for r in view["roles_taken"]) or "none"
+        if view["tile"]:
+            tile = f"{view['tile']} face up"
+        else:
+            tile = f"{view['next_tile']} next" if "next_tile" in view else "face down"
         lines = [
-            f"San Juan, step {state.step}, round {state.round}; governor {names[state.governor]}",
+            f"San Juan, step {view['step']}, round {view['round']}; governor {names[view['governor']]}",
             f"Roles taken: {roles}" + (f"; now: {view['role']}" if view["role"] else ""),
-            f"Draw pile {view['draw_pile']}, discard pile {view['discard_pile']}; trading house tile "
-            + (f"{state.tile} face up" if state.tile else f"{view['next_tile']} next"),
+            f"Draw pile {view['draw_pile']}, discard pile {view['discard_pile']}; trading house tile {tile}",
             "Game over; winner(s): " + ", ".join(names[s] for s in view["winners"])
             if view["over"]
             else f"Waiting: {view['waiting_for']}",
@@ -284,7 +291,7 @@ class SanJuanEngine(RulesEngine):
             )
             lines.append(f"{p['name']} (seat {p['seat']}): {p['vp']} VP, {len(p['buildings'])} buildings")
             lines.append(f"  buildings: {buildings}")
-            lines.append(f"  hand ({p['hand_size']}): {', '.join(p['hand']) or '-'}")
+            lines.append(f"  hand ({p['hand_size']})" + (f": {', '.join(p['hand']) or '-'}" if "hand" in p else ""))
             if p["chapel"]:
                 lines.append(f"  chapel: {p['chapel']} card(s)")
         return "\n".join(lines)
