@@ -1,5 +1,5 @@
 """The ``governor`` command: validate, replay, simulate, import, query, export, dashboard, golden, schema,
-analyse, arena, native."""
+analyse, arena, play, native."""
 
 from __future__ import annotations
 
@@ -400,6 +400,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return launch(_target(args), port=args.port, headless=args.headless)
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from governor.play_cli import run
+
+    return run(args, str(args.db or default_db()))
+
+
 def cmd_native(args: argparse.Namespace) -> int:
     from replay import native
 
@@ -557,12 +563,23 @@ def build_parser() -> argparse.ArgumentParser:
         "a log (and imported with --db), then a leaderboard. See docs/agents.md."))
     add_arena(p)
     p.set_defaults(func=run_arena)
+
+    from governor.play_cli import add_arguments as add_play
+
+    p = sub.add_parser("play", help="play a game against the bots in this terminal", description=(
+        "Play San Juan or Puerto Rico against bots (or several people at one screen: --human), one move at a "
+        "time: the game's state as your seat sees it, your legal moves numbered; type a number or a move as "
+        "listed, undo (take back your last move, against bots) or quit (the game is kept: --resume ID). Every "
+        "move is on disk before it is shown; the finished game is stored in the database. Input may come from a "
+        "pipe, a line at a time."))
+    add_play(p, DEFAULT_DB)
+    p.set_defaults(func=cmd_play)
     return parser
 
 
 #: The subcommands' names (``analyze`` is ``analyse``'s alias).
 COMMANDS = frozenset({"validate", "replay", "simulate", "golden", "schema", "import", "query", "export", "dashboard", "native",
-                      "analyse", "analyze", "arena"})
+                      "analyse", "analyze", "arena", "play"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
