@@ -29,8 +29,9 @@ from typing import Any
 #: The longest journal read (bytes): far past any game (a San Juan game is about 30 KB), short of
 #: what would fill memory.
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
-#: A journal's file name: the game's id and this suffix.
-SUFFIX = ".jsonl"
+#: A journal's file name: the game's id and this suffix (not a log's: an import of the database's
+#: folder never reads a journal as a log).
+SUFFIX = ".journal"
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _OPEN_FILE = os.O_RDWR | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)

@@ -846,36 +846,39 @@ class Store:
     def finish(self, game_id: str, db: str | os.PathLike[str]) -> str:
         """Store the finished game in the database ``db`` through the product's one import
         (``ingest``): once (a game already stored is not stored again: the import knows it by its
-        content), so calling this again is harmless. Its log is kept beside the journal
-        (``<id>.json``). Returns the game's id in the database.
+        content), so calling this again is harmless. Its file in the database is named ``governor play
+        <id>``. Returns the game's id in the database.
 
         Raises ``NotYourTurn`` when the game is not over, ``StoreFailed`` when the database cannot take
         it (locked, read-only, not a database: the game stays here, to be stored later),
         ``SessionNotFound`` and ``SessionDamaged``."""
+        import tempfile
+
         from ingest.db import DatabaseError
         from ingest.importer import import_paths
         from ingest.lake import LakeError
         from ingest.stores import StoreError
         from replay.logfile import dumps_game
-        from replay.outputs import write_bytes
 
         session = self.load(game_id)
         if not session.over:
             raise NotYourTurn(f"game {game_id} is not over: only a finished game is stored")
-        obj = log_of(session)
-        path = self.folder / f"{game_id}.json"
-        try:
-            write_bytes(path, (dumps_game(obj) + "\n").encode("utf-8"), follow=False)
-        except OSError as err:
-            raise PlayError(f"{path}: cannot write the game's log: {err.strerror or err}") from None
         stored = game_log(session).game_id
-        try:
-            summary = import_paths([path], os.fspath(db), workers=1, keep_ids=True)
-        except (DatabaseError, LakeError, StoreError, OSError) as err:
-            raise StoreFailed(f"{os.fspath(db)}: the game could not be stored: {err}") from None
+        target = os.fspath(db)
+        # The log is imported from a folder of its own (made for it, removed after): nothing is left
+        # beside the journals that an import of the database's folder would read as a log.
+        with tempfile.TemporaryDirectory(prefix="governor-play-") as scratch:
+            path = os.path.join(scratch, f"{game_id}.json")
+            try:
+                with open(path, "x", encoding="utf-8") as handle:
+                    handle.write(dumps_game(log_of(session)) + "\n")
+                summary = import_paths([path], target, workers=1, keep_ids=True,
+                                       display_names={path: f"governor play {game_id}"})
+            except (DatabaseError, LakeError, StoreError, OSError) as err:
+                raise StoreFailed(f"{target}: the game could not be stored: {err}") from None
         if summary.rejected or summary.problems:
             why = (summary.messages or summary.problems or ["rejected"])[0]
-            raise StoreFailed(f"{os.fspath(db)}: the game could not be stored: {why}")
+            raise StoreFailed(f"{target}: the game could not be stored: {why}")
         return stored
 
 

@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 from governor.cli import main
+from ingest.importer import import_paths
 from play.session import Store, play_folder
 from tests.hostile import ROOT
 
@@ -59,6 +60,9 @@ def test_a_whole_game_with_piped_input_ends_stored_with_its_bots_marked(
     assert lines[-len(tail):] == tail
     assert bots == [(False,)] + [(True,)] * (int(players) - 1)
     assert Store(play_folder(db)).in_progress() == []
+    # An import of the database's folder reads no game's journal as a log.
+    found = import_paths([tmp_path], tmp_path / "other.duckdb", workers=1)
+    assert (found.files, found.rejected, found.problems) == (0, 0, [])
 
 
 def test_quit_keeps_the_game_and_resume_plays_it_to_the_same_end(monkeypatch: pytest.MonkeyPatch,
@@ -178,7 +182,7 @@ def test_a_damaged_game_is_one_line_and_status_1(monkeypatch: pytest.MonkeyPatch
                                                  tmp_path: Path) -> None:
     db = str(tmp_path / "g.duckdb")
     ident = game_id(play(monkeypatch, capsys, "1\n1\nquit\n", "--game", "san_juan", "--seed", "7", "--db", db)[1])
-    path = Path(f"{db}.play") / f"{ident}.jsonl"
+    path = Path(f"{db}.play") / f"{ident}.journal"
     lines = path.read_bytes().split(b"\n")
     path.write_bytes(b"\n".join([lines[0], b"[]", *lines[2:]]))
     assert play(monkeypatch, capsys, "", "--resume", ident, "--db", db) == (
@@ -216,4 +220,4 @@ def test_ctrl_c_or_sigterm_keeps_the_game(tmp_path: Path, sig: int, status: int,
                                                f"play --resume {ident} --db {db}\n")
     session = Store(play_folder(db)).load(ident)
     assert [p.move.text() for p in session.moves] == ["role builder"]
-    assert json.loads((Path(f"{db}.play") / f"{ident}.jsonl").read_text().split("\n")[1])["kind"] == "move"
+    assert json.loads((Path(f"{db}.play") / f"{ident}.journal").read_text().split("\n")[1])["kind"] == "move"

@@ -99,7 +99,7 @@ def test_killed_in_the_middle_of_writing_a_move_the_line_is_dropped(tmp_path: Pa
     lines = out.split("\n")
     game_id = lines[0].split()[1]
     assert lines[-2] == "23 " + lines[-2].split()[1] and lines[-1] == ""  # 23 changes returned, no more
-    path = tmp_path / "games" / f"{game_id}.jsonl"
+    path = tmp_path / "games" / f"{game_id}.journal"
     assert not path.read_bytes().endswith(b"\n")
     store = Store(tmp_path / "games", clock=fixed)
     session = store.load(game_id)
