@@ -707,7 +707,9 @@ class Store:
                     raise NotAMove(f"not a move of {view_for(session.setup.game).TITLE}: {err}") from None
                 entry = self._entry(line, "move", seat, engine.with_others_from(state, engine.canonical_move(move),
                                                                                  seat, None))
-            return self._safely(handle, line, entry, notes)
+            made = self._safely(handle, line, entry, notes)
+        self._ended(made)
+        return made
 
     def _safely(self, handle: journal.Open, line: _Line, entry: dict[str, Any], notes: Sequence[str]) -> Session:
         try:
@@ -732,7 +734,27 @@ class Store:
             move, faults = self._bot_move(session, seat)
             with self._opened(game_id, exclusive=True) as (handle, line, notes):
                 _check_version(line.session(), expected_version)
-                return self._safely(handle, line, self._entry(line, "move", seat, move, faults), notes)
+                made = self._safely(handle, line, self._entry(line, "move", seat, move, faults), notes)
+            self._ended(made)
+            return made
+
+    def _ended(self, session: Session) -> None:
+        """Once a game is over: each user's agent of it is told (``on_game_end``: the final view of its
+        seat and the result; the game is recorded already, so what the hook does changes nothing) and
+        its process let go."""
+        if not session.over:
+            return
+        with self._lock:
+            mine = [key for key in self._hosted if key[0] == session.id]
+            agents = [(key[1], self._hosted.pop(key)) for key in mine]
+        if not agents:
+            return
+        engine, setup = session.engine, session.setup
+        result = {"scores": [s.total for s in engine.scores(session.state)],
+                  "winners": list(engine.winners(session.state))}
+        for seat, agent in agents:
+            agent.end(agent_view(setup.game, session.state, seat, setup.names), result)
+            agent.close()
 
     @contextmanager
     def _game_lock(self, game_id: str) -> Iterator[None]:

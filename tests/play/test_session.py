@@ -318,6 +318,18 @@ def test_a_users_agent_plays_in_its_process_and_its_faults_are_recorded(tmp_path
     assert session.setup.names == ("Tester", "faulty")
 
 
+def test_a_users_agent_is_told_the_game_is_over_and_its_process_ends(tmp_path: Path,
+                                                                     capfd: pytest.CaptureFixture[str]) -> None:
+    from play import hosted
+
+    with Store(tmp_path) as store:
+        session = play_out(store, store.start(setup(bots=f"{AGENTS}:SeededRandomAgent")), pick_with(4))
+        # The agent's on_game_end prints (its output is this process's standard error) and its host ends.
+        assert capfd.readouterr().err.startswith("chose among: ")
+        assert hosted._LIVE == set() and store._hosted == {}
+    assert session.over and session.setup.names[1] == "seeded-random"
+
+
 def test_what_a_seat_is_shown_holds_nothing_it_may_not_see(tmp_path: Path) -> None:
     store = Store(tmp_path)
     session = play_out_until(store, store.start(setup(players="3", bots="random")), lambda s: len(s.moves) >= 20)
