@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any
 
+from analysis.accuracy import SeatSummary, seat_summaries
 from analysis.decisions import THRESHOLDS, Decision, Options, rollout_kind
 from analysis.rollouts import MAX_ROLLOUTS
 from replay import exits
@@ -52,7 +53,11 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
                    help="only the moves numbered A to B (1-based, inclusive; A: or :B leave one end open)")
     p.add_argument("--workers", type=workers or bounded_int("--workers", 1, 256), default=None,
                    help="worker processes (default: every core)")
-    p.add_argument("--json", action="store_true", help="print one JSON object per decision (JSON lines)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per decision (JSON lines); with --summary, one per seat")
+    p.add_argument("--summary", action="store_true",
+                   help="print one line per seat instead of one per decision: the player, its accuracy (0-100), "
+                        "inaccuracies, mistakes, blunders and average win chance lost (docs/analysis.md, Accuracy)")
     p.add_argument("--store", action="store_true", help="also store the analysis in the database (table analysis)")
     p.add_argument("--db", default=None, help="the database for --store (default: $GOVERNOR_DB or governor.duckdb)")
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
@@ -134,6 +139,16 @@ def line(decision: Decision) -> str:
     return text
 
 
+def summary_line(summary: SeatSummary) -> str:
+    """One seat's accuracy over the game as a line of text."""
+    accuracy = "-" if summary.accuracy is None else f"{summary.accuracy:.1f}"
+    return (
+        f"{printable(summary.player)}: accuracy {accuracy}, {_count(summary.inaccuracies, 'inaccuracy')}, "
+        f"{_count(summary.mistakes, 'mistake')}, {_count(summary.blunders, 'blunder')}, "
+        f"average win chance lost {100 * summary.avg_loss:.1f} points over {_count(summary.moves, 'move')}"
+    )
+
+
 def run(args: argparse.Namespace, default_db: Any) -> int:
     """Run ``governor analyse``; returns the exit status."""
     from analysis.decisions import analyse
@@ -171,10 +186,9 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     try:
         for decision in analyse(log, options):
             decisions.append(decision)
-            if args.json:
-                print(json.dumps(decision.to_json()), flush=True)
-            else:
-                print(line(decision), flush=True)
+            # With --summary the seats' lines come at the end, instead of a line per decision.
+            if not args.summary:
+                print(json.dumps(decision.to_json()) if args.json else line(decision), flush=True)
             if show_progress:
                 sys.stderr.write(f"\r{len(decisions)} decisions, {time.monotonic() - start:.0f} s ")
                 sys.stderr.flush()
@@ -183,6 +197,9 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
         return exits.REJECTED
     if show_progress:
         sys.stderr.write("\n")
+    if args.summary:
+        for summary in seat_summaries(decisions, log.players):
+            print(json.dumps(summary.to_json()) if args.json else summary_line(summary), flush=True)
     tags = {name: sum(1 for d in decisions if d.tag == name) for name, _ in THRESHOLDS}
     print(
         f"{len(decisions)} decisions analysed in {time.monotonic() - start:.1f} s "

@@ -1,0 +1,201 @@
+"""Accuracy per move and per seat, 0 to 100, from an analysis' win chances, the way lichess turns
+win% lost into an accuracy for chess, calibrated for these games (docs/analysis.md, "Accuracy").
+
+A move's *win chance lost* is the best candidate's estimate minus the played move's, counted only
+when that difference is beyond the estimates' noise (``analysis.decisions.significant``, the test
+the tags use): a move as good as the best within the noise loses nothing. A move's accuracy is
+
+    accuracy = 103.1668 * exp(-0.04354 * LOSS_SCALE * loss_pct) - 3.1669, clipped to 0..100
+
+(lichess's curve, with the loss in points of win chance scaled by ``LOSS_SCALE``), and a seat's
+accuracy over a game is the mean of the volatility-weighted mean and the harmonic mean of its moves'
+accuracies (lichess's blend): the weight of a move is the standard deviation of the seat's win
+chances in a window around it, so moves in a quiet position count less than moves where the game
+swung, and the harmonic mean makes one blunder cost more than one good move earns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analysis.decisions import Candidate, Decision, significant
+
+#: lichess's curve (``lila/modules/analyse/src/main/AccuracyPercent.scala``): accuracy of a move that
+#: lost ``x`` points of a 50 % chess game's win chance is ``A * exp(-B * x) + C``.
+CURVE_A = 103.1668100711649
+CURVE_B = 0.04354415386753951
+CURVE_C = -3.166924740191411
+#: Points of win chance here count double lichess's: a 3- to 5-player game starts at 20 to 33 %, not
+#: 50 %, and the tags' thresholds (5, 10, 20 points: ``analysis.decisions.THRESHOLDS``) are set at
+#: half chess's (10, 20, 30). Scaled by 2, an inaccuracy's and a mistake's smallest losses get
+#: exactly the accuracies lichess gives chess's (63.6 and 40.0), and a blunder's 14.9.
+LOSS_SCALE = 2.0
+#: The standard deviation of win chances (points) that weighs a move is kept within these bounds,
+#: and the window it is taken over has 2 to 8 moves (a tenth of the seat's moves): lichess's values.
+WEIGHT_BOUNDS = (0.5, 12.0)
+WINDOW_BOUNDS = (2, 8)
+#: The tags counted, worst first (``analysis.decisions.THRESHOLDS``).
+TAGS = ("blunder", "mistake", "inaccuracy")
+
+
+def move_accuracy(loss: float) -> float:
+    """The accuracy (0 to 100) of a move that lost ``loss`` win chance (a share, 0 to 1; 0 when it
+    was the best or within the noise): 100 for no loss, 63.6 at 5 points, 40.0 at 10, 14.9 at 20,
+    0 from about 40 points."""
+    if loss <= 0:
+        return 100.0
+    raw = CURVE_A * math.exp(-CURVE_B * LOSS_SCALE * 100 * loss) + CURVE_C
+    return min(100.0, max(0.0, raw))
+
+
+def counted_loss(best: Candidate, played: Candidate) -> float:
+    """The win chance the played move lost against the best candidate (a share, 0 to 1), counted
+    only when significant (``analysis.decisions.significant``); else 0."""
+    if played is best or not significant(best, played):
+        return 0.0
+    return max(0.0, best.estimate - played.estimate)
+
+
+def decision_loss(decision: Decision) -> float:
+    """``counted_loss`` of a decision's played move."""
+    return counted_loss(decision.best, decision.played)
+
+
+def decision_accuracy(decision: Decision) -> float:
+    """The accuracy (0 to 100) of a decision's played move: ``move_accuracy(decision_loss(...))``."""
+    return move_accuracy(decision_loss(decision))
+
+
+@dataclass(frozen=True)
+class ScoredMove:
+    """One analysed decision as accuracy needs it: when, whose, the seat's win chance before (the
+    best candidate's estimate) and after (the played move's), the counted loss and the tag."""
+
+    step: int
+    seat: int
+    player: str
+    before: float
+    after: float
+    loss: float
+    tag: str | None
+
+    @property
+    def accuracy(self) -> float:
+        return move_accuracy(self.loss)
+
+
+def scored(decision: Decision) -> ScoredMove:
+    """A decision as a ``ScoredMove``."""
+    return ScoredMove(decision.step, decision.seat, decision.player, decision.best.estimate,
+                      decision.played.estimate, decision_loss(decision), decision.tag)
+
+
+def _std(values: Sequence[float]) -> float:
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def volatility_weights(win_chances: Sequence[float], moves: int) -> list[float]:
+    """The weight of each of ``moves`` moves from a seat's win chances in points (``moves + 1``
+    values: before its first move, then after each): lichess's windows, the standard deviation of
+    the values in a window of 2 to 8 (a tenth of the moves), the first windows repeating the first
+    one, kept within ``WEIGHT_BOUNDS``."""
+    if moves <= 0:
+        return []
+    size = min(WINDOW_BOUNDS[1], max(WINDOW_BOUNDS[0], moves // 10))
+    values = list(win_chances)
+    first = values[:size]
+    windows = [first] * (min(size, len(values)) - 2)
+    windows += [values[i:i + size] for i in range(max(1, len(values) - size + 1))]
+    low, high = WEIGHT_BOUNDS
+    return [min(high, max(low, _std(w))) for w in windows[:moves]]
+
+
+def game_accuracy(moves: Sequence[ScoredMove]) -> float | None:
+    """One seat's accuracy over its ``moves`` (in game order): the mean of the volatility-weighted
+    mean and the harmonic mean of the moves' accuracies (a move's accuracy counted at least 1 in the
+    harmonic mean, as lichess does). None when there are no moves."""
+    if not moves:
+        return None
+    accuracies = [m.accuracy for m in moves]
+    weights = volatility_weights([100 * moves[0].before] + [100 * m.after for m in moves], len(moves))
+    weighted = sum(a * w for a, w in zip(accuracies, weights, strict=True)) / sum(weights)
+    harmonic = len(accuracies) / sum(1 / max(1.0, a) for a in accuracies)
+    return (weighted + harmonic) / 2
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """One seat's accuracy over an analysed game: the accuracy (0 to 100; None when none of its
+    decisions was analysed), its tagged moves, the mean counted win chance lost per move (a share,
+    0 to 1) and the moves (decisions) it is over."""
+
+    seat: int
+    player: str
+    accuracy: float | None
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    avg_loss: float
+    moves: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as ``governor analyse --summary --json`` prints it (rounded; no ``moves``)."""
+        return {
+            "seat": self.seat, "player": self.player,
+            "accuracy": None if self.accuracy is None else round(self.accuracy, 2),
+            "inaccuracies": self.inaccuracies, "mistakes": self.mistakes, "blunders": self.blunders,
+            "avg_loss": round(self.avg_loss, 6),
+        }
+
+
+def summarise(moves: Iterable[ScoredMove], players: Sequence[str]) -> list[SeatSummary]:
+    """One ``SeatSummary`` per seat of ``players`` (in seat order) from scored moves in game order."""
+    by_seat: dict[int, list[ScoredMove]] = {seat: [] for seat in range(len(players))}
+    for move in moves:
+        by_seat.setdefault(move.seat, []).append(move)
+    out = []
+    for seat, mine in sorted(by_seat.items()):
+        count = {tag: sum(1 for m in mine if m.tag == tag) for tag in TAGS}
+        name = players[seat] if seat < len(players) else (mine[0].player if mine else "")
+        out.append(SeatSummary(
+            seat, name, game_accuracy(mine), count["inaccuracy"], count["mistake"], count["blunder"],
+            sum(m.loss for m in mine) / len(mine) if mine else 0.0, len(mine),
+        ))
+    return out
+
+
+def seat_summaries(decisions: Iterable[Decision], players: Sequence[str]) -> list[SeatSummary]:
+    """One ``SeatSummary`` per seat of ``players`` (in seat order) from a game's analysed decisions
+    in game order (``analysis.decisions.analyse``); decisions of fewer than two legal moves are left
+    out. A seat with no analysed decision has accuracy None and zero counts."""
+    return summarise((scored(d) for d in decisions if d.legal >= 2), players)
+
+
+def scored_from_rows(rows: Iterable[dict[str, Any]]) -> list[ScoredMove]:
+    """The scored moves of one game's stored analysis (rows of the ``analysis`` table as dicts, in
+    ``analysis.store.load``'s order: by step, decision, rank): each decision's best candidate is its
+    rank-1 row, the played move its ``played`` row. Decisions of fewer than two legal moves, or with
+    no played row, are left out."""
+    decisions: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        decisions.setdefault((row["step"], row["seat"]), []).append(row)
+    out = []
+    for (step, seat), group in decisions.items():
+        played_row = next((r for r in group if r["played"]), None)
+        if played_row is None or (group[0]["legal_moves"] or 0) < 2:
+            continue
+        best_row = min(group, key=lambda r: r["rank"])
+        best, played = _candidate(best_row), _candidate(played_row)
+        loss = 0.0 if best_row is played_row else counted_loss(best, played)
+        out.append(ScoredMove(step, seat, played_row["player"], best.estimate, played.estimate, loss,
+                              played_row["tag"]))
+    return out
+
+
+def _candidate(row: dict[str, Any]) -> Candidate:
+    return Candidate(None, row["candidate"], row["words"], bool(row["played"]), float(row["wins"]),
+                     int(row["rollouts"]))

@@ -1,0 +1,161 @@
+"""Accuracy: lichess's curve on win chance lost (scaled for these games), noise counts as no loss,
+a seat's accuracy blends the volatility-weighted and harmonic means, stored rows give the same
+numbers as the decisions, and ``governor analyse --summary`` prints them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis.accuracy import (
+    SeatSummary,
+    counted_loss,
+    move_accuracy,
+    scored_from_rows,
+    seat_summaries,
+    summarise,
+    volatility_weights,
+)
+from analysis.decisions import Candidate, Decision, Options, analyse
+from analysis.store import analysis_table
+from replay.logfile import read_records
+
+ROOT = Path(__file__).resolve().parents[2]
+SJ_LOG = ROOT / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"
+
+
+class _Move:
+    """A stand-in move: accuracy reads only the candidates' estimates."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def text(self) -> str:
+        return self._text
+
+    def to_json(self) -> dict[str, Any]:
+        return {"move": self._text}
+
+
+def _c(text: str, wins: float, rollouts: int, played: bool = False) -> Candidate:
+    return Candidate(_Move(text), text, text, played, wins, rollouts)
+
+
+#: Ana: the best move (80 %), then a 60-point blunder (90 % -> 30 %). Bruno: a 5-point loss within
+#: the noise (100 rollouts each: not significant, so no loss), then a significant 7.5-point
+#: inaccuracy (400 rollouts each). Carla: no decision.
+DECISIONS = [
+    Decision(1, 0, "Ana", 3, (_c("a", 80, 100, True), _c("b", 70, 100))),
+    Decision(2, 1, "Bruno", 2, (_c("a", 60, 100), _c("b", 55, 100, True))),
+    Decision(3, 0, "Ana", 4, (_c("a", 90, 100), _c("b", 30, 100, True))),
+    Decision(4, 1, "Bruno", 5, (_c("a", 300, 400), _c("b", 270, 400, True))),
+]
+
+
+def test_move_accuracy_is_lichess_curve_at_twice_the_points() -> None:
+    assert move_accuracy(0.0) == 100.0
+    assert move_accuracy(-0.1) == 100.0
+    # The tags' thresholds: an inaccuracy's and a mistake's smallest losses get chess's accuracies.
+    assert round(move_accuracy(0.05), 4) == 63.5798
+    assert round(move_accuracy(0.10), 4) == 40.0168
+    assert round(move_accuracy(0.20), 4) == 14.9090
+    assert round(move_accuracy(0.075), 4) == 50.5208
+    assert round(move_accuracy(0.38), 4) == 0.6028
+    assert move_accuracy(0.41) == 0.0
+    assert move_accuracy(1.0) == 0.0
+
+
+def test_a_loss_within_the_noise_counts_as_none() -> None:
+    assert counted_loss(_c("a", 60, 100), _c("b", 55, 100, True)) == 0.0
+    assert round(counted_loss(_c("a", 300, 400), _c("b", 270, 400, True)), 6) == 0.075
+    best = _c("a", 80, 100, True)
+    assert counted_loss(best, best) == 0.0
+
+
+def test_volatility_weights_follow_lichess_windows() -> None:
+    # Two moves: windows of 2, the standard deviation of each pair, kept within 0.5..12.
+    assert volatility_weights([80.0, 80.0, 30.0], 2) == [0.5, 12.0]
+    assert volatility_weights([60.0, 55.0, 67.5], 2) == [2.5, 6.25]
+    # 30 moves: windows of 3, the first repeated once so that each move has one.
+    values = [float(v % 7) for v in range(31)]
+    weights = volatility_weights(values, 30)
+    assert len(weights) == 30 and weights[0] == weights[1]
+    assert volatility_weights([], 0) == []
+
+
+def test_seat_summaries_exact() -> None:
+    ana, bruno, carla = seat_summaries(DECISIONS, ["Ana", "Bruno", "Carla"])
+    # Ana: accuracies 100 and 0 (60 points lost), weights 0.5 and 12: weighted 4.0, harmonic
+    # 2 / (1/100 + 1/1) = 1.980198, blended 2.990099.
+    assert ana == SeatSummary(0, "Ana", ana.accuracy, 0, 0, 1, ana.avg_loss, 2)
+    assert ana.accuracy is not None and round(ana.accuracy, 6) == 2.990099
+    assert round(ana.avg_loss, 6) == 0.3
+    # Bruno: accuracies 100 and 50.5208, weights 2.5 and 6.25: weighted 64.6577, harmonic 67.1281.
+    assert bruno.accuracy is not None and round(bruno.accuracy, 4) == 65.8929
+    assert (bruno.inaccuracies, bruno.mistakes, bruno.blunders, bruno.moves) == (1, 0, 0, 2)
+    assert round(bruno.avg_loss, 6) == 0.0375
+    assert carla == SeatSummary(2, "Carla", None, 0, 0, 0, 0.0, 0)
+    assert [s.to_json() for s in (ana, carla)] == [
+        {"seat": 0, "player": "Ana", "accuracy": 2.99, "inaccuracies": 0, "mistakes": 0, "blunders": 1,
+         "avg_loss": 0.3},
+        {"seat": 2, "player": "Carla", "accuracy": None, "inaccuracies": 0, "mistakes": 0, "blunders": 0,
+         "avg_loss": 0.0},
+    ]
+
+
+def test_a_perfect_game_is_100() -> None:
+    perfect = [Decision(k, 0, "Ana", 2, (_c("a", 50 + k, 100, True), _c("b", 10, 100))) for k in range(1, 30)]
+    (ana,) = seat_summaries(perfect, ["Ana"])
+    assert ana.accuracy is not None and round(ana.accuracy, 9) == 100.0
+    assert ana.avg_loss == 0.0 and ana.moves == 29
+
+
+def test_stored_rows_give_the_same_summaries() -> None:
+    table = analysis_table("g1", "1", DECISIONS, Options(rollouts=100))
+    moves = scored_from_rows(table.to_pylist())
+    assert [(m.step, m.seat) for m in moves] == [(1, 0), (2, 1), (3, 0), (4, 1)]
+    assert summarise(moves, ["Ana", "Bruno", "Carla"]) == seat_summaries(DECISIONS, ["Ana", "Bruno", "Carla"])
+
+
+def _run(*extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "governor.cli", "analyse", str(SJ_LOG), "--rollouts", "3", "--top", "3",
+         "--steps", "1:12", "--workers", "1", "--seed", "4", "--summary", *extra],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+
+
+@pytest.fixture(scope="module")
+def expected() -> list[SeatSummary]:
+    record = next(iter(read_records(SJ_LOG)))
+    assert record.log is not None
+    decisions = list(analyse(record.log, Options(rollouts=3, top=3, steps=(1, 12), seed=4)))
+    return seat_summaries(decisions, record.log.players)
+
+
+def test_cli_summary_json(expected: list[SeatSummary]) -> None:
+    run = _run("--json")
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    assert rows == [s.to_json() for s in expected]
+    assert [list(r) for r in rows] == [["seat", "player", "accuracy", "inaccuracies", "mistakes", "blunders",
+                                        "avg_loss"]] * 2
+    assert sum(s.moves for s in expected) == int(run.stderr.split(" decisions analysed")[0])
+
+
+def test_cli_summary_text(expected: list[SeatSummary]) -> None:
+    run = _run()
+    assert run.returncode == 0, run.stderr
+    ana = expected[0]
+    assert ana.accuracy is not None
+    assert run.stdout.splitlines()[0] == (
+        f"Ana: accuracy {ana.accuracy:.1f}, {ana.inaccuracies} inaccurac{'y' if ana.inaccuracies == 1 else 'ies'}, "
+        f"{ana.mistakes} mistake{'' if ana.mistakes == 1 else 's'}, {ana.blunders} blunder{'' if ana.blunders == 1 else 's'}, "
+        f"average win chance lost {100 * ana.avg_loss:.1f} points over {ana.moves} moves"
+    )
+    assert len(run.stdout.splitlines()) == 2
