@@ -6,7 +6,8 @@ view may not see. It gets a window of steps around the one shown (the whole game
 long) and the component in ``dashboards/replay_component`` steps through it there (buttons, slider,
 keys, move list, chart) without asking the server; another view or a step past the window is a round
 trip. The URL holds ``game``, ``step`` and ``view`` (the browser keeps ``step`` and ``view`` up to
-date); the page reads stored states and never replays to show a step. Under the viewer: "What if?"
+date); the page reads stored states and never replays to show a step. Under the viewer: "Review"
+(the game analysed in the background, accuracy, mistakes and a drill: ``dashboards.review_panel``), "What if?"
 (a variation from any position, ``dashboards.whatif_panel``) and "Winning chances"
 (``dashboards.analysis_panel``), both in the same view. The board leaves the server before anything
 under it is made, and in a tab that has not drawn this game yet those panels wait until the
@@ -19,7 +20,7 @@ import re
 
 import streamlit as st
 
-from dashboards import analysis_panel, data, delivery, ui, whatif_panel
+from dashboards import analysis_panel, data, delivery, review_panel, ui, whatif_panel
 from dashboards.first_paint import HELD_COOKIE, board_payload, signature
 from dashboards.replay_component import replay_viewer
 from dashboards.replay_data import parse_step, parse_view, window
@@ -175,5 +176,6 @@ if hold_panels:
 if log_text is None:
     log_text = data.game_log(game_id, found.row_id)
 _download(game_id, log_text, viewer)
+review_panel.show(game, log_text, found.analysis, viewer)
 whatif_panel.show(game, log_text, step, viewer)
 analysis_panel.show(game, log_text, found.analysis, viewer)
