@@ -70,17 +70,39 @@ def _goto(game_id: str, drill: D.Drill) -> None:
     st.query_params["view"] = Viewer.of_seat(drill.seat).name
 
 
+def active(game_id: str) -> bool:
+    """Whether this session drills ``game_id`` (the Replay page then makes room above the board)."""
+    return _held(game_id) is not None
+
+
 def show(game_row: dict[str, Any], log: GameLog, decided: list[Decision], viewer: Viewer, names: list[str],
-         options: Options) -> None:
-    """The drill under the review's results: a seat to drill and Start, the position asked with its
-    legal moves, Skip and Show solution, then the best move; ``options`` are the stored analysis's (its
-    rollouts, seed and bot estimate a move it did not roll out)."""
+         options: Options, slot: Any = None) -> None:
+    """The drill: under the review's results, a seat to drill and Start; once started, in ``slot``
+    (a container above the board; else here) the position asked with its legal moves, Skip and Show
+    solution, then the best move. ``options`` are the stored analysis's (its rollouts, seed and bot
+    estimate a move it did not roll out)."""
     game_id = str(game_row["game_id"])
     st.markdown("**Learn from your mistakes**")
     drill = _held(game_id)
     if drill is None:
         _choose(game_id, log, decided, viewer, names)
         return
+    if slot is None:
+        _drill(game_row, log, drill, viewer, names, options)
+        return
+    ui.caption("The drill is above the board.")
+    if st.button("Stop the drill", key="drill_close_here"):
+        _keep(game_id, None)
+        st.rerun()
+    with slot:
+        with st.container(border=True, key="drill_box"):
+            st.markdown("**Learn from your mistakes**")
+            _drill(game_row, log, drill, viewer, names, options)
+
+
+def _drill(game_row: dict[str, Any], log: GameLog, drill: D.Drill, viewer: Viewer, names: list[str],
+           options: Options) -> None:
+    game_id = str(game_row["game_id"])
     seat = drill.seat
     if not view_for(log.game).sees_decisions(seat, viewer):
         ui.caption(f"The drill shows {isolate(names[seat])}'s position in {isolate(names[seat])}'s view: this view "
@@ -91,13 +113,13 @@ def show(game_row: dict[str, Any], log: GameLog, decided: list[Decision], viewer
         return
     if drill.finished:
         ui.text(D.summary(drill))
-        cols = st.columns([1, 1, 2])
-        if cols[0].button("Start again", key="drill_again"):
+        row = st.container(horizontal=True)
+        if row.button("Start again", key="drill_again"):
             drill = D.start(seat, drill.puzzles)
             _keep(game_id, drill)
             _goto(game_id, drill)
             st.rerun()
-        if cols[1].button("Close", key="drill_close"):
+        if row.button("Close", key="drill_close"):
             _keep(game_id, None)
             st.rerun()
         return
@@ -129,9 +151,9 @@ def _ask(game_row: dict[str, Any], log: GameLog, drill: D.Drill, names: list[str
     engine = engine_for(log.game)
     state = position(log, puzzle.step - 1).state
     played = _typed(engine, puzzle.played.key, puzzle.step)
-    ui.text(f"Position {drill.progress()} \u00b7 move {puzzle.step} \u00b7 {puzzle.tag}")
-    ui.caption(f"{isolate(names[drill.seat])} played {puzzle.played.words} "
-               f"({puzzle.played.estimate * 100:.0f}% winning chance). Find a better move.")
+    ui.text(f"{drill.progress()} \u00b7 move {puzzle.step} \u00b7 {puzzle.tag} by {isolate(names[drill.seat])}")
+    ui.caption(f"Played: {puzzle.played.words} ({puzzle.played.estimate * 100:.0f}% winning chance). "
+               "Find a better move.")
     if st.query_params.get("step") != str(puzzle.step - 1):
         if st.button("Show the position on the board", key="drill_goto"):
             _goto(game_id, drill)
@@ -146,15 +168,15 @@ def _ask(game_row: dict[str, Any], log: GameLog, drill: D.Drill, names: list[str
             move = choices[pick.index]
             option = _option(game_id, log, puzzle, drill.seat, state, move, names, options)
             if option is None:
-                ui.alert("warning", f"{move.text()} could not be estimated: it ends no rollout. Try another move.")
+                ui.text(f"\u2717 {move.text()} could not be estimated: none of its rollouts ended. Try another move.")
             else:
                 _keep(game_id, D.answer(drill, option))
                 st.rerun()
-        cols = st.columns([1, 1, 2])
-        if cols[0].button("Show solution", key="drill_solution"):
+        row = st.container(horizontal=True)
+        if row.button("Show solution", key="drill_solution"):
             _keep(game_id, D.show_solution(drill))
             st.rerun()
-        if cols[1].button("Skip", key="drill_skip"):
+        if row.button("Skip", key="drill_skip"):
             _next(game_id, D.skip(drill))
         return
     _solution(game_row, log, drill, puzzle)
@@ -211,11 +233,11 @@ def _say_attempt(puzzle: D.Puzzle, attempt: D.Attempt) -> None:
     chance = f"{option.words} \u00b7 {option.estimate * 100:.0f}%{how}"
     lost = round(D.loss(puzzle, option.estimate) * 100)
     if attempt.accepted:
-        ui.alert("info", f"Good: {chance}, within 5 points of the best move found.")
+        ui.text(f"\u2713 Good: {chance}, within 5 points of the best move found.")
     elif option.key == puzzle.played.key:
-        ui.alert("warning", f"{chance}: that is the move played. Try another move.")
+        ui.text(f"\u2717 {chance}: that is the move played. Try another move.")
     else:
-        ui.alert("warning", f"Not better enough: {chance}, {lost} points below the best. Try another move.")
+        ui.text(f"\u2717 Not good enough: {chance}, {lost} points below the best. Try another move.")
 
 
 def _solution(game_row: dict[str, Any], log: GameLog, drill: D.Drill, puzzle: D.Puzzle) -> None:
@@ -227,14 +249,14 @@ def _solution(game_row: dict[str, Any], log: GameLog, drill: D.Drill, puzzle: D.
     if others:
         ui.caption("Also good: " + "; ".join(f"{c.words} \u00b7 {c.estimate * 100:.0f}%" for c in others))
     decision_step = puzzle.step
-    cols = st.columns([1, 1, 2])
+    row = st.container(horizontal=True)
     pick = pick_of(log, decision_step, puzzle.best.key)
-    if pick is not None and cols[0].button("Play it on the board", key=f"drill_play_{decision_step}",
+    if pick is not None and row.button("Play it on the board", key=f"drill_play_{decision_step}",
                                            help="The board shows the position after the best move (a variation)"):
         whatif_panel.add_line(game_id, whatif_panel.Line(decision_step - 1, (pick,)))
         st.rerun()
     last = drill.index + 1 >= len(drill.puzzles)
-    if cols[1].button("Finish" if last else "Next position", key="drill_next", type="primary"):
+    if row.button("Finish" if last else "Next position", key="drill_next", type="primary"):
         _next(game_id, D.next_puzzle(drill))
 
 

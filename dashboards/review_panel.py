@@ -93,10 +93,12 @@ def shown(decision: Decision, seen: list[int]) -> bool:
     return decision.seat in seen and decision.mover_seat in seen
 
 
-def show(game_row: dict[str, Any], log_text: str, analysed: pd.DataFrame, viewer: Viewer | None = None) -> None:
+def show(game_row: dict[str, Any], log_text: str, analysed: pd.DataFrame, viewer: Viewer | None = None,
+         drill_slot: Any = None) -> None:
     """The Review under the board: its controls and progress while it runs, then its results.
     ``analysed`` is the game's stored analysis as the page read it (``data.OpenedGame.analysis``, a
-    row per decision): every candidate is read only when there is one."""
+    row per decision): every candidate is read only when there is one. A drill in progress is drawn
+    in ``drill_slot`` (a container above the board) when given."""
     viewer = viewer or Viewer.everything()
     game_id = str(game_row["game_id"])
     names = [str(n) for n in game_row["players"]]
@@ -122,7 +124,8 @@ def show(game_row: dict[str, Any], log_text: str, analysed: pd.DataFrame, viewer
             review_job.forget(db, game_id)
         _controls(game_id, log_text, rows, where, db)
     if where.stored:
-        _results(game_row, log, decisions(game_id, rows, log), viewer, names, where, options_of(rows, Options()))
+        _results(game_row, log, decisions(game_id, rows, log), viewer, names, where, options_of(rows, Options()),
+                 drill_slot)
 
 
 def _controls(game_id: str, log_text: str, rows: pd.DataFrame, where: Plan, db: str) -> None:
@@ -176,24 +179,29 @@ def _progress(job: review_job.ReviewJob) -> None:
 
 
 def _results(game_row: dict[str, Any], log: GameLog, decided: list[Decision], viewer: Viewer, names: list[str],
-             where: Plan, options: Options) -> None:
+             where: Plan, options: Options, drill_slot: Any) -> None:
     game = str(game_row["game"])
     if not where.complete:
         ui.caption(f"Results so far: {where.stored} of {plural(where.total, 'decision')} analysed.")
     table = accuracy_table(decided, names)
+    # Narrow number columns: the whole table fits a phone's width but for the player's name.
     st.dataframe(table, hide_index=True, width="stretch", key="review_accuracy", column_config={
-        "player": st.column_config.TextColumn("player"),
-        "accuracy": st.column_config.NumberColumn("accuracy", format="%.1f",
+        "player": st.column_config.TextColumn("player", width="small"),
+        "accuracy": st.column_config.NumberColumn("accuracy", format="%.1f", width="small",
                                                   help="0 to 100, from the winning chance each move lost (docs/analysis.md)"),
-        "avg loss": st.column_config.NumberColumn("avg loss", format="%.1f",
+        "inaccuracies": st.column_config.NumberColumn("?!", width=40, help="Inaccuracies: 5 points of winning chance lost or more"),
+        "mistakes": st.column_config.NumberColumn("?", width=40, help="Mistakes: 10 points or more"),
+        "blunders": st.column_config.NumberColumn("??", width=40, help="Blunders: 20 points or more"),
+        "avg loss": st.column_config.NumberColumn("avg loss", format="%.1f", width="small",
                                                   help="Points of winning chance lost per move, on average"),
+        "moves": st.column_config.NumberColumn("moves", width="small", help="Decisions analysed"),
     })
-    ui.caption("Accuracy is 100 when every move was as good as the best one found; an inaccuracy loses 5 points of "
-               "winning chance or more, a mistake 10, a blunder 20. The winning-chance chart under the board marks "
+    ui.caption("Accuracy is 100 when every move was as good as the best one found; an inaccuracy (?!) loses 5 points "
+               "of winning chance or more, a mistake (?) 10, a blunder (??) 20. The winning-chance chart under the board marks "
                "them: click a point to go to that move (N and P step through them).")
     seen = visible_seats(game, len(names), viewer)
     _mistake_list(game_row, log, decided, seen, names, viewer)
-    drill_panel.show(game_row, log, decided, viewer, names, options)
+    drill_panel.show(game_row, log, decided, viewer, names, options, drill_slot)
 
 
 def _mistake_list(game_row: dict[str, Any], log: GameLog, decided: list[Decision], seen: list[int],
@@ -214,12 +222,12 @@ def _mistake_list(game_row: dict[str, Any], log: GameLog, decided: list[Decision
             ui.text(f"Move {d.step} \u00b7 {isolate(d.player)} \u00b7 {d.tag}, {round(d.loss * 100)} points lost")
             ui.caption(f"Played: {d.played.words} \u00b7 {d.played.estimate * 100:.0f}%")
             ui.text(f"Better: {d.best.words} \u00b7 {d.best.estimate * 100:.0f}%")
-            cols = st.columns([1, 1, 2])
-            if cols[0].button("Go to the move", key=f"review_go_{d.step}_{d.seat}"):
+            row = st.container(horizontal=True)
+            if row.button("Go to the move", key=f"review_go_{d.step}_{d.seat}"):
                 st.query_params["step"] = str(d.step - 1)
                 st.rerun()
             pick = drill_panel.pick_of(log, d.step, move_key(engine, d.best.move))
-            if pick is not None and cols[1].button("Play the better move", key=f"review_play_{d.step}_{d.seat}",
+            if pick is not None and row.button("Play the better move", key=f"review_play_{d.step}_{d.seat}",
                                                    help="Opens it on the board as a variation (What if?)"):
                 if not whatif_panel.add_line(str(game_row["game_id"]), whatif_panel.Line(d.step - 1, (pick,))):
                     ui.caption(f"The game holds {whatif_panel.MAX_LINES} variations already: delete one under What if?")

@@ -20,7 +20,7 @@ import re
 
 import streamlit as st
 
-from dashboards import analysis_panel, data, delivery, review_panel, ui, whatif_panel
+from dashboards import analysis_panel, data, delivery, drill_panel, review_panel, ui, whatif_panel
 from dashboards.first_paint import HELD_COOKIE, board_payload, signature
 from dashboards.replay_component import replay_viewer
 from dashboards.replay_data import parse_step, parse_view, window
@@ -109,6 +109,8 @@ if prepared is None:
     st.dataframe(data.game_moves(game_id)[["step", "round", "player", "words"]], hide_index=True)
     st.stop()
 
+# A drill of the Review in progress is asked above the board, where its position is shown.
+drill_slot = st.container() if drill_panel.active(game_id) else None
 kept = whatif_panel.lines(game_id)
 variation = whatif_panel.active(game_id, game, log_text)
 if variation is not None:
@@ -176,6 +178,6 @@ if hold_panels:
 if log_text is None:
     log_text = data.game_log(game_id, found.row_id)
 _download(game_id, log_text, viewer)
-review_panel.show(game, log_text, found.analysis, viewer)
+review_panel.show(game, log_text, found.analysis, viewer, drill_slot)
 whatif_panel.show(game, log_text, step, viewer)
 analysis_panel.show(game, log_text, found.analysis, viewer)

@@ -97,7 +97,8 @@ def test_a_review_runs_in_the_background_then_shows_accuracy_mistakes_and_the_dr
     assert (at.query_params["step"], at.query_params["view"]) == (str(first.step - 1), f"seat{first.seat}")
     ours = drill_panel.drill_mistakes(log.game, decided, first.seat)
     texts = _texts(at)
-    assert f"Position 1 of {len(ours)} \u00b7 move {first.step} \u00b7 {first.tag}" in texts
+    assert f"1 of {len(ours)} \u00b7 move {first.step} \u00b7 {first.tag} by \u2068{first.player}\u2069" in texts
+    assert f"Played: {first.played.words} ({first.played.estimate * 100:.0f}% winning chance). Find a better move." in texts
     # Its legal moves, as their text forms.
     engine = engine_for(log.game)
     from analysis import variation as V
