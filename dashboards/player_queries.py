@@ -3,7 +3,11 @@ import by ``ingest.ratings``) and one player's games, results, seats, roles and 
 game type. A player is a name and whether it is a bot (``players.bot``): the same name in two games is
 taken to be the same person, and an agent is one player per name and version (``heuristic v1``),
 apart from any person of that name. ``bot`` is NULL in a lake's files written before it existed: a
-person."""
+person.
+
+Accuracy (0-100 per analysed seat, ``analysis.accuracy``) comes from the stored analyses: the
+``accuracy`` view's SQL (``ingest.accuracy_sql``), run inline so that a database made before the view
+(the dashboard reads a database as it is) gives it too."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import pandas as pd
 from dashboards import data
 from dashboards.plain import sql_names
 from dashboards.stats import role_words, with_intervals
+from ingest.accuracy_sql import ACCURACY_SQL
 
 #: The leaderboard's default minimum number of rated games.
 MIN_GAMES = 10
@@ -171,3 +176,65 @@ def game_types() -> list[str]:
     """Game types with stored games, most games first."""
     rows = data.frame("SELECT game, count(*) AS n FROM games GROUP BY game ORDER BY n DESC, game")
     return [str(g) for g in rows["game"]]
+
+
+#: The analysed seats of games of one type, with their game's date and player count: ``acc`` (the
+#: ``accuracy`` view's rows) joined to ``games``.
+_ACCURACY = f"""
+    WITH acc AS ({ACCURACY_SQL}),
+    seats AS (
+        SELECT a.*, g.game, g.player_count, g.played_at FROM acc a JOIN games g USING (game_id))
+"""
+#: The normal 95 % interval of a mean accuracy over ``n`` seats, within 0..100 (None for one seat).
+_HALF = "1.959963984540054 * stddev_samp(accuracy) / sqrt(count(*))"
+_INTERVAL = (f"CASE WHEN count(*) > 1 THEN greatest(0, avg(accuracy) - {_HALF}) END AS low, "
+             f"CASE WHEN count(*) > 1 THEN least(100, avg(accuracy) + {_HALF}) END AS high")
+
+
+def has_analyses() -> bool:
+    """Whether the database holds the ``analysis`` table (older files may not)."""
+    return "analysis" in data.tables()
+
+
+def accuracy_board(game: str, who: str = "all") -> pd.DataFrame:
+    """Every player of a game type with analysed games (``who``: all, humans or bots), most accurate
+    first: ``name``, ``bot``, ``games`` (analysed seats), ``accuracy`` (the mean of its games'
+    accuracies) with its 95 % interval ``low``-``high`` (normal; None for one game), the mean
+    ``inaccuracies``, ``mistakes`` and ``blunders`` per game, and ``avg_loss`` (win chance lost per
+    decision, a share, over all its decisions)."""
+    return data.frame(
+        _ACCURACY + f"""
+        SELECT player AS name, bot, count(*) AS games, avg(accuracy) AS accuracy, {_INTERVAL},
+               avg(inaccuracies) AS inaccuracies, avg(mistakes) AS mistakes, avg(blunders) AS blunders,
+               sum(avg_loss * moves) / sum(moves) AS avg_loss
+        FROM seats WHERE game = ? AND {_who(who, 'bot')} AND accuracy IS NOT NULL
+        GROUP BY ALL ORDER BY accuracy DESC, name, bot""",
+        (game,),
+    )
+
+
+def accuracy_history(game: str, name: str, bot: bool = False) -> pd.DataFrame:
+    """The player's accuracy in each analysed game of a type, oldest first (undated games first, then
+    by game id): ``number`` (1, 2, ...), ``game_id``, ``played_at``, ``player_count``, ``seat``,
+    ``accuracy``, ``inaccuracies``, ``mistakes``, ``blunders``, ``avg_loss``, ``moves``."""
+    return data.frame(
+        _ACCURACY + """
+        SELECT row_number() OVER (ORDER BY played_at NULLS FIRST, game_id, seat) AS number, game_id, played_at,
+               player_count, seat, accuracy, inaccuracies, mistakes, blunders, avg_loss, moves
+        FROM seats WHERE game = ? AND player = ? AND bot = ? AND accuracy IS NOT NULL ORDER BY number""",
+        (game, name, bool(bot)),
+    )
+
+
+def accuracy_by_count(name: str, bot: bool = False) -> pd.DataFrame:
+    """The player's mean accuracy by game type and player count (every type): ``game``,
+    ``player_count``, ``games`` (analysed seats), ``accuracy`` with its 95 % interval ``low``-``high``,
+    the mean ``blunders`` per game."""
+    return data.frame(
+        _ACCURACY + f"""
+        SELECT game, player_count, count(*) AS games, avg(accuracy) AS accuracy, {_INTERVAL},
+               avg(blunders) AS blunders
+        FROM seats WHERE player = ? AND bot = ? AND accuracy IS NOT NULL
+        GROUP BY ALL ORDER BY game, player_count""",
+        (name, bool(bot)),
+    )

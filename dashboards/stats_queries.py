@@ -35,8 +35,9 @@ TIES = ("full", "share")
 @dataclass(frozen=True)
 class Filters:
     """Which games to count: one game type, player counts (empty: all), a date range on ``played_at``
-    (games without a date are left out only when a range is given), a player name, and how full ties
-    count (``TIES``)."""
+    (games without a date are left out only when a range is given), a player name, how full ties
+    count (``TIES``), and whether only games with a human player count (a seat of ``players`` whose
+    ``bot`` is not true: NULL, in a lake's older files, is a person)."""
 
     game: str
     player_counts: tuple[int, ...] = ()
@@ -44,6 +45,7 @@ class Filters:
     date_to: date | None = None
     player: str | None = None
     ties: str = "full"
+    with_human: bool = False
 
 
 def base_sql(filters: Filters) -> tuple[str, list[Any]]:
@@ -65,6 +67,8 @@ def base_sql(filters: Filters) -> tuple[str, list[Any]]:
         # By the players table's name: an agent's seats hold its identity (heuristic v1), not the log's name.
         where.append("game_id IN (SELECT game_id FROM players WHERE name = ?)")
         params.append(filters.player)
+    if filters.with_human:
+        where.append("game_id IN (SELECT game_id FROM players WHERE NOT coalesce(bot, false))")
     win = "1.0 / greatest(len(sel.winners), 1)" if filters.ties == "share" else "1.0"
     # Wins per game: every winner with full ties, one (shared) with shared ties; p0 = wins / seats.
     per_game = "(len(winners) > 0)::INT" if filters.ties == "share" else "len(winners)"
@@ -135,7 +139,7 @@ def _from_summary(filters: Filters, table: str, keys: str, where: str = "", more
     if filters.player_counts:
         conditions.append("t.player_count IN (SELECT unnest(?::INT[]))")
         params.append(list(filters.player_counts))
-    if filters.date_from is not None or filters.date_to is not None:
+    if filters.date_from is not None or filters.date_to is not None or filters.with_human:
         conditions.append("t.game_id IN (SELECT game_id FROM sel)")
     if filters.player:
         conditions.append("t.name = ?")

@@ -12,6 +12,7 @@ import hashlib
 
 import pyarrow as pa
 
+from ingest.accuracy_sql import ACCURACY_SQL
 from ingest.locate import GAME_ROWS_DDL
 from replay.protocol import StorageRows
 from replay.registry import all_engines
@@ -268,6 +269,8 @@ VIEWS: dict[str, str] = {
     "game_length": """
         SELECT game, player_count, rounds, moves, count(*) AS games
         FROM games GROUP BY ALL ORDER BY game, player_count, rounds""",
+    # Each analysed seat's accuracy over its game, from the stored analyses (``ingest.accuracy_sql``).
+    "accuracy": ACCURACY_SQL,
 }
 
 

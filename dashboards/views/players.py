@@ -3,13 +3,18 @@ seat and player count, favourite roles and buildings, and rating after each game
 (Plackett-Luce) ratings computed at import (``ingest.ratings``). A bot (an agent of ``governor arena``,
 one player per agent name and version) is marked as one, and the page lists all players, humans only
 or bots only. The game type, the filter and the player live in the URL
-(``?type=san_juan&who=bots&name=heuristic%20v1&bot=1``). Names are shown as plain text only."""
+(``?type=san_juan&who=bots&name=heuristic%20v1&bot=1``). Names are shown as plain text only.
+
+Accuracy (0-100 per analysed seat, docs/analysis.md "Accuracy") is shown for the games with a stored
+analysis: each player's mean over them beside the leaderboard, and for one player its trend and its
+mean by game type and player count."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from dashboards import charts, data, ui, url_state
@@ -18,11 +23,15 @@ from dashboards.plain import bdi, isolate, isolate_column
 from dashboards.player_queries import (
     MIN_GAMES,
     WHO,
+    accuracy_board,
+    accuracy_by_count,
+    accuracy_history,
     buildings,
     by_player_count,
     by_seat,
     game_types,
     games,
+    has_analyses,
     leaderboard,
     player_names,
     rating,
@@ -91,6 +100,31 @@ def _shown(player: tuple[str, bool]) -> str:
     return isolate(player[0]) + (" (bot)" if player[1] else "")
 
 
+def _accuracy_interval(frame: pd.DataFrame) -> list[str]:
+    """Each row's 95 % interval of the mean accuracy as text (blank for one game)."""
+    return ["" if pd.isna(low) else f"{low:.1f}-{high:.1f}" for low, high in zip(frame["low"], frame["high"])]
+
+
+def _accuracy_chart(history: pd.DataFrame) -> go.Figure:
+    """The player's accuracy in each analysed game (points, oldest first) and its running mean (line)."""
+    x = history["number"].tolist()
+    running = history["accuracy"].expanding().mean().tolist()
+    hover = [f"{'' if pd.isna(d) else d} {g[:12]}: {a:.1f}" for d, g, a in
+             zip(history["played_at"], history["game_id"], history["accuracy"])]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=history["accuracy"].tolist(), mode="markers", name="accuracy in the game",
+                             marker={"color": charts.PALETTE[0], "size": 7}, text=[charts.chart_text(h) for h in hover],
+                             hoverinfo="text"))
+    fig.add_trace(go.Scatter(x=x, y=running, mode="lines", name="mean so far",
+                             line={"color": charts.PALETTE[1], "width": 2}))
+    fig.update_layout(title={"text": "Accuracy in each analysed game"}, xaxis_title="analysed games, oldest first",
+                      yaxis_title="accuracy", yaxis_range=[0, 100], height=320,
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.3})
+    if len(history) == 1:  # one game: a range around the point, not plotly's default
+        fig.update_xaxes(range=[0.5, 1.5], tickvals=[1])
+    return fig
+
+
 def _metric(box: Any, label: str, value: str, **options: Any) -> None:
     """A metric as wide as its figure, so that a row of them wraps instead of cutting figures."""
     box.metric(label, value, width="content", **options)
@@ -155,6 +189,38 @@ if picked:
     _set_player((str(row["name"]), bool(row["bot"])))
     st.rerun()
 
+# -- accuracy over analysed games -------------------------------------------------------------------
+analysed = has_analyses()
+accurate = accuracy_board(game, who) if analysed else pd.DataFrame()
+if len(accurate):
+    st.markdown("**Accuracy over analysed games**")
+    st.caption(
+        "Accuracy (0-100) of each seat in the games of this type with a stored analysis (Replay page, or "
+        "governor analyse --store): lichess's formula on the win chance each decision lost against the best "
+        "candidate, losses within the estimates' noise counting as none (docs/analysis.md, Accuracy). The mean "
+        "over the player's analysed games, with a 95% interval; tags per game."
+    )
+    st.dataframe(
+        accurate.assign(name=isolate_column(accurate["name"]), ci=_accuracy_interval(accurate),
+                        avg_loss=accurate["avg_loss"] * 100)[
+            ["name", "bot", "games", "accuracy", "ci", "inaccuracies", "mistakes", "blunders", "avg_loss"]],
+        key="players_accuracy", hide_index=True, width="stretch", height=min(420, 38 + 35 * len(accurate)),
+        column_config={
+            "name": st.column_config.TextColumn("player"),
+            "bot": st.column_config.CheckboxColumn("bot", width="small"),
+            "games": st.column_config.NumberColumn("analysed games"),
+            "accuracy": st.column_config.NumberColumn("mean accuracy", format="%.1f"),
+            "ci": st.column_config.TextColumn("95% CI", help="Normal interval of the mean over the games"),
+            "inaccuracies": st.column_config.NumberColumn("inaccuracies / game", format="%.2f"),
+            "mistakes": st.column_config.NumberColumn("mistakes / game", format="%.2f"),
+            "blunders": st.column_config.NumberColumn("blunders / game", format="%.2f"),
+            "avg_loss": st.column_config.NumberColumn("win chance lost / decision", format="%.2f pts"),
+        },
+    )
+else:
+    st.caption("No analysed game of this type yet: accuracy is shown for games with a stored analysis "
+               "(Replay page, or governor analyse --store).")
+
 # -- one player -------------------------------------------------------------------------------------
 st.subheader("Player")
 names = player_names(game, who)
@@ -206,6 +272,10 @@ if rated is not None:
                f"{head['score']:.1f}, average rank {head['rank']:.2f}.")
 else:
     _metric(metrics, "Rating (mu - 3 sigma)", "not rated")
+accuracy_games = accuracy_history(game, name, bot) if analysed else pd.DataFrame()
+if len(accuracy_games):
+    _metric(metrics, "Accuracy", f"{accuracy_games['accuracy'].mean():.1f}",
+            help=f"Mean accuracy (0-100) over {len(accuracy_games)} analysed games")
 
 st.markdown("**Win rate by player count**")
 counts = by_player_count(game, name, bot)
@@ -254,6 +324,22 @@ st.dataframe(
 
 if len(history):
     st.plotly_chart(charts.rating_history(history), key="players_rating_chart")
+
+if len(accuracy_games):
+    st.plotly_chart(_accuracy_chart(accuracy_games), key="players_accuracy_chart")
+    st.markdown("**Accuracy by game and player count**")
+    by_count = accuracy_by_count(name, bot)
+    st.dataframe(
+        by_count.assign(game=[ui.game_title(g) for g in by_count["game"]], ci=_accuracy_interval(by_count))[
+            ["game", "player_count", "games", "accuracy", "ci", "blunders"]],
+        key="players_accuracy_counts", hide_index=True, width="stretch",
+        column_config={"game": st.column_config.TextColumn("game"),
+                       "player_count": st.column_config.NumberColumn("players"),
+                       "games": st.column_config.NumberColumn("analysed games"),
+                       "accuracy": st.column_config.NumberColumn("mean accuracy", format="%.1f"),
+                       "ci": st.column_config.TextColumn("95% CI"),
+                       "blunders": st.column_config.NumberColumn("blunders / game", format="%.2f")},
+    )
 
 st.markdown("**Games**")
 mine = games(game, name, bot)

@@ -123,6 +123,7 @@ url_state.seed("stats_ties", "ties", url_state.one_of(TIES), "full")
 url_state.seed("stats_min_n", "min_n", url_state.int_in(0, MAX_MIN_N), FEW_GAMES)
 url_state.seed("stats_rank", "rank", url_state.one_of(RANK_LABELS), "lift_low")
 url_state.seed("stats_split", "split", url_state.parse_bool, False)
+url_state.seed("stats_humans", "humans", url_state.parse_bool, False)
 url_state.seed("stats_tab", "tab", url_state.one_of(TABS), TABS[0])
 if date_range:
     url_state.seed("stats_dates", "dates", url_state.parse_date, date_range, many=True)
@@ -167,6 +168,9 @@ rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lamb
                         help="The lower end of the 95% interval puts a building owned by 3 players at 100% "
                              "below one owned by 3,000 at 60%.")
 split = opts[3].toggle("Split by player count", key="stats_split", width="content")
+with_human = opts[3].toggle("Only games with a human player", key="stats_humans", width="content",
+                            help="Leave out the games every seat of which an agent played (governor arena, "
+                                 "simulate's bots): only games where at least one seat was a person.")
 
 # The sliders of the Win rates tab: seeded here, so that they are in the URL whichever tab is open.
 top_round = int(data.frame("SELECT max(rounds) AS r FROM games WHERE game = ?", (game,))["r"].iloc[0] or 1)
@@ -180,7 +184,7 @@ url_state.publish({
     "game": game, "counts": counts if sorted(counts) != counts_all else None, "player": player,
     "dates": [date_from, date_to] if date_from and date_to else None,
     "ties": ties if ties != "full" else None, "min_n": min_n if min_n != FEW_GAMES else None,
-    "rank": rank_by if rank_by != "lift_low" else None, "split": split or None,
+    "rank": rank_by if rank_by != "lift_low" else None, "split": split or None, "humans": with_human or None,
     "tab": st.session_state["stats_tab"] if st.session_state["stats_tab"] != TABS[0] else None,
     "k": chosen_k if chosen_k != default_k else None, "round": chosen_role_round if chosen_role_round != 1 else None,
 })
@@ -194,7 +198,7 @@ if player and player_games(game, player) == 0:
     st.stop()
 
 filters = Filters(game=game, player_counts=tuple(sorted(counts)), date_from=date_from, date_to=date_to,
-                  player=player, ties=ties)
+                  player=player, ties=ties, with_human=with_human)
 head = summary(filters)
 games_n = int(head["games"] or 0)
 seats_n = int(head["n"] or 0)

@@ -1,0 +1,92 @@
+"""The ``accuracy`` view: each analysed seat's accuracy over its game, computed in SQL from the stored
+analyses (table ``analysis``), so that it is always the accuracy of the analysis stored, however and
+whenever it was stored (``governor analyse --store``, the dashboard), with nothing to fill or migrate.
+
+The formula is ``analysis.accuracy``'s (docs/analysis.md, "Accuracy"), which this layer may not import:
+its constants are repeated here, and a test checks that the view gives ``analysis.accuracy``'s numbers
+on stored analyses (``tests/ingest/test_accuracy_view.py``).
+"""
+
+from __future__ import annotations
+
+#: ``analysis.accuracy``'s curve, loss scale, bounds of a move's weight and of its window.
+CURVE_A = 103.1668100711649
+CURVE_B = 0.04354415386753951
+CURVE_C = -3.166924740191411
+LOSS_SCALE = 2.0
+WEIGHT_BOUNDS = (0.5, 12.0)
+WINDOW_BOUNDS = (2, 8)
+#: ``analysis.decisions.Z95``: a loss counts when significant at 95 % (two proportions).
+Z95 = 1.959963984540054
+
+#: One row per game and seat with analysed decisions: ``game_id``, ``seat``, ``player`` (the name in
+#: ``players``, an agent's identity for a bot; the log's name when the game is not stored), ``bot``,
+#: ``accuracy`` (0-100), ``inaccuracies``, ``mistakes``, ``blunders``, ``avg_loss`` (win chance lost
+#: per decision, a share) and ``moves`` (its analysed decisions with at least two legal moves).
+ACCURACY_SQL = f"""
+WITH decided AS (
+    SELECT game_id, step, seat,
+           arg_min(estimate, rank) AS best_p, arg_min(rollouts, rank) AS best_n,
+           arg_min(played, rank) AS best_played,
+           any_value(estimate) FILTER (WHERE played) AS played_p,
+           any_value(rollouts) FILTER (WHERE played) AS played_n,
+           any_value(tag) FILTER (WHERE played) AS tag,
+           any_value(player) FILTER (WHERE played) AS log_player,
+           max(legal_moves) AS legal
+    FROM analysis GROUP BY game_id, step, seat
+    HAVING count(*) FILTER (WHERE played) > 0 AND max(legal_moves) >= 2
+),
+tested AS (
+    SELECT *, sqrt(best_p * (1 - best_p) / nullif(best_n, 0)
+                   + played_p * (1 - played_p) / nullif(played_n, 0)) AS spread
+    FROM decided
+),
+lost AS (
+    SELECT *,
+           CASE WHEN best_played OR best_n = 0 OR played_n = 0 THEN 0.0
+                WHEN (spread > 0 AND best_p - played_p > {Z95} * spread) OR (spread = 0 AND best_p > played_p)
+                     THEN greatest(0.0, best_p - played_p)
+                ELSE 0.0 END AS loss
+    FROM tested
+),
+scored AS (
+    SELECT *,
+           CASE WHEN loss <= 0 THEN 100.0
+                ELSE least(100.0, greatest(0.0, {CURVE_A} * exp(-{CURVE_B} * {LOSS_SCALE} * 100 * loss) + ({CURVE_C})))
+           END AS move_accuracy,
+           row_number() OVER (PARTITION BY game_id, seat ORDER BY step) AS i,
+           count(*) OVER (PARTITION BY game_id, seat) AS n
+    FROM lost
+),
+windowed AS (
+    SELECT *, least({WINDOW_BOUNDS[1]}, greatest({WINDOW_BOUNDS[0]}, n // 10)) AS w FROM scored
+),
+-- The seat's win chances in points: before its first move (the best candidate's), then after each.
+chances AS (
+    SELECT game_id, seat, 0 AS k, 100 * best_p AS x FROM windowed WHERE i = 1
+    UNION ALL SELECT game_id, seat, i AS k, 100 * played_p AS x FROM windowed
+),
+-- lichess's windows: move i weighs the spread of the chances k = i+1-w .. i, the first w-1 moves
+-- that of the first window (k = 0 .. w-1), every window within the seat's chances.
+weighted AS (
+    SELECT m.game_id, m.seat, m.step, m.i,
+           least({WEIGHT_BOUNDS[1]}, greatest({WEIGHT_BOUNDS[0]}, coalesce(stddev_pop(c.x), 0))) AS weight
+    FROM windowed m JOIN chances c ON c.game_id = m.game_id AND c.seat = m.seat
+         AND c.k BETWEEN greatest(0, m.i + 1 - m.w) AND least(m.n, greatest(m.i, m.w - 1))
+    GROUP BY m.game_id, m.seat, m.step, m.i
+),
+seats AS (
+    SELECT s.game_id, s.seat, any_value(s.log_player) AS log_player,
+           (sum(s.move_accuracy * v.weight) / sum(v.weight)
+            + count(*) / sum(1.0 / greatest(1.0, s.move_accuracy))) / 2 AS accuracy,
+           count(*) FILTER (WHERE s.tag = 'inaccuracy') AS inaccuracies,
+           count(*) FILTER (WHERE s.tag = 'mistake') AS mistakes,
+           count(*) FILTER (WHERE s.tag = 'blunder') AS blunders,
+           avg(s.loss) AS avg_loss, count(*) AS moves
+    FROM windowed s JOIN weighted v USING (game_id, seat, step)
+    GROUP BY s.game_id, s.seat
+)
+SELECT s.game_id, s.seat::TINYINT AS seat, coalesce(p.name, s.log_player) AS player,
+       coalesce(p.bot, false) AS bot, s.accuracy, s.inaccuracies, s.mistakes, s.blunders, s.avg_loss, s.moves
+FROM seats s LEFT JOIN players p ON p.game_id = s.game_id AND p.seat = s.seat
+"""
