@@ -23,6 +23,7 @@ PAGES = [
     # path is "home" (served nowhere) and "/games" is an alias below.
     st.Page("views/games.py", title="Games", icon=":material/table_view:", default=True, url_path="home"),
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
+    st.Page("views/play.py", title="Play", icon=":material/sports_esports:", url_path="play"),
     st.Page("views/statistics.py", title="Statistics", icon=":material/monitoring:", url_path="statistics"),
     st.Page("views/explorer.py", title="Explorer", icon=":material/account_tree:", url_path="explorer"),
     st.Page("views/players.py", title="Players", icon=":material/groups:", url_path="players"),

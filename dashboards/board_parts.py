@@ -44,8 +44,14 @@ def _function(source: str, name: str) -> str:
 def helpers_js() -> str:
     """The component's helpers every board's ``draw`` calls, taken from the component's own script.
     Raises ``BoardDrawingError`` for a helper it no longer has."""
+    return functions_js(HELPERS)
+
+
+def functions_js(names: Sequence[str]) -> str:
+    """The top-level functions ``names`` of the Replay component's script, for another page that draws
+    its boards (the Play page). Raises ``BoardDrawingError`` for a function it no longer has."""
     source = (COMPONENT / "replay.js").read_text(encoding="utf-8")
-    return "\n".join(_function(source, name) for name in HELPERS)
+    return "\n".join(_function(source, name) for name in names)
 
 
 def board_js(game: str) -> str | None:

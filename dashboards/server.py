@@ -52,7 +52,7 @@ async def replay_page(request: Request) -> StreamingResponse:
 
 #: The address of every page of the app (``dashboards/app.py``'s ``url_path``s, checked by a test) but
 #: the Replay page's, which has a route of its own.
-PAGE_PATHS = ("home", "games", "statistics", "explorer", "players", "sql", "import")
+PAGE_PATHS = ("home", "games", "statistics", "explorer", "players", "sql", "import", "play")
 
 
 async def other_page(request: Request) -> Response:

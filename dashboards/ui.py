@@ -52,7 +52,7 @@ _STORED_THEME = {"system": "System", "light": "Light", "dark": "Dark"}
 #: The cookie that tells the server the browser's choice when a new session starts (after a reload).
 THEME_COOKIE = "governor_theme"
 #: Page paths of the app: Streamlit keeps a theme choice per path the app was first loaded at.
-_PAGE_PATHS = ("", "replay", "statistics", "explorer", "players", "sql", "import", "games", "home")
+_PAGE_PATHS = ("", "replay", "play", "statistics", "explorer", "players", "sql", "import", "games", "home")
 _THEME_SCRIPT = """<script>
 (() => {
   const choice = %(choice)s, stored = %(stored)s, pages = %(pages)s;

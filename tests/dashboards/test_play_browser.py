@@ -1,0 +1,226 @@
+"""The Play page in headless Chromium: a game against the bots started from its address, played move by
+move with the legal-moves buttons (the bots' moves shown one by one, skipped), reloaded and resumed at
+the same position, resumed after the server was killed, taken back, refused when stale in a second
+tab, played to its end, stored in the database the dashboard serves (on the Games page at once) and
+downloaded. Every websocket message the page receives is recorded (DevTools'
+``Network.webSocketFrameReceived``): no card of the bot's hand that the player may not know reaches
+the browser."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dashboards.screenshots import CHROMIUM, free_port, launch_browser, wait_for_app
+from play.session import Store, moves_seen, play_folder
+from replay.protocol import Viewer
+from tests.dashboards.test_replay_secrets_browser import named
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)"),
+]
+
+ROOT_JS = "document.querySelector('.gv-play') || [...document.querySelectorAll('*')]" \
+          ".map((e) => e.shadowRoot && e.shadowRoot.querySelector('.gv-play')).find(Boolean)"
+
+
+@contextmanager
+def dashboard(db: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``governor dashboard`` on ``db``: its URL and its process (the test may kill it: SIGKILL)."""
+    port = free_port()
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen([sys.executable, "-m", "governor.cli", "dashboard", "--headless", "--port", str(port),
+                                 "--db", str(db)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(f"the dashboard did not start:\n{log.read().decode(errors='replace')}")
+                time.sleep(0.3)
+            yield url, proc
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+
+
+class Player:
+    """One tab on the Play page, with every websocket message it received."""
+
+    def __init__(self, browser: Any, width: int = 1400, scheme: str = "light") -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": 1000}, color_scheme=scheme,
+                                     accept_downloads=True)
+        self.frames: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda err: self.errors.append(str(err)))
+        cdp = self.page.context.new_cdp_session(self.page)
+        cdp.on("Network.webSocketFrameReceived", self._received)
+        cdp.send("Network.enable")
+
+    def _received(self, event: dict[str, Any]) -> None:
+        response = event["response"]
+        data = response["payloadData"]
+        raw = base64.b64decode(data) if response.get("opcode") == 2 else data.encode()
+        self.frames.append(raw.decode("utf-8", errors="replace"))
+
+    def open(self, url: str, board: bool = True) -> None:
+        self.page.goto(url)
+        wait_for_app(self.page)
+        if board:
+            self.page.wait_for_selector(".gv-play[data-state]")
+
+    def attr(self, name: str) -> str:
+        return str(self.page.locator(".gv-play").get_attribute(name))
+
+    def settle(self) -> str:
+        """Skip the bots' moves being shown; the state once the player decides or the game is over."""
+        while True:
+            state = self.attr("data-state")
+            if state == "moving":
+                self.page.locator(".gv-play .pl-skip").click()
+            elif state in ("deciding", "over"):
+                return state
+            else:
+                self.page.wait_for_timeout(200)
+
+    def moves(self) -> list[str]:
+        return self.page.locator("[aria-label='legal moves'] button").all_inner_texts()
+
+    def play(self, text: str | None = None) -> None:
+        """Press a legal move's button (the first one by default) and wait for the position after it."""
+        version = self.attr("data-version")
+        buttons = self.page.locator("[aria-label='legal moves'] button")
+        button = buttons.first if text is None else buttons.filter(has_text=text).first
+        if not button.is_visible():
+            self.page.locator(".gv-play .pl-fold").first.locator("summary").click()
+        button.click()
+        self.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') !== "
+                                    f"{json.dumps(version)}; }}", timeout=60_000)
+
+    def main_text(self) -> str:
+        return self.page.locator("[data-testid='stMain']").inner_text()
+
+
+def _hidden_cards(session: Any, seat: int) -> set[str]:
+    """Cards the other seat held at some point of the game so far that ``seat`` never saw: never in its
+    own hand, never built or under a crane, never named by a move or an event as ``seat`` knew them."""
+    seen_text = json.dumps(moves_seen(session, Viewer.of_seat(seat)))
+    visible: set[str] = set()
+    held: set[str] = set()
+    for state in session.states:
+        visible.update(state.players[seat].hand)
+        for p in state.players:
+            visible.update(p.buildings)
+            visible.update(getattr(p, "covered", ()))
+        for other, p in enumerate(state.players):
+            if other != seat:
+                held.update(p.hand)
+    return {c for c in held - visible if c not in seen_text}
+
+
+def test_a_game_against_a_bot_is_played_resumed_stored_and_downloaded(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "games.duckdb"
+    with sync_playwright() as pw:
+        browser = launch_browser(pw)
+        with dashboard(db) as (url, server):
+            tab = Player(browser)
+            tab.open(f"{url}/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester", board=False)
+            tab.page.get_by_role("button", name="Start game").click()
+            tab.page.wait_for_selector(".gv-play[data-state]")
+            game_id = tab.page.url.split("id=")[1]
+            assert tab.page.url == f"{url}/play?id={game_id}"
+            games = Store(play_folder(db))
+            assert tab.settle() == "deciding"
+            # Each button's text is a move's text form, as the server lists the seat's choices.
+            session = games.load(game_id)
+            assert tab.moves() == [m.text() for m in session.choices()]
+            for _ in range(6):
+                tab.play()
+                assert tab.settle() == "deciding"
+            at = games.load(game_id)
+            assert tab.attr("data-version") == str(at.version) and tab.attr("data-total") == str(len(at.moves))
+            # Take back: the position before the player's last move, the bots' replies undone too.
+            before = len(at.moves)
+            tab.page.get_by_role("button", name="Take back").click()
+            tab.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') "
+                                       f"!== '{at.version}'; }}")
+            taken = games.load(game_id)
+            assert taken.takebacks == 1 and len(taken.moves) < before and taken.human_to_act
+            assert tab.settle() == "deciding"
+            tab.play()
+            tab.settle()
+            # A reload resumes at the same position, without showing the bots' moves again.
+            at = games.load(game_id)
+            tab.page.reload()
+            wait_for_app(tab.page)
+            tab.page.wait_for_selector(".gv-play[data-state]")
+            assert tab.attr("data-state") == "deciding" and tab.attr("data-version") == str(at.version)
+            assert tab.attr("data-step") == str(len(at.moves))
+            # A second tab on the game: the first moves; the second's click on the old position is
+            # refused, saying so, and applied nowhere.
+            other = Player(browser)
+            other.open(f"{url}/play?id={game_id}")
+            tab.play()
+            stale = games.load(game_id).version
+            other.page.locator("[aria-label='legal moves'] button").first.click()
+            other.page.get_by_text("The game moved on (in another tab or window) before this move arrived").wait_for()
+            assert games.load(game_id).version == stale
+            other.page.close()
+            tab.settle()
+            frames = list(tab.frames)
+            shown = games.load(game_id)
+            server.send_signal(signal.SIGKILL)
+            server.wait(10)
+        hidden = _hidden_cards(shown, 1)
+        assert hidden, "the bot held no card the player may not know of"
+        wire = "\n".join(frames)
+        for card in hidden:
+            assert not named(wire, card), f"{card}, in the bot's hand, went over the websocket"
+        # The server was killed: a new one resumes the game where the page showed it.
+        with dashboard(db) as (url, server):
+            tab = Player(browser)
+            tab.open(f"{url}/play?id={game_id}")
+            assert tab.attr("data-version") == str(shown.version) and tab.attr("data-state") == "deciding"
+            while tab.settle() != "over":
+                tab.play()
+            wait_for_app(tab.page)
+            tab.page.get_by_text("The game is stored in the database").wait_for(timeout=60_000)
+            main = tab.main_text()
+            assert tab.page.locator(".gv-play .pl-status").inner_text().startswith("Game over · winner ")
+            assert "Winner: " in main and "tie-break" in main
+            assert tab.page.locator(".gv-play .scoring").is_visible()
+            with tab.page.expect_download() as download:
+                tab.page.get_by_role("button", name="Download the game's log (JSON)").click()
+            log = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+            assert [p["name"] for p in log["players"]] == ["heuristic", "Tester"]
+            assert log["meta"]["takebacks"] == 1 and "result" in log
+            # On the Games page at once, without a restart (the database held no game before).
+            tab.page.goto(f"{url}/")
+            wait_for_app(tab.page)
+            assert "1 of 1 game." in tab.main_text()
+            assert not tab.errors
+        browser.close()
