@@ -27,6 +27,8 @@ from replay.registry import engine_for, view_for
 
 #: The session's drill: ``{"game": game_id, "drill": Drill}``.
 DRILL_KEY = "review_drill"
+#: The most legal-move buttons shown at once (more are narrowed by a filter).
+MAX_BUTTONS = 60
 #: Moves estimated for the drill in this session: ``{(game_id, step, seat, key): Option}``.
 ESTIMATES_KEY = "review_estimates"
 
@@ -161,11 +163,22 @@ def _ask(game_row: dict[str, Any], log: GameLog, drill: D.Drill, names: list[str
     for attempt in drill.attempts:
         _say_attempt(puzzle, attempt)
     choices = own_choices(engine, state, drill.seat, played)
-    token = f"{game_id}|{puzzle.step}|{drill.seat}|{drill.index}|{len(drill.attempts)}"
     if not drill.revealed:
-        pick = legal_move_buttons([m.text() for m in choices], token, key="drill_moves")
-        if pick is not None and pick.token == token and 0 <= pick.index < len(choices):
-            move = choices[pick.index]
+        texts = [m.text() for m in choices]
+        listed = list(range(len(choices)))
+        words = ""
+        if len(choices) > MAX_BUTTONS:
+            # A Puerto Rico mayor may have over a thousand placements: a filter narrows the buttons.
+            words = st.text_input(f"Filter the {plural(len(choices), 'legal move')}", key=f"drill_filter_{drill.index}",
+                                  placeholder="part of a move, e.g. coffee 2").strip().lower()
+            listed = [i for i in listed if words in texts[i].lower()]
+            if len(listed) > MAX_BUTTONS:
+                ui.caption(f"The first {MAX_BUTTONS} of {plural(len(listed), 'move')}: type part of a move to narrow them.")
+            listed = listed[:MAX_BUTTONS]
+        token = f"{game_id}|{puzzle.step}|{drill.seat}|{drill.index}|{len(drill.attempts)}|{words}"
+        pick = legal_move_buttons([texts[i] for i in listed], token, key="drill_moves")
+        if pick is not None and pick.token == token and 0 <= pick.index < len(listed):
+            move = choices[listed[pick.index]]
             option = _option(game_id, log, puzzle, drill.seat, state, move, names, options)
             if option is None:
                 ui.text(f"\u2717 {move.text()} could not be estimated: none of its rollouts ended. Try another move.")

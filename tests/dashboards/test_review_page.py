@@ -117,3 +117,52 @@ def test_a_review_runs_in_the_background_then_shows_accuracy_mistakes_and_the_dr
         at.button(key="drill_next").click().run()
     assert f"Found a good move in 0 of {len(ours)} positions ({len(ours)} solution{'s' if len(ours) > 1 else ''} shown)." in _texts(at)
     assert not alerts(at, "error")
+
+    # The other seat's view: the same accuracy rows, but no move of this seat is named (its better
+    # moves would name its hand), and its drill asks for its own view first.
+    other = 1 - first.seat
+    at = open_page(dash_db_copy, "views/replay.py", game=log.game_id, view=f"seat{other}")
+    assert [d.value for d in at.dataframe if "accuracy" in d.value.columns][0].equals(table)
+    texts = _texts(at)
+    hidden = [d for d in found if d.seat == first.seat]
+    assert not [t for t in texts if t.startswith(f"Move {first.step} ")]
+    assert (f"\u2068{names[first.seat]}\u2069: {len(hidden)} mistake{'s' if len(hidden) > 1 else ''} not listed in this "
+            "view, whose better moves would name cards it does not see.") in texts
+
+
+def test_a_drill_of_a_thousand_legal_moves_narrows_its_buttons_by_a_filter(open_page: Callable, tmp_path: Path) -> None:
+    """A Puerto Rico mayor with 1,644 placements: 60 buttons at most, the filter narrows them."""
+    import duckdb
+
+    from analysis.decisions import Options, analyse, decision_points
+    from analysis.store import store
+    from ingest.importer import import_paths
+
+    source = GAME_FILE.parents[1] / "puerto_rico" / "puerto_rico-5p-seed2026-0002.json"
+    db = tmp_path / "pr.duckdb"
+    assert import_paths([source], db, workers=1).imported == 1
+    log = parse_game(json.loads(source.read_text()), file=str(source))
+    engine = engine_for(log.game)
+    point = max((p for p, _ in decision_points(log)),
+                key=lambda p: len(own_choices(engine, p.state, p.seat, p.played)))
+    options = Options(rollouts=2, top=2, seed=0, steps=(point.step, point.step))
+    store(db, log.game_id, "1.0", list(analyse(log, options)), options)
+    # The move played made a blunder: the best candidate won every rollout, the move played none.
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE analysis SET wins = CASE WHEN played THEN 0 ELSE rollouts END, "
+                    "rank = CASE WHEN played THEN 2 ELSE 1 END")
+    at = open_page(db, "views/replay.py", game=log.game_id)
+    at.button(key="drill_start").click().run()
+    assert not at.exception
+    texts = [m.text() for m in own_choices(engine, point.state, point.seat, point.played)]
+    assert len(texts) == 1644
+
+    def shown() -> list[str]:
+        (found,) = [json.loads(e.proto.json) for e in at.get("bidi_component") if "moves" in json.loads(e.proto.json)]
+        return found["moves"]  # type: ignore[no-any-return]
+
+    assert shown() == texts[:60]
+    assert "The first 60 of 1,644 moves: type part of a move to narrow them." in _texts(at)
+    at.text_input(key="drill_filter_0").set_value("Coffee roaster 2, Hacienda 1").run()
+    assert shown() == [t for t in texts if "coffee roaster 2, hacienda 1" in t.lower()][:60] and shown()
+
