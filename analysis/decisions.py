@@ -15,7 +15,7 @@ import json
 import math
 import multiprocessing
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -343,12 +343,42 @@ def analyse(log: GameLog, options: Options | None = None,
             yield _decision(engine, log.players, point, legal, candidates, results, bot)
         return
     # forkserver: the dashboard runs analyses from a thread of its server, which must not be forked.
-    with ProcessPoolExecutor(max_workers=options.workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
-        yield from _analyse_pool(pool, engine, log, points, options, cancelled, bot)
+    pool = ProcessPoolExecutor(max_workers=options.workers, mp_context=multiprocessing.get_context("forkserver"))
+    finished = False
+    try:
+        finished = yield from _analyse_pool(pool, engine, log, points, options, cancelled, bot)
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            stop_pool(pool)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """End ``pool`` at once, after an interruption (Ctrl-C, SIGTERM), a cancel or a consumer that stops
+    reading: the work not started is dropped and the workers are killed in the middle of their
+    rollouts, which hold nothing (a task's result is all it makes). Waiting for them instead made Ctrl-C
+    take as long as the chunks of rollouts they were in (tens of seconds early in a game), and the
+    pool's own shutdown could then wait forever at the interpreter's exit. The pool's manager thread
+    sees the workers gone and joins them."""
+    # Taken before the shutdown, which forgets them; Python 3.14 has kill_workers() for this.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+    finally:
+        for process in processes:
+            try:
+                process.kill()
+            except (OSError, ValueError, AttributeError):  # already gone, or never started
+                pass
 
 
 def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[_Point, int]],
-                  options: Options, cancelled: Callable[[], bool] | None, bot: str) -> Iterator[Decision]:
+                  options: Options, cancelled: Callable[[], bool] | None,
+                  bot: str) -> Generator[Decision, None, bool]:
+    """Yield the decisions of ``points`` analysed by ``pool``'s workers; True once all are, False when
+    ``cancelled`` stopped it."""
+
     def run_remote(task: RolloutTask) -> RolloutResult:
         return pool.submit(run_task, task).result()
 
@@ -357,22 +387,21 @@ def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[
     ahead = max(2, options.workers * 2)
     pending: list[tuple[_Point, int, list[Any], list[Future[RolloutResult]]]] = []
     index = 0
-    try:
-        while index < len(points) or pending:
-            while index < len(points) and len(pending) < ahead:
-                point, legal = points[index]
-                index += 1
-                candidates = choose_candidates(engine, point, options, run_remote)
-                futures = [pool.submit(run_task, t) for t in _tasks(engine, point, candidates, options)]
-                pending.append((point, legal, candidates, futures))
-            point, legal, candidates, futures = pending.pop(0)
-            results = []
-            for future in futures:
-                if cancelled is not None and cancelled():
-                    return
-                results.append(future.result())
-            yield _decision(engine, log.players, point, legal, candidates, results, bot)
-    finally:
-        for _, _, _, futures in pending:
-            for future in futures:
-                future.cancel()
+    # The work left when this stops early is dropped by ``stop_pool``, in the pool's own thread: a future
+    # cancelled here while a dead worker made the pool fail them all raised InvalidStateError there (a
+    # traceback on standard error, Python 3.11).
+    while index < len(points) or pending:
+        while index < len(points) and len(pending) < ahead:
+            point, legal = points[index]
+            index += 1
+            candidates = choose_candidates(engine, point, options, run_remote)
+            futures = [pool.submit(run_task, t) for t in _tasks(engine, point, candidates, options)]
+            pending.append((point, legal, candidates, futures))
+        point, legal, candidates, futures = pending.pop(0)
+        results = []
+        for future in futures:
+            if cancelled is not None and cancelled():
+                return False
+            results.append(future.result())
+        yield _decision(engine, log.players, point, legal, candidates, results, bot)
+    return True

@@ -65,12 +65,45 @@ def test_a_long_query_stops_at_once(sample_db: Path, tmp_path: Path, sql: str, s
     assert [p.name for p in tmp_path.iterdir()] == []
 
 
-def test_ctrl_c_stops_analyse_and_its_workers_with_one_line(tmp_path: Path) -> None:
-    code, stdout, stderr, took = _stopped(
-        ["analyse", str(SJ / "san_juan-2p-seed2026-0000.json"), "--workers", "2", "--rollouts", "400"], tmp_path,
-        signal.SIGINT, delay=3)
-    assert (code, stderr) == (130, "governor analyse: interrupted\n")
-    assert took < STOP_WITHIN + 4  # the workers end the chunk of rollouts they are in
+def _group_gone(pgid: int, within: float = 5.0) -> bool:
+    """Whether no process of the group ``pgid`` is left (a worker, the pool's server) within ``within``
+    seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
+                                                     (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_stops_analyse_and_its_workers_at_once(tmp_path: Path, sig: int, status: int, word: str) -> None:
+    """The workers are ended in the middle of their rollouts: waiting for the chunks they were in took
+    tens of seconds early in a game, and at the end of a run could wait forever."""
+    log = str(SJ / "san_juan-2p-seed2026-0000.json")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    child = subprocess.Popen([sys.executable, "-m", "governor.cli", "analyse", log, "--workers", "2",
+                              "--rollouts", "400"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=ROOT, env=env, start_new_session=True)
+    try:
+        time.sleep(3)
+        assert child.poll() is None, child.communicate()
+        sent = time.monotonic()
+        os.killpg(child.pid, sig)
+        _, stderr = child.communicate(timeout=60)
+        took = time.monotonic() - sent
+        assert (child.returncode, stderr) == (status, f"governor analyse: {word}\n")
+        assert took < STOP_WITHIN
+        assert _group_gone(child.pid), "a worker or the pool's server is left running"
+    finally:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        child.communicate()
 
 
 def test_sigterm_stops_simulate_and_keeps_only_whole_files(tmp_path: Path) -> None:
