@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.rollouts import RolloutResult, RolloutTask, run_task
+from replay import pools
 from replay.logfile import GameLog
 from replay.registry import engine_for, game_of, rollout_bot
 from replay.replayer import iter_replay
@@ -351,26 +352,7 @@ def analyse(log: GameLog, options: Options | None = None,
         if finished:
             pool.shutdown(wait=True)
         else:
-            stop_pool(pool)
-
-
-def stop_pool(pool: ProcessPoolExecutor) -> None:
-    """End ``pool`` at once, after an interruption (Ctrl-C, SIGTERM), a cancel or a consumer that stops
-    reading: the work not started is dropped and the workers are killed in the middle of their
-    rollouts, which hold nothing (a task's result is all it makes). Waiting for them instead made Ctrl-C
-    take as long as the chunks of rollouts they were in (tens of seconds early in a game), and the
-    pool's own shutdown could then wait forever at the interpreter's exit. The pool's manager thread
-    sees the workers gone and joins them."""
-    # Taken before the shutdown, which forgets them; Python 3.14 has kill_workers() for this.
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    try:
-        pool.shutdown(wait=False, cancel_futures=True)
-    finally:
-        for process in processes:
-            try:
-                process.kill()
-            except (OSError, ValueError, AttributeError):  # already gone, or never started
-                pass
+            pools.stop_now(pool)
 
 
 def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[_Point, int]],
@@ -387,7 +369,7 @@ def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[
     ahead = max(2, options.workers * 2)
     pending: list[tuple[_Point, int, list[Any], list[Future[RolloutResult]]]] = []
     index = 0
-    # The work left when this stops early is dropped by ``stop_pool``, in the pool's own thread: a future
+    # The work left when this stops early is dropped by ``pools.stop_now``, in the pool's own thread: a future
     # cancelled here while a dead worker made the pool fail them all raised InvalidStateError there (a
     # traceback on standard error, Python 3.11).
     while index < len(points) or pending:

@@ -28,7 +28,7 @@ from governor.arena.play import GameRecord, play_game
 from play.agents import AgentError, EngineAgent, built_in_agent
 from play.entries import Entry, name_agents
 from play.hosted import Host, HostedAgent, kill_all, kill_all_now
-from replay import exits
+from replay import exits, pools
 from replay.registry import engine_for
 
 #: A game of built-in agents that reaches a dead end is played again from the next attempt seed (as
@@ -203,16 +203,8 @@ def _stop_pool(executor: ProcessPoolExecutor, finished: bool) -> None:
     kills its hosts)."""
     if finished:
         executor.shutdown(wait=True)
-        return
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=1.0)
-        if process.is_alive():
-            process.kill()
-            process.join()
+    else:
+        pools.stop_now(executor)
 
 
 def play_games(config: ArenaConfig, games: int, workers: int,
