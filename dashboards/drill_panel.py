@@ -19,7 +19,7 @@ from dashboards import drill as D
 from dashboards import ui, whatif_panel
 from dashboards.drill_moves import legal_move_buttons
 from dashboards.plain import isolate
-from dashboards.review_data import estimate_move, mistakes, move_key
+from dashboards.review_data import estimate_move, human_seats, mistakes, move_key
 from dashboards.stats import plural
 from replay.logfile import GameLog
 from replay.protocol import Viewer
@@ -134,7 +134,9 @@ def _choose(game_id: str, log: GameLog, decided: list[Decision], viewer: Viewer,
     if not seats:
         ui.caption("No mistake or blunder to learn from.")
         return
-    default = viewer.seat if viewer.seat in seats else seats[0]
+    # The seat this view sits at, else the first seat a person played (a game played against bots).
+    people = [s for s in human_seats(log) if s in seats]
+    default = viewer.seat if viewer.seat in seats else (people[0] if people else seats[0])
     seat = st.selectbox("Seat", seats, index=seats.index(default), key="drill_seat",
                         format_func=lambda s: f"{isolate(names[s])}: {plural(counts[s], 'position')}")
     ui.caption("Step through the seat's mistakes and blunders: at each, find a better move among its legal moves. "

@@ -140,3 +140,21 @@ def estimate_move(game: str, state: Any, step: int, seat: int, move: Any, rollou
     kind = bot or rollout_bot(game)
     result = run_task(RolloutTask(game, step, seat, state, (move,), seed, 0, rollouts, kind))
     return float(result.wins[0]), int(result.played[0])
+
+
+def human_seats(log: GameLog) -> list[int]:
+    """The seats a person played, when the log says which seats were bots (``meta.agents``: a game of
+    ``governor play`` or the Play page lists its bots' seats; the arena lists every seat); empty when
+    it does not say."""
+    agents = (log.meta or {}).get("agents")
+    if not isinstance(agents, list):
+        return []
+    bots = {a.get("seat") for a in agents if isinstance(a, dict)}
+    return [s for s in range(len(log.players)) if s not in bots]
+
+
+def takebacks(log: GameLog) -> int:
+    """The moves taken back in the game (``meta.takebacks``; 0 when the log does not say)."""
+    count = (log.meta or {}).get("takebacks")
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
+

@@ -23,6 +23,7 @@ from analysis.accuracy import seat_summaries
 from analysis.decisions import Decision, Options
 from analysis.store import LOAD_SQL
 from dashboards import data, drill_panel, review_job, ui, whatif_panel
+from dashboards import review_data as R
 from dashboards.plain import isolate
 from dashboards.review_data import Plan, decisions_from_rows, game_points, mistakes, move_key, options_of, plan
 from dashboards.stats import plural
@@ -183,6 +184,9 @@ def _results(game_row: dict[str, Any], log: GameLog, decided: list[Decision], vi
     game = str(game_row["game"])
     if not where.complete:
         ui.caption(f"Results so far: {where.stored} of {plural(where.total, 'decision')} analysed.")
+    taken = R.takebacks(log)
+    if taken:
+        ui.caption(f"{plural(taken, 'move was', 'moves were')} taken back in this game: it is left out of the ratings.")
     table = accuracy_table(decided, names)
     # Narrow number columns: the whole table fits a phone's width but for the player's name.
     st.dataframe(table, hide_index=True, width="stretch", key="review_accuracy", column_config={

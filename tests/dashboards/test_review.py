@@ -204,3 +204,17 @@ def test_a_failing_review_says_why_in_one_line(tmp_path: Path) -> None:
     assert job.finished and job.error is not None and "\n" not in job.error
     assert job.error.startswith("DatabaseError: ") and "does not exist" in job.error
     review_job.forget(str(tmp_path / "missing" / "x.duckdb"), log.game_id)
+
+
+def test_the_seats_people_played_and_the_moves_taken_back_come_from_the_log() -> None:
+    from dataclasses import replace
+
+    from dashboards.review_data import human_seats, takebacks
+
+    log = _log()
+    assert (human_seats(log), takebacks(log)) == ([], 0)
+    played = replace(log, meta={"generator": "governor play", "takebacks": 2,
+                                "agents": [{"seat": 0, "name": "heuristic", "spec": "heuristic", "version": "1"}]})
+    assert (human_seats(played), takebacks(played)) == ([1], 2)
+    arena = replace(log, meta={"agents": [{"seat": 0}, {"seat": 1}], "takebacks": True})
+    assert (human_seats(arena), takebacks(arena)) == ([], 0)

@@ -1,12 +1,11 @@
 """The Review in headless Chromium: started from the Replay page with a tiny rollout budget, its
-progress bar, then a mistake with its better move, and one pass of "Learn from your mistakes": the
+results shown when it ends (no click: the progress polls), then a mistake with its better move, and one pass of "Learn from your mistakes": the
 board at the position before the mistake in that seat's view, the seat's legal moves as buttons in
 the "legal moves" group, the best move accepted and the solution shown."""
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,7 +56,8 @@ def test_review_a_game_then_retry_a_mistake(site: tuple[str, Any, Path]) -> None
     page.keyboard.press("Enter")
     wait_for_app(page)
     page.get_by_role("button", name="Review this game").click()
-    page.get_by_text(re.compile(r"Reviewing: \d+ of 122 decisions analysed")).wait_for(timeout=30_000)
+    # Nothing more is clicked: the progress (polled every second; its bar is checked in
+    # test_review_page.py, where the job is held) shows the results once the review has ended.
     page.get_by_role("button", name="Learn from these mistakes").wait_for(timeout=120_000)
     wait_for_app(page)
 

@@ -138,7 +138,10 @@ def test_a_drill_of_a_thousand_legal_moves_narrows_its_buttons_by_a_filter(open_
     from analysis.store import store
     from ingest.importer import import_paths
 
-    source = GAME_FILE.parents[1] / "puerto_rico" / "puerto_rico-5p-seed2026-0002.json"
+    source = tmp_path / "puerto_rico-5p-seed2026-0002.json"
+    game = json.loads((GAME_FILE.parents[1] / "puerto_rico" / source.name).read_text())
+    game["meta"] = {**game.get("meta", {}), "takebacks": 1}  # a game with a move taken back says so
+    source.write_text(json.dumps(game))
     db = tmp_path / "pr.duckdb"
     assert import_paths([source], db, workers=1).imported == 1
     log = parse_game(json.loads(source.read_text()), file=str(source))
@@ -152,6 +155,7 @@ def test_a_drill_of_a_thousand_legal_moves_narrows_its_buttons_by_a_filter(open_
         con.execute("UPDATE analysis SET wins = CASE WHEN played THEN 0 ELSE rollouts END, "
                     "rank = CASE WHEN played THEN 2 ELSE 1 END")
     at = open_page(db, "views/replay.py", game=log.game_id)
+    assert "1 move was taken back in this game: it is left out of the ratings." in _texts(at)
     at.button(key="drill_start").click().run()
     assert not at.exception
     texts = [m.text() for m in own_choices(engine, point.state, point.seat, point.played)]
