@@ -80,7 +80,8 @@ def test_skip_and_show_solution_count_as_such() -> None:
 
 def test_a_puzzle_is_made_of_a_tagged_decision_only() -> None:
     log = _log()
-    decided = list(analyse(log, Options(rollouts=2, top=2, seed=1)))
+    # Moves 30 to 34 of the game, with move 33 a blunder at this seed and budget.
+    decided = list(analyse(log, Options(rollouts=2, top=2, seed=0, steps=(30, 34))))
     engine = engine_for(log.game)
     tagged = next(d for d in decided if d.tag)
     puzzle = D.puzzle_of(tagged, [move_key(engine, c.move) for c in tagged.candidates])
