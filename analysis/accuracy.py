@@ -3,7 +3,11 @@ win% lost into an accuracy for chess, calibrated for these games (docs/analysis.
 
 A move's *win chance lost* is the best candidate's estimate minus the played move's, counted only
 when that difference is beyond the estimates' noise (``analysis.decisions.significant``, the test
-the tags use): a move as good as the best within the noise loses nothing. A move's accuracy is
+the tags use): a move as good as the best within the noise loses nothing. A decision whose candidates
+all won the same share of their rollouts (all lost every one, or all won every one: a seat out of
+contention, or the game already won) shows nothing at stake and is left out of a seat's accuracy: in
+these games, played to the end whatever happens, a seat out of the race would otherwise collect
+perfect moves. A move's accuracy is
 
     accuracy = 103.1668 * exp(-0.04354 * LOSS_SCALE * loss_pct) - 3.1669, clipped to 0..100
 
@@ -59,6 +63,14 @@ def counted_loss(best: Candidate, played: Candidate) -> float:
     return max(0.0, best.estimate - played.estimate)
 
 
+def at_stake(candidates: Iterable[Candidate]) -> bool:
+    """Whether the candidates' estimates differ: some move was estimated better than another. When
+    they are all equal (every rollout lost, or every one won, whatever the move) the decision tells
+    nothing about the move chosen."""
+    estimates = [c.estimate for c in candidates]
+    return bool(estimates) and max(estimates) > min(estimates)
+
+
 def decision_loss(decision: Decision) -> float:
     """``counted_loss`` of a decision's played move."""
     return counted_loss(decision.best, decision.played)
@@ -72,7 +84,8 @@ def decision_accuracy(decision: Decision) -> float:
 @dataclass(frozen=True)
 class ScoredMove:
     """One analysed decision as accuracy needs it: when, whose, the seat's win chance before (the
-    best candidate's estimate) and after (the played move's), the counted loss and the tag."""
+    best candidate's estimate) and after (the played move's), the counted loss, the tag, and whether
+    anything was at stake (``at_stake``; a seat's accuracy counts only those)."""
 
     step: int
     seat: int
@@ -81,6 +94,7 @@ class ScoredMove:
     after: float
     loss: float
     tag: str | None
+    at_stake: bool = True
 
     @property
     def accuracy(self) -> float:
@@ -90,7 +104,7 @@ class ScoredMove:
 def scored(decision: Decision) -> ScoredMove:
     """A decision as a ``ScoredMove``."""
     return ScoredMove(decision.step, decision.seat, decision.player, decision.best.estimate,
-                      decision.played.estimate, decision_loss(decision), decision.tag)
+                      decision.played.estimate, decision_loss(decision), decision.tag, at_stake(decision.candidates))
 
 
 def _std(values: Sequence[float]) -> float:
@@ -153,10 +167,13 @@ class SeatSummary:
 
 
 def summarise(moves: Iterable[ScoredMove], players: Sequence[str]) -> list[SeatSummary]:
-    """One ``SeatSummary`` per seat of ``players`` (in seat order) from scored moves in game order."""
+    """One ``SeatSummary`` per seat of ``players`` (in seat order) from scored moves in game order;
+    only the moves with something at stake count."""
     by_seat: dict[int, list[ScoredMove]] = {seat: [] for seat in range(len(players))}
     for move in moves:
-        by_seat.setdefault(move.seat, []).append(move)
+        mine = by_seat.setdefault(move.seat, [])
+        if move.at_stake:
+            mine.append(move)
     out = []
     for seat, mine in sorted(by_seat.items()):
         count = {tag: sum(1 for m in mine if m.tag == tag) for tag in TAGS}
@@ -170,8 +187,9 @@ def summarise(moves: Iterable[ScoredMove], players: Sequence[str]) -> list[SeatS
 
 def seat_summaries(decisions: Iterable[Decision], players: Sequence[str]) -> list[SeatSummary]:
     """One ``SeatSummary`` per seat of ``players`` (in seat order) from a game's analysed decisions
-    in game order (``analysis.decisions.analyse``); decisions of fewer than two legal moves are left
-    out. A seat with no analysed decision has accuracy None and zero counts."""
+    in game order (``analysis.decisions.analyse``); decisions of fewer than two legal moves, and
+    those with nothing at stake (``at_stake``), are left out. A seat with no decision counted has
+    accuracy None and zero counts."""
     return summarise((scored(d) for d in decisions if d.legal >= 2), players)
 
 
@@ -192,7 +210,7 @@ def scored_from_rows(rows: Iterable[dict[str, Any]]) -> list[ScoredMove]:
         best, played = _candidate(best_row), _candidate(played_row)
         loss = 0.0 if best_row is played_row else counted_loss(best, played)
         out.append(ScoredMove(step, seat, played_row["player"], best.estimate, played.estimate, loss,
-                              played_row["tag"]))
+                              played_row["tag"], at_stake(_candidate(r) for r in group)))
     return out
 
 

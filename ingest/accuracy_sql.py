@@ -22,7 +22,8 @@ Z95 = 1.959963984540054
 #: One row per game and seat with analysed decisions: ``game_id``, ``seat``, ``player`` (the name in
 #: ``players``, an agent's identity for a bot; the log's name when the game is not stored), ``bot``,
 #: ``accuracy`` (0-100), ``inaccuracies``, ``mistakes``, ``blunders``, ``avg_loss`` (win chance lost
-#: per decision, a share) and ``moves`` (its analysed decisions with at least two legal moves).
+#: per decision, a share) and ``moves`` (its analysed decisions with at least two legal moves and
+#: something at stake: ``analysis.accuracy.at_stake``).
 ACCURACY_SQL = f"""
 WITH decided AS (
     SELECT game_id, step, seat,
@@ -34,7 +35,8 @@ WITH decided AS (
            any_value(player) FILTER (WHERE played) AS log_player,
            max(legal_moves) AS legal
     FROM analysis GROUP BY game_id, step, seat
-    HAVING count(*) FILTER (WHERE played) > 0 AND max(legal_moves) >= 2
+    -- A decision counts with two or more choices and something at stake (the candidates' estimates differ).
+    HAVING count(*) FILTER (WHERE played) > 0 AND max(legal_moves) >= 2 AND max(estimate) > min(estimate)
 ),
 tested AS (
     SELECT *, sqrt(best_p * (1 - best_p) / nullif(best_n, 0)

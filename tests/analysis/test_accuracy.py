@@ -14,6 +14,7 @@ import pytest
 
 from analysis.accuracy import (
     SeatSummary,
+    at_stake,
     counted_loss,
     move_accuracy,
     scored_from_rows,
@@ -115,6 +116,26 @@ def test_a_perfect_game_is_100() -> None:
     assert ana.avg_loss == 0.0 and ana.moves == 29
 
 
+def test_a_decision_with_nothing_at_stake_is_left_out() -> None:
+    # Ana out of contention (every candidate lost every rollout) at moves 2 and 3, and sure to win
+    # (every candidate won every rollout) at move 4: only move 1, a 7.5-point inaccuracy, counts.
+    decisions = [
+        Decision(1, 0, "Ana", 2, (_c("a", 300, 400), _c("b", 270, 400, True))),
+        Decision(2, 0, "Ana", 3, (_c("a", 0, 100, True), _c("b", 0, 100), _c("c", 0, 100))),
+        Decision(3, 0, "Ana", 2, (_c("b", 0, 100, True), _c("a", 0, 100))),
+        Decision(4, 0, "Ana", 2, (_c("a", 100, 100), _c("b", 100, 100, True))),
+    ]
+    (ana,) = seat_summaries(decisions, ["Ana"])
+    assert ana.moves == 1 and ana.inaccuracies == 1
+    assert ana.accuracy is not None and round(ana.accuracy, 4) == round(move_accuracy(0.075), 4) == 50.5208
+    assert round(ana.avg_loss, 6) == 0.075
+    table = analysis_table("g1", "1", decisions, Options(rollouts=100))
+    assert [m.at_stake for m in scored_from_rows(table.to_pylist())] == [True, False, False, False]
+    # All of a seat's decisions with nothing at stake: no accuracy, as for a seat with no decision.
+    (none,) = seat_summaries(decisions[1:], ["Ana"])
+    assert none == SeatSummary(0, "Ana", None, 0, 0, 0, 0.0, 0)
+
+
 def test_stored_rows_give_the_same_summaries() -> None:
     table = analysis_table("g1", "1", DECISIONS, Options(rollouts=100))
     moves = scored_from_rows(table.to_pylist())
@@ -131,21 +152,27 @@ def _run(*extra: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def expected() -> list[SeatSummary]:
+def analysed() -> list[Decision]:
     record = next(iter(read_records(SJ_LOG)))
     assert record.log is not None
-    decisions = list(analyse(record.log, Options(rollouts=3, top=3, steps=(1, 12), seed=4)))
-    return seat_summaries(decisions, record.log.players)
+    return list(analyse(record.log, Options(rollouts=3, top=3, steps=(1, 12), seed=4)))
 
 
-def test_cli_summary_json(expected: list[SeatSummary]) -> None:
+@pytest.fixture(scope="module")
+def expected(analysed: list[Decision]) -> list[SeatSummary]:
+    return seat_summaries(analysed, ["Ana", "Bruno"])
+
+
+def test_cli_summary_json(analysed: list[Decision], expected: list[SeatSummary]) -> None:
     run = _run("--json")
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in run.stdout.splitlines()]
     assert rows == [s.to_json() for s in expected]
     assert [list(r) for r in rows] == [["seat", "player", "accuracy", "inaccuracies", "mistakes", "blunders",
                                         "avg_loss"]] * 2
-    assert sum(s.moves for s in expected) == int(run.stderr.split(" decisions analysed")[0])
+    assert int(run.stderr.split(" decisions analysed")[0]) == len(analysed)
+    # Every decision with something at stake counts, in its seat's summary.
+    assert sum(s.moves for s in expected) == sum(at_stake(d.candidates) for d in analysed) > 0
 
 
 def test_cli_summary_text(expected: list[SeatSummary]) -> None:
