@@ -109,7 +109,8 @@ def _drill(game_row: dict[str, Any], log: GameLog, drill: D.Drill, viewer: Viewe
     if not view_for(log.game).sees_decisions(seat, viewer):
         ui.caption(f"The drill shows {isolate(names[seat])}'s position in {isolate(names[seat])}'s view: this view "
                    "does not see that hand.")
-        if st.button(f"Show {names[seat]}'s view", key="drill_view"):
+        # A button's label is Markdown: the name stays in the caption above, as text.
+        if st.button("Switch to that seat's view", key="drill_view"):
             _goto(game_id, drill)
             st.rerun()
         return
@@ -233,7 +234,9 @@ def _option(game_id: str, log: GameLog, puzzle: D.Puzzle, seat: int, state: Any,
     held = st.session_state.setdefault(ESTIMATES_KEY, {})
     memo = (game_id, puzzle.step, seat, key)
     if memo not in held:
-        with st.spinner(f"Estimating {move.text()}: {plural(options.rollouts, 'rollout')}..."):
+        # The analysis did not compare this move: its own rollouts first (the spinner's text is Markdown:
+        # no move in it).
+        with st.spinner(f"Estimating this move: {plural(options.rollouts, 'rollout')}..."):
             wins, ended = estimate_move(log.game, state, puzzle.step, seat, move, options.rollouts, options.seed,
                                         options.rollout_bot)
         held[memo] = None if ended == 0 else D.Option(key, move.text(), engine.describe_move(state, move, names),

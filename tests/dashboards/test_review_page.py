@@ -128,6 +128,19 @@ def test_a_review_runs_in_the_background_then_shows_accuracy_mistakes_and_the_dr
     assert not [t for t in texts if t.startswith(f"Move {first.step} ")]
     assert (f"\u2068{names[first.seat]}\u2069: {len(hidden)} mistake{'s' if len(hidden) > 1 else ''} not listed in this "
             "view, whose better moves would name cards it does not see.") in texts
+    # A drill of the reviewed seat moves the board to that seat's view; back in the other seat's view,
+    # it lists no move and offers to switch.
+    at.selectbox(key="drill_seat").set_value(first.seat).run()
+    at.button(key="drill_start").click().run()
+    assert at.query_params["view"] == f"seat{first.seat}"
+    at.query_params["view"] = f"seat{other}"
+    at.run()
+    who = f"\u2068{names[first.seat]}\u2069"
+    assert f"The drill shows {who}'s position in {who}'s view: this view does not see that hand." in _texts(at)
+    assert not [e for e in at.get("bidi_component") if "moves" in json.loads(e.proto.json)]
+    at.button(key="drill_view").click().run()
+    assert at.query_params["view"] == f"seat{first.seat}"
+    assert [e for e in at.get("bidi_component") if "moves" in json.loads(e.proto.json)]
 
 
 def test_a_drill_of_a_thousand_legal_moves_narrows_its_buttons_by_a_filter(open_page: Callable, tmp_path: Path) -> None:
