@@ -359,7 +359,10 @@ function boardClick(s, event) {
 }
 
 function pickToken(s, tokens) {
-  for (const [name, f] of Object.entries(s.pick.fields)) {
+  // A part not chosen yet first, then the lists and counts, then a choice made already (changed).
+  const fields = Object.entries(s.pick.fields);
+  const rank = ([name, f]) => (f.type !== "scalar" ? 1 : s.pick.chosen[name] === undefined ? 0 : 2);
+  for (const [name, f] of fields.sort((a, b) => rank(a) - rank(b))) {
     if (f.type === "scalar") {
       const v = f.values.find((x) => tokens.includes(norm(x)));
       if (v !== undefined) { s.pick.chosen[name] = v; return true; }
@@ -382,7 +385,9 @@ export default function (component) {
   s.ui.root.classList.toggle("dark", isDark(s.host));
   s.trigger = component.setTriggerValue;
   if (!data || !data.board) { return undefined; }
-  const request = `${data.id}|${data.version}|${data.seat}`;
+  // A move refused (illegal, stale) leaves the version as it was: ``answered`` changes, and the page
+  // takes moves again.
+  const request = `${data.id}|${data.version}|${data.seat}|${data.answered || 0}`;
   if (s.request !== request) {
     s.request = request;
     s.data = data;

@@ -99,6 +99,8 @@ def _act(session: Session, asked: dict) -> None:
         _say("error", f"{err.message}. Nothing was changed.")
     except PlayError as err:
         _say("error", err.message)
+    # The browser takes moves again on the next run, whatever the answer.
+    st.session_state["play_answered"] = st.session_state.get("play_answered", 0) + 1
     st.rerun()
 
 
@@ -184,7 +186,8 @@ def _game(game_id: str) -> bool:
         total = len(session.moves)
         start = shown.get((session.id, seat), total)
         shown[(session.id, seat)] = total
-        payload = {**_data(session.id, session.version, seat, session), "from": min(start, total)}
+        payload = {**_data(session.id, session.version, seat, session), "from": min(start, total),
+                   "answered": st.session_state.get("play_answered", 0)}
         reply = play_board(payload)
         if reply.act is not None and reply.act["id"] == session.id:
             _act(session, {**reply.act, "seat": seat})

@@ -146,3 +146,25 @@ def test_a_kind_of_move_with_very_many_variants_is_sent_as_its_parts() -> None:
                                                 "buildings": {"type": "map", "values": []}}
     assert parts_of([{"kind": "councillor", "keep": ["Well", "Well"]}, {"kind": "councillor", "keep": ["Smithy"]}]) == {
         "keep": {"type": "list", "values": [["Well", 2], ["Smithy", 1]]}}
+
+
+def test_hot_seat_shows_a_seat_only_once_the_screen_is_passed(monkeypatch, tmp_path: Path) -> None:
+    db = tmp_path / "games.duckdb"
+    with Store(play_folder(db)) as games:
+        session = games.start(Setup.from_query({**SETUP, "seat": "0,1", "name": "Ana,Bruno"}))
+    assert session.setup.humans == (0, 1)
+    at = _open(monkeypatch, db, id=session.id)
+    assert alerts(at, "info") == ["Pass the screen to Ana. The board shows Ana's seat only once Ana is at the screen."]
+    assert at.button(key="play_reveal_0").label == "I am Ana: show my seat"
+    at.button(key="play_reveal_0").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert alerts(at, "info") == []
+    assert at.session_state["play_revealed"] == (session.id, 0)
+    # Ana's moves until Bruno is to act: the screen is then to be passed to Bruno.
+    with Store(play_folder(db)) as games:
+        while session.to_act == 0:
+            session = games.act(session.id, session.choices()[0], session.version)
+    assert session.to_act == 1
+    at.run()
+    assert alerts(at, "info") == ["Pass the screen to Bruno. The board shows Bruno's seat only once Bruno is at "
+                                  "the screen."]

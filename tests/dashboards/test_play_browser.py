@@ -224,3 +224,51 @@ def test_a_game_against_a_bot_is_played_resumed_stored_and_downloaded(tmp_path: 
             assert "1 of 1 game." in tab.main_text()
             assert not tab.errors
         browser.close()
+
+
+def test_moves_are_made_on_the_board_assembled_part_by_part_and_an_illegal_one_is_refused(tmp_path: Path) -> None:
+    """A card of the player's hand clicked starts a build (its building), another card is its payment,
+    confirmed once; an overpayment says the rule and changes nothing; a role on the board is chosen by
+    a click."""
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "games.duckdb"
+    with sync_playwright() as pw, dashboard(db) as (url, _):
+        browser = launch_browser(pw)
+        tab = Player(browser, width=1000, scheme="dark")
+        tab.open(f"{url}/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester", board=False)
+        tab.page.get_by_role("button", name="Start game").click()
+        tab.page.wait_for_selector(".gv-play[data-state]")
+        assert tab.settle() == "deciding"
+        game_id = tab.page.url.split("id=")[1]
+        games = Store(play_folder(db))
+        hand = tab.page.locator(".gv-play .player[data-seat='1'] .mini")
+        # Too much paid: the engine's rule, said on the page; nothing changed.
+        version = games.load(game_id).version
+        for card in ("Archive", "Carpenter", "Triumphal arch"):
+            hand.filter(has_text=card).click()
+        assert tab.page.locator(".gv-play .pl-confirm").text_content() == "Confirm"
+        tab.page.locator(".gv-play .pl-confirm").click()
+        said = tab.page.locator("[role='alert']", has_text="Not allowed: ")
+        said.wait_for()
+        assert "(rule " in said.inner_text() and said.inner_text().endswith("Nothing was changed.")
+        assert games.load(game_id).version == version
+        tab.page.wait_for_selector(".gv-play[data-state='deciding']")
+        hand.filter(has_text="Archive").click()
+        hand.filter(has_text="Carpenter").click()
+        confirm = tab.page.locator(".gv-play .pl-confirm")
+        assert confirm.text_content() == "Confirm: build Archive pay [Carpenter]"
+        confirm.click()
+        tab.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') "
+                                   f"!== '{version}'; }}", timeout=60_000)
+        at = games.load(game_id)
+        assert [p.move.text() for p in at.moves if not p.bot][-1] == "build Archive pay [Carpenter]"
+        assert tab.settle() == "deciding"
+        assert "role producer" in tab.moves()
+        version = at.version
+        tab.page.locator(".gv-play .board .chip", has_text="producer").click()
+        tab.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') "
+                                   f"!== '{version}'; }}", timeout=60_000)
+        assert [p.move.text() for p in games.load(game_id).moves if not p.bot][-1] == "role producer"
+        assert not tab.errors
+        browser.close()
