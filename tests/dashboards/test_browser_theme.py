@@ -21,6 +21,20 @@ APP_BACKGROUND = "() => getComputedStyle(document.querySelector('[data-testid=\"
 #: The fill of a chart's title text (Plotly takes it from Streamlit's theme).
 CHART_TEXT = "() => getComputedStyle(document.querySelector('.js-plotly-plot .gtitle')).fill"
 
+#: The contrast ratio (WCAG) of an element's text on its background, the page's where its own is clear.
+CONTRAST = """(el) => {
+    const parse = (c) => c.match(/[\\d.]+/g).map(Number);
+    const lum = (c) => { const v = parse(c).slice(0, 3).map((x) => { x = x / 255;
+        return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+    const page = parse(getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor);
+    const own = parse(getComputedStyle(el).backgroundColor);
+    const alpha = own.length > 3 ? own[3] : 1;  // a tint: blended over the page's background
+    const back = `rgb(${[0, 1, 2].map((i) => own[i] * alpha + page[i] * (1 - alpha)).join(",")})`;
+    const [x, y] = [lum(getComputedStyle(el).color), lum(back)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+}"""
+
 
 def lightness(css: str) -> float:
     """0 (black) to 1 (white): the mean of an ``rgb(...)`` colour's channels."""
@@ -65,6 +79,11 @@ def test_the_theme_switch_applies_and_is_remembered(dash_db: Path, tmp_path: Pat
         choose(page, "Dark")
         assert chosen(page) == "Dark" and "counts=3%2C4" in page.url  # the filters stay through the reload
         assert lightness(page.evaluate(APP_BACKGROUND)) < 0.15 and lightness(page.evaluate(CHART_TEXT)) > 0.7
+
+        # An alert's text (here: a game id that names no game in progress) is readable on its tint.
+        shown(page, f"{url}/play?id=nosuchgame", chart=False)
+        page.wait_for_selector(".gv-alert", timeout=30_000)
+        assert page.locator(".gv-alert").evaluate(CONTRAST) >= 4.5
 
         page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Players").first.click()
         shown(page, chart=False)
