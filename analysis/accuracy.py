@@ -27,20 +27,11 @@ from typing import Any
 
 from analysis.decisions import Candidate, Decision, significant
 
-#: lichess's curve (``lila/modules/analyse/src/main/AccuracyPercent.scala``): accuracy of a move that
-#: lost ``x`` points of a 50 % chess game's win chance is ``A * exp(-B * x) + C``.
-CURVE_A = 103.1668100711649
-CURVE_B = 0.04354415386753951
-CURVE_C = -3.166924740191411
-#: Points of win chance here count double lichess's: a 3- to 5-player game starts at 20 to 33 %, not
-#: 50 %, and the tags' thresholds (5, 10, 20 points: ``analysis.decisions.THRESHOLDS``) are set at
-#: half chess's (10, 20, 30). Scaled by 2, an inaccuracy's and a mistake's smallest losses get
-#: exactly the accuracies lichess gives chess's (63.6 and 40.0), and a blunder's 14.9.
-LOSS_SCALE = 2.0
-#: The standard deviation of win chances (points) that weighs a move is kept within these bounds,
-#: and the window it is taken over has 2 to 8 moves (a tenth of the seat's moves): lichess's values.
-WEIGHT_BOUNDS = (0.5, 12.0)
-WINDOW_BOUNDS = (2, 8)
+# The curve's constants, the loss scale and the bounds of a move's weight and window, with their
+# reasons, live with the database's accuracy view, which computes the same numbers in SQL and may not
+# import this module.
+from ingest.accuracy_sql import CURVE_A, CURVE_B, CURVE_C, LOSS_SCALE, WEIGHT_BOUNDS, WINDOW_BOUNDS
+
 #: The tags counted, worst first (``analysis.decisions.THRESHOLDS``).
 TAGS = ("blunder", "mistake", "inaccuracy")
 

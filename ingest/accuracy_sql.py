@@ -3,17 +3,24 @@ analyses (table ``analysis``), so that it is always the accuracy of the analysis
 whenever it was stored (``governor analyse --store``, the dashboard), with nothing to fill or migrate.
 
 The formula is ``analysis.accuracy``'s (docs/analysis.md, "Accuracy"), which this layer may not import:
-its constants are repeated here, and a test checks that the view gives ``analysis.accuracy``'s numbers
-on stored analyses (``tests/ingest/test_accuracy_view.py``).
+its constants live here, ``analysis.accuracy`` takes them from here, and a test checks that the view
+gives ``analysis.accuracy``'s numbers on stored analyses (``tests/ingest/test_accuracy_view.py``).
 """
 
 from __future__ import annotations
 
-#: ``analysis.accuracy``'s curve, loss scale, bounds of a move's weight and of its window.
+#: lichess's curve (``lila/modules/analyse/src/main/AccuracyPercent.scala``): accuracy of a move that
+#: lost ``x`` points of a 50 % chess game's win chance is ``A * exp(-B * x) + C``.
 CURVE_A = 103.1668100711649
 CURVE_B = 0.04354415386753951
 CURVE_C = -3.166924740191411
+#: Points of win chance here count double lichess's: a 3- to 5-player game starts at 20 to 33 %, not
+#: 50 %, and the tags' thresholds (5, 10, 20 points: ``analysis.decisions.THRESHOLDS``) are set at
+#: half chess's (10, 20, 30). Scaled by 2, an inaccuracy's and a mistake's smallest losses get
+#: exactly the accuracies lichess gives chess's (63.6 and 40.0), and a blunder's 14.9.
 LOSS_SCALE = 2.0
+#: The standard deviation of win chances (points) that weighs a move is kept within these bounds,
+#: and the window it is taken over has 2 to 8 moves (a tenth of the seat's moves): lichess's values.
 WEIGHT_BOUNDS = (0.5, 12.0)
 WINDOW_BOUNDS = (2, 8)
 #: ``analysis.decisions.Z95``: a loss counts when significant at 95 % (two proportions).
