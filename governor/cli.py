@@ -17,6 +17,7 @@ from governor import __version__
 from replay import exits
 from replay.errors import printable
 from replay.exits import UsageError, bounded_int
+from replay.game import GameDeclarationError
 
 DEFAULT_DB = "governor.duckdb"
 
@@ -595,6 +596,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except UsageError as err:
+        print(f"{command}: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    except GameDeclarationError as err:
+        # The installation is at fault (a game's package, or metadata older than the checkout), not
+        # the input: one line naming the entry point and its distribution, or saying to run the setup.
         print(f"{command}: {printable(str(err))}", file=sys.stderr)
         return exits.ENVIRONMENT
     except SystemExit as err:

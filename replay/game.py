@@ -1,10 +1,19 @@
 """How a game declares itself, once, and how the registry finds the games.
 
-A game is a package ``replay/<game>/`` whose ``__init__.py`` holds ``GAME = GameDeclaration(...)``:
-its name, title, player counts, options, and where its engine, view, catalogue, bots and log schema
-part live (as ``module`` or ``module:attribute`` paths, so that reading a declaration imports none of
-them). Nothing outside the game's package switches on its name: ``replay.registry`` loads what a
-declaration points to when it is first asked for.
+A game is a package whose ``__init__.py`` holds ``GAME = GameDeclaration(...)``: its name, title,
+player counts, options, and where its engine, view, catalogue, bots and log schema part live (as
+``module`` or ``module:attribute`` paths, so that reading a declaration imports none of them). Nothing
+outside the game's package switches on its name: ``replay.registry`` loads what a declaration points
+to when it is first asked for.
+
+The games are found, not listed: each is an entry point of the group ``governor.games`` (named after
+the game, pointing at its ``GAME``), in the installed metadata of the distribution that holds it.
+Governor's own games are entry points of the ``governor`` distribution itself (``pyproject.toml``), so
+an installed package adds a game exactly as they are added. A checkout is run installed (``scripts/
+setup.sh`` installs it editable, which writes that metadata): when the ``governor`` distribution is not
+installed, or its metadata predates its games' entry points (``pyproject.toml`` changed since the last
+setup), finding the games is one error saying to run the setup, never a silent second way of finding
+them.
 
 This module imports nothing of the project's (the log reader asks it for the game names, and the
 registry, which imports the protocols, which import the log reader, is built on it).
@@ -13,10 +22,14 @@ registry, which imports the protocols, which import the log reader, is built on 
 from __future__ import annotations
 
 import importlib
-import pkgutil
-import sys
+import importlib.metadata
 from dataclasses import dataclass
 from typing import Any
+
+#: The entry-point group a distribution registers its games in: ``name = "package:GAME"``.
+GROUP = "governor.games"
+#: The distribution of Governor itself, whose metadata registers its own games.
+DISTRIBUTION = "governor"
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,10 @@ class GameDeclaration:
     #: whose whole-game analysis at 100 rollouts stays under a minute on the compiled engines; "" for
     #: the first of ``bots``.
     rollout_bot: str = ""
+    #: The modules ``governor native build`` compiles with mypyc (``replay.native``), in dependency
+    #: order: the game's hot path (rules, state, moves, scoring, bots, rows, view...). Each is a
+    #: module of a package (never a top-level module, nor the package declaring the game); () for none.
+    compiled: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name or not all(c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in self.name):
@@ -81,6 +98,12 @@ class GameDeclaration:
             raise ValueError(f"game {self.name}: a bot kind declared twice in {kinds}")
         if self.rollout_bot and self.rollout_bot not in kinds:
             raise ValueError(f"game {self.name}: rollout bot {self.rollout_bot!r} is not among its bots {kinds}")
+        for module in self.compiled:
+            if "." not in module or ":" in module or not all(part.isidentifier() for part in module.split(".")):
+                raise ValueError(f"game {self.name}: compiled module {module!r} is not a module of a package "
+                                 "(package.module)")
+        if len(set(self.compiled)) != len(self.compiled):
+            raise ValueError(f"game {self.name}: a compiled module declared twice in {list(self.compiled)}")
 
     @property
     def bot_kinds(self) -> tuple[str, ...]:
@@ -106,17 +129,21 @@ class GameDeclaration:
 
 
 class GameDeclarationError(Exception):
-    """A package of ``replay`` declares a game wrongly (``GAME`` not a ``GameDeclaration``, or a name
-    two packages declare)."""
+    """The games cannot be found as declared: an entry point of ``governor.games`` that does not load
+    or is not a ``GameDeclaration``, a name declared twice, Governor's own games missing from its
+    installed metadata, or a game's schema part that is wrong. The message is one line naming the
+    entry point and its distribution."""
 
 
 _FOUND: dict[str, GameDeclaration] = {}
 
 
 def declarations() -> dict[str, GameDeclaration]:
-    """Every game declared by a subpackage of ``replay`` (its ``__init__``'s ``GAME``), by name, in
-    the declared order; found once, then cached (``forget`` clears it). Raises
-    ``GameDeclarationError`` for a ``GAME`` that is not a declaration or a name declared twice."""
+    """Every game registered in the entry-point group ``governor.games`` of the installed
+    distributions, by name, in the declared order; found once, then cached (``forget`` clears it).
+    Raises ``GameDeclarationError`` for an entry point that does not load, is not a declaration or
+    is not named after its game, a name declared twice, or Governor's own games missing from its
+    metadata (not installed, or installed before its games were registered: run the setup)."""
     if not _FOUND:
         _FOUND.update(_discover())
     return dict(_FOUND)
@@ -148,22 +175,53 @@ def load(path: str) -> Any:
     return getattr(module, attribute) if attribute else module
 
 
+_SETUP = "run scripts/setup.sh in the checkout (or pip install -e . there)"
+
+
+def _distribution_name(point: importlib.metadata.EntryPoint) -> str:
+    dist = point.dist
+    return dist.name if dist is not None else "an unknown distribution"
+
+
+def _where(point: importlib.metadata.EntryPoint) -> str:
+    return f"entry point {point.name} = {point.value} of the distribution {_distribution_name(point)}"
+
+
+def _own_metadata_problem() -> str | None:
+    """Why Governor's own games cannot be found in its metadata, or None when its distribution is
+    installed and registers games in the group."""
+    try:
+        dist = importlib.metadata.distribution(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return f"governor is not installed, so its own games are not registered ({GROUP}): {_SETUP}"
+    if not any(point.group == GROUP for point in dist.entry_points):
+        # The private path is only for the message (an old ``governor.egg-info`` in the current folder
+        # shadows the installed metadata); a distribution without one is named by its version.
+        where = getattr(dist, "_path", None)
+        found = f" in {where}" if where is not None else f" (version {dist.version})"
+        return (f"the installed metadata of governor{found} registers no game ({GROUP}): it predates the "
+                f"games' entry points; {_SETUP}")
+    return None
+
+
 def _discover() -> dict[str, GameDeclaration]:
-    # The package's own search path (not a directory of this file), so that a test can add a
-    # folder to it and a namespace of several folders is scanned whole.
-    package = sys.modules[__name__.rpartition(".")[0]]
-    found: list[GameDeclaration] = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if not info.ispkg:
-            continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        declared = getattr(module, "GAME", None)
-        if declared is None:
-            continue
+    problem = _own_metadata_problem()
+    if problem is not None:
+        raise GameDeclarationError(problem)
+    found: dict[str, tuple[GameDeclaration, importlib.metadata.EntryPoint]] = {}
+    for point in importlib.metadata.entry_points(group=GROUP):
+        try:
+            declared = point.load()
+        except Exception as err:  # whatever a third party's import raises, it is one line naming it
+            raise GameDeclarationError(f"{_where(point)} cannot be loaded: {type(err).__name__}: {err}") from err
         if not isinstance(declared, GameDeclaration):
-            raise GameDeclarationError(f"{module.__name__}.GAME is a {type(declared).__name__}, not a GameDeclaration")
-        if any(d.name == declared.name for d in found):
-            raise GameDeclarationError(f"game {declared.name!r} is declared twice ({module.__name__})")
-        found.append(declared)
-    found.sort(key=lambda d: (d.order, d.name))
-    return {d.name: d for d in found}
+            raise GameDeclarationError(f"{_where(point)} is a {type(declared).__name__}, not a GameDeclaration")
+        if declared.name in found:
+            raise GameDeclarationError(f"game {declared.name!r} is declared twice: by the {_where(point)} and by "
+                                       f"the {_where(found[declared.name][1])}")
+        if point.name != declared.name:
+            raise GameDeclarationError(f"{_where(point)} declares the game {declared.name!r}: an entry point is "
+                                       "named after its game")
+        found[declared.name] = (declared, point)
+    ordered = sorted((d for d, _ in found.values()), key=lambda d: (d.order, d.name))
+    return {d.name: d for d in ordered}

@@ -1,14 +1,18 @@
-"""The optional compiled engines: the replay loop and the catalogue, move, state, rule, scoring, bot,
-row, view and observation modules of both games compiled to C with mypyc, used automatically when they are built and match the
-sources.
+"""The optional compiled engines: the replay loop and the modules every game declares for compiling
+(``GameDeclaration.compiled``: its catalogue, moves, state, rules, scoring, bots, rows, view...)
+compiled to C with mypyc, used automatically when they are built and match the sources.
 
 The Python modules stay the one source of the rules; the compiled ones are the same modules, built
 from them by ``governor native build`` (which ``scripts/setup.sh`` runs) into ``.native/`` beside
-the package, with a manifest holding a digest of every source file of ``replay``. On ``import replay``,
+the package, with a manifest holding a digest of every source file of ``replay`` and of the package
+of every compiled module outside it (a game installed from elsewhere). On ``import replay``,
 ``activate`` puts a finder in front of the import system that loads these modules from ``.native/``,
-but only when the digest still matches: after any edit of ``replay`` the pure-Python modules are used
-until the next build, so a stale build never runs. ``GOVERNOR_PURE=1`` forces the pure-Python path
-(the tests run both and compare them); a machine without a C compiler simply has no build.
+but only when the digest still matches: after any edit of these sources the pure-Python modules are
+used until the next build, so a stale build never runs. ``GOVERNOR_PURE=1`` forces the pure-Python
+path (the tests run both and compare them); a machine without a C compiler simply has no build.
+
+This module names no game: the modules come from the games' declarations (``replay.game``), found
+through their entry points; reading them imports each game's declaring package only.
 
 In the compiled modules every module-level constant is declared ``Final``: compiled code then reads it
 as a C static (or inlines a literal) instead of looking it up in the module's dict at every use
@@ -33,37 +37,10 @@ from types import ModuleType
 from typing import Any
 
 from replay.errors import printable
+from replay.game import GameDeclarationError, declarations
 
-#: The modules compiled: the hot path of replay, ``legal_moves``, the bots' rollouts (the heuristic and
-#: the expert bots: the expert plays the analysis' rollouts) and the importer's rows (``rows``: the row
-#: layout lives there, not in the engine classes, to be compiled), and what a seat sees and its
-#: observation vector (``view``, ``spaces``: the environments compute one at every step). Not the
-#: engines' classes (``engine.py``: interpreted subclasses of ``Engine``, which a compiled base would
-#: forbid), nor ``replay.san_juan.thawed`` (it subclasses ``list``, which compiled classes cannot).
-MODULES = (
-    "replay.replayer",
-    "replay.san_juan.cards",
-    "replay.san_juan.moves",
-    "replay.san_juan.state",
-    "replay.san_juan.rules",
-    "replay.san_juan.scoring",
-    "replay.san_juan.bots",
-    "replay.san_juan.expert",
-    "replay.san_juan.rows",
-    "replay.san_juan.view",
-    "replay.san_juan.spaces",
-    "replay.puerto_rico.catalogue",
-    "replay.puerto_rico.moves",
-    "replay.puerto_rico.state",
-    "replay.puerto_rico.arrangements",
-    "replay.puerto_rico.rules",
-    "replay.puerto_rico.scoring",
-    "replay.puerto_rico.bots",
-    "replay.puerto_rico.expert",
-    "replay.puerto_rico.rows",
-    "replay.puerto_rico.view",
-    "replay.puerto_rico.spaces",
-)
+#: The replay loop, compiled before every game's modules.
+REPLAY_MODULES = ("replay.replayer",)
 
 PACKAGE = Path(__file__).resolve().parent
 #: Where the build goes: ``.native`` beside the ``replay`` package (the checkout), or ``$GOVERNOR_NATIVE_DIR``.
@@ -74,12 +51,51 @@ PURE_ENV = "GOVERNOR_PURE"
 status = "pure Python: not activated"
 
 
+def compiled_modules() -> tuple[str, ...]:
+    """The modules a build compiles, in order: the replay loop, then each declared game's ``compiled``
+    modules in the games' order. Raises ``GameDeclarationError`` when the games cannot be found, or
+    when two games declare one module."""
+    modules = list(REPLAY_MODULES)
+    for game in declarations().values():
+        for name in game.compiled:
+            if name in modules:
+                raise GameDeclarationError(f"game {game.name}: compiled module {name} is declared twice")
+            modules.append(name)
+    return tuple(modules)
+
+
+def _package_roots(modules: tuple[str, ...]) -> dict[str, Path]:
+    """The folder of each top-level package the compiled ``modules`` live in, by package name
+    (``replay`` is this package; another is found without being imported again). Raises
+    ``GameDeclarationError`` for a package that is not an ordinary folder of sources."""
+    roots = {PACKAGE.name: PACKAGE}
+    for top in sorted({name.partition(".")[0] for name in modules} - {PACKAGE.name}):
+        spec = importlib.util.find_spec(top)
+        locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+        if len(locations) != 1:
+            raise GameDeclarationError(f"compiled modules of package {top}: it is not one folder of sources "
+                                       f"({len(locations)} found)")
+        roots[top] = Path(locations[0]).resolve()
+    return roots
+
+
+def _module_file(name: str, roots: dict[str, Path]) -> Path:
+    top, _, rest = name.partition(".")
+    return roots[top].joinpath(*rest.split(".")).with_suffix(".py")
+
+
 def source_digest() -> str:
-    """A digest of every source file of the ``replay`` package, the Python version and the platform:
-    a build is used only while this is the digest it was built from."""
+    """A digest of every source file of the ``replay`` package and of each other package holding a
+    compiled module (a game installed from elsewhere), the Python version and the platform: a build is
+    used only while this is the digest it was built from. Raises ``GameDeclarationError`` when the
+    games cannot be found."""
     digest = hashlib.sha256(f"{sys.version}|{sysconfig.get_platform()}".encode())
-    for path in sorted(PACKAGE.rglob("*.py")):
-        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for top, root in _package_roots(compiled_modules()).items():
+        # ``replay``'s paths are written as before (relative to it); another package's are prefixed
+        # with its name, so that moving a file between packages changes the digest.
+        prefix = "" if root == PACKAGE else f"{top}/"
+        for path in sorted(root.rglob("*.py")):
+            digest.update((prefix + path.relative_to(root).as_posix()).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -105,6 +121,9 @@ def activate() -> str:
     global status
     try:
         status = _activate()
+    except GameDeclarationError as err:
+        # Said again, as the command's one line, when the command asks for the games.
+        status = f"pure Python: the games cannot be found: {printable(str(err))}"
     except OSError as err:
         where = os.fsdecode(err.filename) if err.filename else str(NATIVE_DIR)
         status = f"pure Python: cannot read {printable(where)}: {err.strerror or err}"
@@ -128,17 +147,13 @@ def _activate() -> str:
         return f"pure Python: {manifest_path} cannot be read"
     if manifest.get("digest") != source_digest():
         return "pure Python: the compiled engines were built from other sources (governor native build)"
-    if any(name in sys.modules for name in MODULES):
+    if any(name in sys.modules for name in compiled_modules()):
         return "pure Python: the engine modules were imported before replay.native could activate"
     if not all(file.exists() for file in files.values()):
         return f"pure Python: files of the build in {NATIVE_DIR} are missing"
     if not any(isinstance(f, _NativeFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _NativeFinder(files))
     return "compiled (mypyc)"
-
-
-def _module_file(name: str) -> Path:
-    return PACKAGE.parent.joinpath(*name.split(".")).with_suffix(".py")
 
 
 def _install(staging: Path, out: Path) -> None:
@@ -166,9 +181,10 @@ def _install(staging: Path, out: Path) -> None:
 
 
 def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
-    """Compile ``MODULES`` with mypyc into ``out`` (replacing an earlier build only once this one is
+    """Compile ``compiled_modules()`` with mypyc into ``out`` (replacing an earlier build only once this one is
     complete). Returns False, saying why, when it cannot (no mypyc, no C compiler, a failed compile):
-    the pure-Python engines are then used."""
+    the pure-Python engines are then used. Raises ``GameDeclarationError`` when the games cannot be
+    found, or a declared module has no source file."""
 
     def say(text: str) -> None:
         if not quiet:
@@ -184,6 +200,11 @@ def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
         say(f"no C compiler ({compiler}): the engines run as pure Python (2 to 4 times slower)")
         return False
     started = time.monotonic()
+    modules = compiled_modules()
+    roots = _package_roots(modules)
+    for name in modules:
+        if not _module_file(name, roots).is_file():
+            raise GameDeclarationError(f"compiled module {name}: no source file {_module_file(name, roots)}")
     digest = source_digest()
     try:
         if json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("digest") == digest:
@@ -194,12 +215,15 @@ def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
     say("compiling the engines with mypyc (about 2 minutes, once for these sources)")
     with tempfile.TemporaryDirectory(prefix="governor-native-") as tmp:
         work = Path(tmp)
-        # A copy of the sources, so that nothing compiled is ever left beside them.
-        shutil.copytree(PACKAGE, work / "replay", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        # A copy of the sources (``replay`` and each other package holding a compiled module, side by
+        # side, so that mypyc resolves the imports between them), so that nothing compiled is ever
+        # left beside them.
+        for top, root in roots.items():
+            shutil.copytree(root, work / top, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
         config = PACKAGE.parent / "pyproject.toml"
         if config.exists():
             shutil.copy(config, work / "pyproject.toml")
-        sources = [str(_module_file(name).relative_to(PACKAGE.parent)) for name in MODULES]
+        sources = [str(Path(*name.split(".")).with_suffix(".py")) for name in modules]
         result = subprocess.run(
             [sys.executable, "-m", "mypyc", *sources],
             cwd=work, capture_output=True, text=True,
@@ -211,7 +235,7 @@ def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
             return False
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
         files: dict[str, str] = {}
-        for name in MODULES:
+        for name in modules:
             built = work.joinpath(*name.split(".")).with_suffix(suffix)
             if not built.exists():
                 say(f"compiling the engines gave no {built.name}: the engines run as pure Python")
@@ -239,5 +263,5 @@ def build(out: Path = NATIVE_DIR, quiet: bool = False) -> bool:
         finally:
             if not installed:  # once installed, its name is free again: whatever comes there is not ours
                 shutil.rmtree(staging, ignore_errors=True)
-    say(f"compiled engines built in {out} ({len(MODULES)} modules, {time.monotonic() - started:.0f} s)")
+    say(f"compiled engines built in {out} ({len(modules)} modules, {time.monotonic() - started:.0f} s)")
     return True

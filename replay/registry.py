@@ -1,9 +1,10 @@
 """The games, their engines, views and bots, found from the games' own declarations.
 
-Each package ``replay/<game>/`` declares itself once (``GAME = GameDeclaration(...)`` in its
-``__init__.py``, see ``replay.game``); ingestion, analysis, the dashboard and the command line find a
-game here and hold no rules, no secrets and no game names of their own. Adding a game is adding its
-package (and its board module in ``dashboards/``), nothing else.
+Each game's package declares it once (``GAME = GameDeclaration(...)`` in its ``__init__.py``) and
+registers that declaration as an entry point of ``governor.games`` (see ``replay.game``); ingestion,
+analysis, the dashboard and the command line find a game here and hold no rules, no secrets and no
+game names of their own. Adding a game is installing its package (and, for now, its board module in
+``dashboards/``).
 """
 
 from __future__ import annotations

@@ -23,4 +23,9 @@ GAME = GameDeclaration(
     # expert is stronger, but its rollouts cost 2.3 times the heuristic bot's even compiled (about 100 s
     # a 5-player game).
     rollout_bot="heuristic",
+    # Compiled by ``governor native build`` (replay.native), in dependency order; not ``engine`` (an
+    # interpreted subclass of ``Engine``, which a compiled base would forbid).
+    compiled=tuple(f"replay.puerto_rico.{m}" for m in (
+        "catalogue", "moves", "state", "arrangements", "rules", "scoring", "bots", "expert", "rows", "view",
+        "spaces")),
 )

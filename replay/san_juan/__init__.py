@@ -22,4 +22,9 @@ GAME = GameDeclaration(
     spaces="replay.san_juan.spaces",
     # The strongest bot that keeps a whole game's analysis under a minute (docs/analysis.md).
     rollout_bot="expert",
+    # Compiled by ``governor native build`` (replay.native), in dependency order. Not ``engine`` (the
+    # engine's class is an interpreted subclass of ``Engine``, which a compiled base would forbid) nor
+    # ``thawed`` (it subclasses ``list``, which compiled classes cannot).
+    compiled=tuple(f"replay.san_juan.{m}" for m in (
+        "cards", "moves", "state", "rules", "scoring", "bots", "expert", "rows", "view", "spaces")),
 )

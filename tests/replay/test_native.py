@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -119,7 +120,7 @@ def test_the_compiled_modules_constants_are_final() -> None:
     assert _unfinal_constants("A = 1\n_B: dict[str, int] = {}\nC: Final = 2\nD: Final[int] = 3\nlow = 4\n") == [
         "A (line 1)", "_B (line 2)"]
     missing = {name: _unfinal_constants((ROOT / Path(*name.split("."))).with_suffix(".py").read_text(encoding="utf-8"))
-               for name in native.MODULES}
+               for name in native.compiled_modules()}
     assert {name: names for name, names in missing.items() if names} == {}
 
 
@@ -133,7 +134,7 @@ def test_a_build_replaces_the_last_one_and_removes_nothing_else(tmp_path: Path, 
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
 
     def compiled(args: list[str], cwd: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
-        for name in native.MODULES:
+        for name in native.compiled_modules():
             built = Path(cwd).joinpath(*name.split(".")).with_suffix(suffix)
             built.write_bytes(b"compiled " + name.encode())
         return subprocess.CompletedProcess(args, 0, "", "")
@@ -157,4 +158,80 @@ def test_a_build_replaces_the_last_one_and_removes_nothing_else(tmp_path: Path, 
     assert (theirs / "keep.txt").read_text() == "someone's"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".native", ".native.old", "elsewhere"]
     assert sorted(p.name for p in (out / "replay" / "san_juan").iterdir()) == sorted(
-        Path(*name.split(".")).with_suffix(suffix).name for name in native.MODULES if name.startswith("replay.san_juan."))
+        Path(*name.split(".")).with_suffix(suffix).name for name in native.compiled_modules() if name.startswith("replay.san_juan."))
+
+
+DICE_INIT = '''
+from replay.game import GameDeclaration
+
+GAME = GameDeclaration(name="dice", title="Dice", min_players=2, max_players=2, engine="dice_game.rules:ENGINE",
+                       view="dice_game.rules", catalogue="dice_game.rules", bots=(), log_schema="dc_",
+                       log_schema_file="dice_game:log.schema.json", compiled=({compiled}))
+'''
+
+
+@pytest.fixture()
+def installed_dice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A game ``dice`` in a package outside Governor, installed, declaring ``dice_game.rules`` compiled."""
+    from replay import game
+    from tests.replay.distributions import drop_modules, install_distribution
+
+    package = tmp_path / "dice_game"
+    package.mkdir()
+    (package / "__init__.py").write_text(DICE_INIT.format(compiled='"dice_game.rules",'), encoding="utf-8")
+    (package / "rules.py").write_text("SIDES: Final = 6\n", encoding="utf-8")
+    (package / "helpers.py").write_text("", encoding="utf-8")
+    install_distribution(tmp_path, "dice_game", "[governor.games]\ndice = dice_game:GAME\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    game.forget()
+    yield package
+    drop_modules("dice_game")
+    monkeypatch.undo()
+    game.forget()
+
+
+def test_a_game_installed_elsewhere_is_compiled_and_its_edits_make_a_build_stale(
+        installed_dice: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing in replay.native names a game: the modules come from the declarations, a game's package
+    outside ``replay/`` is compiled beside it, and an edit of any of its source files (compiled or not)
+    changes the digest, so its build is stale."""
+    import importlib.machinery
+
+    modules = native.compiled_modules()
+    assert modules[0] == "replay.replayer" and modules[-1] == "dice_game.rules"
+    assert [m.partition(".")[0] for m in modules].count("dice_game") == 1
+    digest = native.source_digest()
+    (installed_dice / "helpers.py").write_text("# edited\n", encoding="utf-8")
+    edited = native.source_digest()
+    (installed_dice / "rules.py").write_text("SIDES: Final = 8\n", encoding="utf-8")
+    assert len({digest, edited, native.source_digest()}) == 3
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    compiled: list[str] = []
+
+    def fake_mypyc(args: list[str], cwd: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+        compiled.extend(args[3:])
+        for name in modules:
+            assert Path(cwd).joinpath(*name.split(".")).with_suffix(".py").is_file()  # its source, copied beside replay
+            Path(cwd).joinpath(*name.split(".")).with_suffix(suffix).write_bytes(b"compiled")
+        return subprocess.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(native.subprocess, "run", fake_mypyc)
+    monkeypatch.setattr(native.shutil, "which", lambda name: "/usr/bin/" + name)
+    assert native.build(tmp_path / "out", quiet=True) is True
+    assert compiled[-1] == "dice_game/rules.py" and len(compiled) == len(modules)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["files"]["dice_game.rules"] == f"dice_game/rules{suffix}"
+    assert manifest["digest"] == native.source_digest()
+    assert list(installed_dice.glob(f"*{suffix}")) == []  # nothing compiled left beside the sources
+
+
+def test_a_declared_module_without_a_source_is_named(installed_dice: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay.game import GameDeclarationError
+
+    (installed_dice / "__init__.py").write_text(DICE_INIT.format(compiled='"dice_game.rule",'), encoding="utf-8")
+    monkeypatch.setattr(native.shutil, "which", lambda name: "/usr/bin/" + name)
+    with pytest.raises(GameDeclarationError, match=(
+            f"^compiled module dice_game.rule: no source file {re.escape(str(installed_dice.resolve()))}/rule.py$")):
+        native.build(tmp_path / "out", quiet=True)
+    assert not (tmp_path / "out").exists()

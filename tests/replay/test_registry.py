@@ -1,9 +1,14 @@
-"""A game declares itself once, in its package, and the registry finds it: adding a third game is adding
-its package. The declarations are light (reading them imports no engine)."""
+"""A game declares itself once, in its package, and registers that declaration as an entry point of the
+group ``governor.games``; the registry finds it there. Adding a third game is installing a package that
+registers it (here: a package and its ``*.dist-info`` on a temporary ``sys.path`` entry, which
+``importlib.metadata`` finds as it finds an installed distribution). The declarations are light
+(reading them imports no engine)."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -12,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-import replay
 from replay import game as declared
 from replay import registry
 from replay.errors import LogFormatError
 from replay.game import GameDeclaration, GameDeclarationError
 from replay.logfile import parse_game
+from tests.replay.distributions import drop_modules, install_distribution
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,12 +34,12 @@ GAME = GameDeclaration(
     title="Noughts and Crosses",
     min_players=2,
     max_players=2,
-    engine="replay.{name}.engine:ENGINE",
-    view="replay.{name}.view",
-    catalogue="replay.{name}.engine",
+    engine="{name}.engine:ENGINE",
+    view="{name}.view",
+    catalogue="{name}.engine",
     bots=(("random", "replay.engine_base:RandomPlayer"),),
     log_schema="nc_",
-    log_schema_file="replay.{name}:log.schema.json",
+    log_schema_file="{name}:log.schema.json",
     options=(GameOption("misere", "three in a row loses"),),
     opening_words=", corners taken",
     order=1,
@@ -69,7 +74,8 @@ def _forget_registry() -> None:
 
 @pytest.fixture()
 def third_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A package ``replay.noughts`` in a folder of its own, added to the ``replay`` package's path."""
+    """A package ``noughts`` outside Governor, installed as the distribution ``noughts-game`` that
+    registers it in ``governor.games``."""
     name = "noughts"
     package = tmp_path / name
     package.mkdir()
@@ -77,11 +83,11 @@ def third_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]
     (package / "engine.py").write_text(textwrap.dedent(FAKE_ENGINE.format(name=name)), encoding="utf-8")
     (package / "view.py").write_text(FAKE_VIEW, encoding="utf-8")
     (package / "log.schema.json").write_text(json.dumps(FAKE_SCHEMA), encoding="utf-8")
-    monkeypatch.setattr(replay, "__path__", [*replay.__path__, str(tmp_path)])
+    install_distribution(tmp_path, "noughts_game", f"[governor.games]\n{name} = {name}:GAME\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
     _forget_registry()
     yield name
-    for module in [m for m in sys.modules if m == f"replay.{name}" or m.startswith(f"replay.{name}.")]:
-        del sys.modules[module]
+    drop_modules(name)
     monkeypatch.undo()
     _forget_registry()
 
@@ -128,24 +134,94 @@ def test_once_the_third_game_is_gone_it_is_unknown() -> None:
     assert registry.game_title("noughts_two") == "Noughts Two"
 
 
-def test_a_game_declared_twice_or_wrongly_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    twin = tmp_path / "san_juan_again"
-    twin.mkdir()
-    (twin / "__init__.py").write_text("from replay.san_juan import GAME\n", encoding="utf-8")
-    monkeypatch.setattr(replay, "__path__", [*replay.__path__, str(tmp_path)])
+OWN = "of the distribution governor"
+
+
+@pytest.mark.parametrize(("module", "entry_points", "message"), [
+    ("from replay.san_juan import GAME\n", "san_juan = twin:GAME",
+     "^game 'san_juan' is declared twice: by the entry point san_juan = (twin|replay.san_juan):GAME of the "
+     "distribution (twin_game|governor) and by the entry point san_juan = (replay.san_juan|twin):GAME of the "
+     "distribution (governor|twin_game)$"),
+    ("GAME = 'twin'\n", "twin = twin:GAME",
+     "^entry point twin = twin:GAME of the distribution twin_game is a str, not a GameDeclaration$"),
+    ("import no_such_module\n", "twin = twin:GAME",
+     "^entry point twin = twin:GAME of the distribution twin_game cannot be loaded: ModuleNotFoundError: "
+     "No module named 'no_such_module'$"),
+    ("", "twin = twin:GAME",
+     "^entry point twin = twin:GAME of the distribution twin_game cannot be loaded: AttributeError: module "
+     "'twin' has no attribute 'GAME'$"),
+    ("from replay.san_juan import GAME\n", "twin = twin:GAME",
+     "^entry point twin = twin:GAME of the distribution twin_game declares the game 'san_juan': an entry point "
+     "is named after its game$"),
+])
+def test_a_game_registered_twice_or_wrongly_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        module: str, entry_points: str, message: str) -> None:
+    """A broken entry point is one error naming it and its distribution; once it is gone, the games are
+    found again."""
+    (tmp_path / "twin.py").write_text(module, encoding="utf-8")
+    install_distribution(tmp_path, "twin_game", f"[governor.games]\n{entry_points}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
     declared.forget()
     try:
-        with pytest.raises(GameDeclarationError, match="game 'san_juan' is declared twice \\(replay.san_juan_again\\)"):
-            declared.declarations()
-        (twin / "__init__.py").write_text("GAME = 'san_juan'\n", encoding="utf-8")
-        del sys.modules["replay.san_juan_again"]
-        with pytest.raises(GameDeclarationError, match="replay.san_juan_again.GAME is a str, not a GameDeclaration"):
+        with pytest.raises(GameDeclarationError, match=message):
             declared.declarations()
     finally:
-        sys.modules.pop("replay.san_juan_again", None)
+        drop_modules("twin")
         monkeypatch.undo()
         declared.forget()
     assert registry.game_names() == ("san_juan", "puerto_rico")
+
+
+def test_governor_metadata_without_its_games_says_to_run_the_setup(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout whose installed metadata predates the games' entry points (an old ``governor.egg-info``
+    or ``dist-info`` found first on the path) finds no game of its own: that is one error saying to run
+    the setup, not an empty list of games."""
+    install_distribution(tmp_path, "governor", "[console_scripts]\ngovernor = governor.cli:main\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    declared.forget()
+    try:
+        with pytest.raises(GameDeclarationError, match=(
+                f"^the installed metadata of governor in {re.escape(str(tmp_path))}/governor-1.0.dist-info "
+                "registers no game \\(governor.games\\): it predates the games' entry points; run scripts/setup.sh in "
+                "the checkout \\(or pip install -e . there\\)$")):
+            declared.declarations()
+    finally:
+        monkeypatch.undo()
+        declared.forget()
+    assert registry.game_names() == ("san_juan", "puerto_rico")
+
+
+def test_governor_not_installed_says_to_run_the_setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    def missing(name: str) -> object:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    declared.forget()
+    try:
+        with pytest.raises(GameDeclarationError, match=(
+                "^governor is not installed, so its own games are not registered \\(governor.games\\): run "
+                "scripts/setup.sh in the checkout \\(or pip install -e . there\\)$")):
+            declared.declarations()
+    finally:
+        monkeypatch.undo()
+        declared.forget()
+
+
+def test_a_broken_game_is_one_line_from_the_command(tmp_path: Path) -> None:
+    """The command says what is wrong in one line, exit status 2 (the installation, not the input), with
+    no traceback; the engines then run as pure Python, and ``governor native`` says why."""
+    (tmp_path / "twin.py").write_text("raise RuntimeError('half installed')\n", encoding="utf-8")
+    install_distribution(tmp_path, "twin_game", "[governor.games]\ntwin = twin:GAME\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *os.environ.get("PYTHONPATH", "").split(os.pathsep)])}
+    line = ("entry point twin = twin:GAME of the distribution twin_game cannot be loaded: RuntimeError: "
+            "half installed")
+    for command in (["validate", str(ROOT / "sample_logs")], ["native"]):
+        run = subprocess.run([sys.executable, "-m", "governor.cli", *command], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert (run.returncode, run.stdout, run.stderr) == (2, "", f"governor {command[0]}: {line}\n")
 
 
 @pytest.mark.parametrize(("fields", "message"), [
@@ -212,10 +288,10 @@ def test_a_third_games_schema_part_joins_the_log_schema(third_game: str) -> None
 
 @pytest.mark.parametrize(("part", "message"), [
     ({"options": {}, "$defs": {"nc_setup": {}, "nc_move": {}, "sj_card": {}}},
-     r"replay.noughts:log.schema.json: definitions \['sj_card'\] are not under the game's prefix 'nc_'"),
-    ({"options": {}, "$defs": {"nc_setup": {}}}, r"replay.noughts:log.schema.json: no definition nc_move"),
+     r"noughts:log.schema.json: definitions \['sj_card'\] are not under the game's prefix 'nc_'"),
+    ({"options": {}, "$defs": {"nc_setup": {}}}, r"noughts:log.schema.json: no definition nc_move"),
     ({"$defs": {"nc_setup": {}, "nc_move": {}}},
-     r"replay.noughts:log.schema.json: a game's schema part holds 'options' and '\$defs' only"),
+     r"noughts:log.schema.json: a game's schema part holds 'options' and '\$defs' only"),
 ])
 def test_a_wrong_schema_part_is_named(third_game: str, tmp_path: Path, part: dict[str, object], message: str) -> None:
     from replay.log_schema import full_schema
