@@ -1,0 +1,20 @@
+"""Climb (2 to 4 players): a small card game with hidden hands and a shuffled deck, registered with
+Governor as the game ``toy`` through the entry point ``governor.games`` (``pyproject.toml``).
+
+This file declares the game and imports nothing else: reading the declaration costs no engine."""
+
+from replay.game import GameDeclaration
+
+GAME = GameDeclaration(
+    name="toy",
+    title="Climb",
+    min_players=2,
+    max_players=4,
+    engine="toy_game.engine:ENGINE",
+    view="toy_game.view",
+    catalogue="toy_game.cards",
+    bots=(("heuristic", "toy_game.engine:heuristic_bot"), ("random", "replay.engine_base:RandomPlayer")),
+    log_schema="toy_",
+    log_schema_file="toy_game:log.schema.json",
+    order=50,
+)
