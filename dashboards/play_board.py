@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
-from dashboards.replay_data import game_payload
-from ingest.lake import expand_player_changes
-from ingest.rows import Batch, add_record
+from dashboards.replay_data import log_payload
 from play.session import Session, game_log, seat_view
-from replay.logfile import LogRecord
 from replay.protocol import Viewer
 
 #: Legal moves sent one by one at most (about 250 bytes each); past it, a kind with more than
@@ -34,19 +30,7 @@ def board_payload(session: Session, seat: int) -> dict[str, Any]:
     """The Replay board's payload of the game so far in ``seat``'s view (every step, as the seat saw
     it). Raises ``ValueError`` when the game cannot be laid out as rows (never for a game the store
     folded: each move was checked)."""
-    log = game_log(session)
-    batch = Batch()
-    add_record(batch, LogRecord(f"governor play {session.id}", 0, "", log, None), datetime.now(UTC),
-               complete=session.over)
-    if batch.rejections:
-        raise ValueError(batch.rejections[0]["message"])
-    tables = batch.to_arrow()
-    game = log.game
-    _, seats = expand_player_changes(f"{game}_player_changes", tables[f"{game}_player_changes"])
-    row = tables["games"].to_pylist()[0]
-    moves = tables["moves"].to_pandas().drop(columns=["game_id"])
-    states = tables[f"{game}_states"].to_pandas()
-    data = game_payload(row, moves, states, seats.to_pandas().sort_values(["step", "seat"]), Viewer.of_seat(seat))
+    data = log_payload(game_log(session), f"governor play {session.id}", Viewer.of_seat(seat), complete=session.over)
     data["game_id"] = session.id
     data["source"] = "this game"
     if not session.over:

@@ -13,13 +13,11 @@ page says so and offers to try again.
 
 from __future__ import annotations
 
-import time
-from multiprocessing import get_context
 from multiprocessing.connection import Connection
-from typing import Any
 
 import streamlit as st
 
+from dashboards.child import run_in_child
 from dashboards.data import db_path
 from play.session import Store, play_folder
 
@@ -63,25 +61,7 @@ def store_finished(game_id: str, db: str | None = None, timeout: float = STORE_T
     Statistics show it at once. Storing a game already stored stores nothing. Raises ``NotStored``."""
     target = db or db_path()
     folder = str(play_folder(target))
-    context = get_context("spawn")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_finish, args=(sender, folder, game_id, target), name="governor-play-store")
-    deadline = time.monotonic() + timeout
-    message: Any = None
-    try:
-        process.start()
-        sender.close()
-        if receiver.poll(max(0.0, deadline - time.monotonic())):
-            try:
-                message = receiver.recv()
-            except EOFError:
-                message = None
-    finally:
-        receiver.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
-        process.close()
+    message = run_in_child(_finish, (folder, game_id, target), "governor-play-store", timeout)
     if message is None:
         raise NotStored(f"{target}: the game could not be stored within {timeout:g} s (another program may be "
                         "writing the database); it is kept, try again")

@@ -15,12 +15,14 @@ import json
 import threading
 from bisect import bisect_right
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
 
 from dashboards.diff import step_changes
 from dashboards.stats import plural
+from replay.logfile import GameLog, LogRecord
 from replay.protocol import Viewer
 from replay.registry import view_for
 
@@ -387,3 +389,25 @@ def window(payload: dict[str, Any], step: int, size: int = WINDOW) -> dict[str, 
         "seats": [{column: _cut(pairs, lo, hi) for column, pairs in seat.items()} for seat in payload["seats"]],
         "changes": payload["changes"][lo:hi + 1],
     }
+
+
+def log_payload(log: GameLog, name: str, viewer: Viewer | None = None, complete: bool = True) -> dict[str, Any]:
+    """The payload (``game_payload``) of a game that is not in the database (a variation, a game in
+    progress) as ``viewer`` sees it (default: everything), from the rows an import would store for it
+    under the source ``name``; ``complete=False`` for a game that has not ended. Raises ``ValueError``
+    when the game cannot be laid out as rows."""
+    # Here, not at the top: the importer's modules are for these games only, not for every Replay page.
+    from ingest.lake import expand_player_changes
+    from ingest.rows import Batch, add_record
+
+    batch = Batch()
+    add_record(batch, LogRecord(name, 0, "", log, None), datetime.now(UTC), complete=complete)
+    if batch.rejections:
+        raise ValueError(batch.rejections[0]["message"])
+    tables = batch.to_arrow()
+    game = log.game
+    _, seats = expand_player_changes(f"{game}_player_changes", tables[f"{game}_player_changes"])
+    row = tables["games"].to_pylist()[0]
+    moves = tables["moves"].to_pandas().drop(columns=["game_id"])
+    states = tables[f"{game}_states"].to_pandas()
+    return game_payload(row, moves, states, seats.to_pandas().sort_values(["step", "seat"]), viewer)

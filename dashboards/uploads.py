@@ -39,7 +39,6 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
@@ -47,6 +46,7 @@ from urllib.parse import unquote
 
 import pandas as pd
 
+from dashboards.child import run_in_child
 from dashboards.plain import isolate
 from ingest.db import DatabaseError, reader
 from replay.logfile import MAX_GAME_BYTES
@@ -802,26 +802,9 @@ def import_uploads(files: Sequence[Source | tuple[str, bytes]], db: str, timeout
 
 def _import(report: ImportReport, folder: Path, db: str, names: dict[str, str], timeout: float) -> None:
     """Run the import process, killing it at ``timeout``, and fill ``report``."""
-    context = get_context("spawn")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_run_import, args=(sender, str(folder), db, names), name="governor-upload")
     started = datetime.now(UTC)
     deadline = time.monotonic() + timeout
-    message: tuple[Any, ...] | None = None
-    try:
-        process.start()
-        sender.close()
-        if receiver.poll(max(0.0, deadline - time.monotonic())):
-            try:
-                message = receiver.recv()
-            except EOFError:
-                message = None
-    finally:
-        receiver.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
-        process.close()
+    message = run_in_child(_run_import, (str(folder), db, names), "governor-upload", timeout)
     if message is not None and message[0] == "done":
         _kind, report.imported, report.duplicates, report.rejected, messages, report.game_ids = message
         report.messages = [_display_names(m, names, folder) for m in messages]

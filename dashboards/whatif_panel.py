@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -23,9 +22,7 @@ import streamlit as st
 from analysis import variation as V
 from dashboards import ui
 from dashboards.stats import plural
-from ingest.lake import expand_player_changes
-from ingest.rows import Batch, add_record
-from replay.logfile import LogRecord, parse_game
+from replay.logfile import parse_game
 from replay.protocol import Viewer
 from replay.registry import view_for
 
@@ -49,21 +46,9 @@ def payload(variation: V.Variation, base: dict[str, Any], viewer: Viewer | None 
     """The viewer's payload (``replay_data.game_payload``) of a variation as ``viewer`` sees it
     (default: everything), from the rows an import would store for it. Raises ``ValueError`` when the
     variation cannot be laid out as rows."""
-    from dashboards.replay_data import game_payload
+    from dashboards.replay_data import log_payload
 
-    log = V.as_game_log(variation)
-    batch = Batch()
-    add_record(batch, LogRecord("variation", 0, "", log, None), datetime.now(UTC), complete=False)
-    if batch.rejections:
-        raise ValueError(batch.rejections[0]["message"])
-    tables = batch.to_arrow()
-    game = log.game
-    _, seats = expand_player_changes(f"{game}_player_changes", tables[f"{game}_player_changes"])
-    row = tables["games"].to_pylist()[0]
-    moves = tables["moves"].to_pandas().drop(columns=["game_id"])
-    states = tables[f"{game}_states"].to_pandas()
-    seat_rows = seats.to_pandas().sort_values(["step", "seat"])
-    data = game_payload(row, moves, states, seat_rows, viewer)
+    data = log_payload(V.as_game_log(variation), "variation", viewer, complete=False)
     data["game_id"] = payload_id(variation, str(base["game_id"]))
     data["facts"] = [f"variation after move {variation.branch}", f"{plural(len(variation.moves), 'move')} of its own",
                      *data["facts"]]
