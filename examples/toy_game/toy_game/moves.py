@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from replay.errors import FieldError
 from toy_game.cards import VALUES
@@ -57,8 +57,8 @@ class Rest:
 
 ToyMove = Draw | Stay | Climb | Rest
 
-_PLAIN: dict[str, ToyMove] = {"draw": Draw(), "stay": Stay(), "rest": Rest()}
-KINDS = ("draw", "stay", "climb", "rest")
+_PLAIN: Final[dict[str, ToyMove]] = {"draw": Draw(), "stay": Stay(), "rest": Rest()}
+KINDS: Final = ("draw", "stay", "climb", "rest")
 
 
 def parse_move(obj: Any, path: str) -> ToyMove:

@@ -67,3 +67,16 @@ def test_the_toy_games_logs_match_the_composed_log_schema(installed_toy: Path) -
         assert list(validator.iter_errors(log)) == []
     log["moves"][1] = {"seat": 0, "kind": "climb"}
     assert [e.message for e in validator.iter_errors(log)] == ["'card' is a required property"]
+
+
+def test_the_toy_games_compiled_modules_follow_governors_and_keep_their_constants_final(installed_toy: Path) -> None:
+    """``governor native build`` compiles the modules the toy game declares after Governor's own, and
+    those keep their module constants Final, as compiled modules must (``tests/replay/test_native.py``)."""
+    from replay import native
+    from tests.replay.test_native import _unfinal_constants
+
+    modules = native.compiled_modules()
+    declared = registry.game_of("toy").compiled
+    assert declared and modules[-len(declared):] == declared
+    sources = {name: (TOY / Path(*name.split("."))).with_suffix(".py").read_text(encoding="utf-8") for name in declared}
+    assert {name: found for name, source in sources.items() if (found := _unfinal_constants(source))} == {}
