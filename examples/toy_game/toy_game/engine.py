@@ -138,8 +138,10 @@ class ToyEngine(RulesEngine):
                 else f"Waiting: {view['waiting_for']}", "")
         lines = list(head)
         for p in view["players"]:
+            # A hand the view leaves out takes its score with it (the score counts the hand).
             hand = ", ".join(map(str, p["hand"])) if "hand" in p else "hidden"
-            lines.append(f"{p['name']} (seat {p['seat']}): {p['score']} points; ladder "
+            score = f"{p['score']} points" if "score" in p else "score hidden"
+            lines.append(f"{p['name']} (seat {p['seat']}): {score}; ladder "
                          f"{' '.join(map(str, p['ladder'])) or '-'}; hand ({p['hand_size']}): {hand or '-'}")
         return "\n".join(lines)
 

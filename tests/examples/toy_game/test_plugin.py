@@ -80,3 +80,16 @@ def test_the_toy_games_compiled_modules_follow_governors_and_keep_their_constant
     assert declared and modules[-len(declared):] == declared
     sources = {name: (TOY / Path(*name.split("."))).with_suffix(".py").read_text(encoding="utf-8") for name in declared}
     assert {name: found for name, source in sources.items() if (found := _unfinal_constants(source))} == {}
+
+
+def test_a_seat_view_is_rendered_without_what_it_hides(installed_toy: Path) -> None:
+    from toy_game import rules, view
+    from toy_game.cards import deck
+
+    from replay.protocol import Viewer
+
+    state = rules.new_game(2, {}, {"deck": deck()})
+    engine = registry.engine_for("toy")
+    text = engine.render_view(view.view_state(state, Viewer.of_seat(0), ["Ana", "Bruno"]), ["Ana", "Bruno"])
+    assert text.splitlines()[-2:] == ["Ana (seat 0): -3 points; ladder -; hand (3): 1, 1, 1",
+                                      "Bruno (seat 1): score hidden; ladder -; hand (3): hidden"]
