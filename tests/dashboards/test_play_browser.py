@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,11 +23,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from dashboards.screenshots import CHROMIUM, free_port, launch_browser, wait_for_app
-from play.session import Store, moves_seen, play_folder
+from play.session import Store, game_log, moves_seen, play_folder
 from replay.protocol import Viewer
+from replay.puerto_rico.view import chip_points
 from tests.dashboards.test_replay_secrets_browser import named
 
 pytestmark = [
@@ -112,7 +115,8 @@ class Player:
         """Press a legal move's button (the first one by default) and wait for the position after it."""
         version = self.attr("data-version")
         buttons = self.page.locator("[aria-label='legal moves'] button")
-        button = buttons.first if text is None else buttons.filter(has_text=text).first
+        button = buttons.first if text is None else \
+            self.page.locator("[aria-label='legal moves']").get_by_role("button", name=text, exact=True).first
         if not button.is_visible():
             self.page.locator(".gv-play .pl-fold").first.locator("summary").click()
         button.click()
@@ -272,3 +276,124 @@ def test_moves_are_made_on_the_board_assembled_part_by_part_and_an_illegal_one_i
         assert [p.move.text() for p in games.load(game_id).moves if not p.bot][-1] == "role producer"
         assert not tab.errors
         browser.close()
+
+
+def _assemble(tab: Player, move: Any, board: bool) -> None:
+    """Make the mayor's ``move`` part by part: started by a click on a plantation of the player's island
+    (``board``) or by its Assemble button, each colonist placed with a part's button, confirmed once."""
+    target = move.to_json()
+    placed: dict[tuple[str, str], int] = {}
+    if board:
+        kind = next(iter(target["plantations"]))
+        tab.page.locator(f".gv-play .player[data-seat='1'] .island .tile[title^='{kind}']").first.click()
+        placed[("plantations", kind)] = 1
+    else:
+        tab.page.locator(".gv-play .pl-assemble[data-kind='mayor']").click()
+    tab.page.locator(".gv-play .pl-pick").wait_for()
+    for field in ("plantations", "buildings"):
+        for item, n in target[field].items():
+            for _ in range(n - placed.get((field, item), 0)):
+                tab.page.locator(f".gv-play .pl-part[data-field='{field}'][data-item='{item}']").click()
+    confirm = tab.page.locator(".gv-play .pl-confirm")
+    assert confirm.text_content() == f"Confirm: {move.text()}"
+    version = tab.attr("data-version")
+    confirm.click()
+    tab.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') !== "
+                               f"{json.dumps(version)}; }}", timeout=60_000)
+
+
+def test_a_puerto_rico_game_is_played_to_its_end_and_no_hidden_information_reaches_the_browser(tmp_path: Path) -> None:
+    """Puerto Rico against two random bots: moves from the buttons, the mayor's colonists placed on the
+    board and confirmed once, a reload resumed at the same position, the game over, stored and
+    downloaded. No websocket message holds another seat's VP chips before the end (nor the points a
+    shipment of theirs earned), nor the order of the face-down plantation stack."""
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "games.duckdb"
+    with sync_playwright() as pw, dashboard(db) as (url, _):
+        browser = launch_browser(pw)
+        tab = Player(browser)
+        # Seed 49: a short game (about 40 decisions of the player's) with several mayor phases, and
+        # chips shipped by the bots before the end.
+        tab.open(f"{url}/play?game=puerto_rico&players=3&seat=1&bots=random&seed=49&name=Tester", board=False)
+        tab.page.get_by_role("button", name="Start game").click()
+        tab.page.wait_for_selector(".gv-play[data-state]")
+        game_id = tab.page.url.split("id=")[1]
+        games = Store(play_folder(db))
+        mayors = decisions = 0
+        while tab.settle() != "over":
+            session = games.load(game_id)
+            assert tab.attr("data-version") == str(session.version)
+            choice = session.choices()[0]
+            if choice.to_json()["kind"] == "mayor" and sum(c.to_json()["kind"] == "mayor" for c in session.choices()) > 1:
+                _assemble(tab, choice, board=mayors == 0 and bool(choice.to_json()["plantations"]))
+                mayors += 1
+                assert [p.move.text() for p in games.load(game_id).moves if not p.bot][-1] == choice.text()
+            else:
+                tab.play(choice.text())
+            decisions += 1
+            if decisions == 12:
+                # A reload resumes at the same position, without showing the bots' moves again.
+                at = games.load(game_id)
+                tab.page.reload()
+                wait_for_app(tab.page)
+                tab.page.wait_for_selector(".gv-play[data-state]")
+                # (The board's steps are the log's moves: a move the rules force is not one.)
+                assert tab.attr("data-version") == str(at.version)
+                assert tab.attr("data-step") == str(len(game_log(at).moves))
+        assert mayors >= 2 and decisions > 12
+        tab.page.get_by_text("The game is stored in the database").wait_for(timeout=60_000)
+        assert tab.page.locator(".gv-play .pl-status").inner_text().startswith("Game over")
+        with tab.page.expect_download() as download:
+            tab.page.get_by_role("button", name="Download the game's log (JSON)").click()
+        log = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert [p["name"] for p in log["players"]] == ["random", "Tester", "random#2"]
+        assert not tab.errors
+        session = games.load(game_id)
+        wire = "\n".join(tab.frames)
+        browser.close()
+    stored_id = game_log(session).game_id
+    with duckdb.connect(str(db), read_only=True) as con:
+        ((total,),) = con.execute("SELECT moves FROM games WHERE game_id = ?", [stored_id]).fetchall()
+        stored = {(step, seat): row for step, seat, *row in con.execute(
+            "SELECT step, seat, vp, vp_chips, city, city_occupancy FROM puerto_rico_player_states WHERE game_id = ?",
+            [stored_id]).fetchall()}
+    hidden = {key: chip_points({"vp_chips": chips, "city": city, "city_occupancy": occupied})
+              for key, (_, chips, city, occupied) in stored.items()}
+    # The bots held chips before the end (the test sees what it looks for)...
+    assert any(hidden[(step, seat)] for step in range(total) for seat in (0, 2))
+    # ... and no message said how many: before the end, a bot's seat comes without its chips and with
+    # VP that leave them out; the player's own chips are there.
+    sent = _columns(wire, "seats")
+    assert sent
+    for seats in sent:
+        for seat in (0, 2):
+            assert all(value is None for step, value in seats[seat].get("vp_chips", []) if step < total), seats[seat]
+            assert all(vp == stored[(step, seat)][0] - hidden[(step, seat)]
+                       for step, vp in seats[seat]["vp"] if step < total), (seat, seats[seat]["vp"])
+        assert all(value == stored[(step, 1)][1] for step, value in seats[1]["vp_chips"])
+    # No shipment of another seat with its points: a load's points are the player's own.
+    for found in re.finditer(r"(?: gets |the only possible load: )\d+ VP", wire):
+        start = max(wire.rfind('"', 0, found.start()), wire.rfind(">", 0, found.start())) + 1
+        assert wire[start:found.end()].startswith("Tester "), wire[start:found.end()]
+    # The plantation stack is a count in every message, never its tiles; the tiles never drawn, in the
+    # order they lie, went over nowhere, nor what orders the stack's reshuffles.
+    stacks = _columns(wire, "plantation_stack")
+    assert stacks and all(isinstance(n, int) for run in stacks for _, n in run), stacks[:3]
+    left = [str(getattr(t, "value", t)) for t in session.state.plantation_stack]
+    assert len(left) > 8
+    plain = wire.replace('\\"', '"')
+    for sep in (",", ", "):
+        assert sep.join(json.dumps(t) for t in left[:6]) not in plain
+    assert '"shuffle_seed"' not in plain and '"reshuffles"' not in plain
+
+
+def _columns(text: str, key: str) -> list[list[list[Any]]]:
+    """Every column ``key`` sent (its runs ``[[step, value], ...]``), read out of the messages."""
+    decoder = json.JSONDecoder()
+    out = []
+    for found in re.finditer(r'\\?"' + re.escape(key) + r'\\?":\s*', text):
+        escaped = text[found.start()] == "\\"
+        chunk = text[found.end():found.end() + 50000]
+        out.append(decoder.raw_decode(chunk.replace('\\"', '"') if escaped else chunk)[0])
+    return out
