@@ -129,7 +129,8 @@ def _game_over(session: Session) -> None:
     if stored is not None:
         st.session_state.setdefault("play_stored", {})[session.id] = stored
         ui.caption("The game is stored in the database: it is on the Games and Statistics pages.")
-        st.markdown(f"[Review it on the Replay page](replay?game={quote(stored, safe='')}&view=all)")
+        # At its Review (the heading's anchor): the Replay page opens in a tab of its own, this one stays.
+        st.markdown(f"[Review it on the Replay page](replay?game={quote(stored, safe='')}&view=all#review)")
     if session.takebacks:
         ui.caption(f"Take-backs: {session.takebacks}. The game is marked with them and left out of the ratings.")
     text = json.dumps(log_of(session), ensure_ascii=False, indent=1)

@@ -1,7 +1,8 @@
 """The Review in headless Chromium: started from the Replay page with a tiny rollout budget, its
 results shown when it ends (no click: the progress polls), then a mistake with its better move, and one pass of "Learn from your mistakes": the
 board at the position before the mistake in that seat's view, the seat's legal moves as buttons in
-the "legal moves" group, the best move accepted and the solution shown."""
+the "legal moves" group, the best move accepted and the solution shown. A game just played on the
+Play page: its link opens the Replay page at the Review, which runs on it and starts the drill."""
 
 from __future__ import annotations
 
@@ -88,3 +89,82 @@ def test_review_a_game_then_retry_a_mistake(site: tuple[str, Any, Path]) -> None
     assert page.get_by_role("group", name="legal moves").count() == 0
     assert errors == []
     page.close()
+
+
+def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_drilled(tmp_path: Path) -> None:
+    """The Play page's link opens the Replay page at the Review of the game just played; the review
+    runs on it (a tiny budget) and shows each seat's accuracy, and "Learn from these mistakes" starts."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from analysis.accuracy import seat_summaries
+    from play.session import Setup, Store, game_log, play_folder
+    from tests.dashboards.test_play_browser import Player, dashboard
+
+    db = tmp_path / "games.duckdb"
+    setup = Setup.from_query({"game": "san_juan", "players": "2", "seat": "1", "bots": "heuristic", "seed": "7",
+                              "name": "Tester"})
+
+    def play(games: Store, decisions: int | None) -> Any:
+        """The game played (the player's first choice each time) for ``decisions`` of the player's,
+        or to its end. The bots' moves follow from the seed: the same game each time."""
+        session = games.start(setup)
+        made = 0
+        while not session.over and made != decisions:
+            if session.human_to_act:
+                session = games.act(session.id, session.choices()[0], session.version)
+                made += 1
+            else:
+                session = games.bot_step(session.id, session.version)
+        return session, made
+
+    # Most of the game is played on the server; the page resumes it and the browser makes its last moves.
+    with Store(tmp_path / "scratch") as games:
+        _, whole = play(games, None)
+    with Store(play_folder(db)) as games:
+        session, _ = play(games, whole - 3)
+    with sync_playwright() as pw, dashboard(db) as (url, _):
+        browser = launch_browser(pw)
+        tab = Player(browser)
+        tab.open(f"{url}/play?id={session.id}")
+        while tab.settle() != "over":
+            tab.play()
+        stored = game_log(Store(play_folder(db)).load(session.id)).game_id
+        link = tab.page.get_by_role("link", name="Review it on the Replay page")
+        link.wait_for(timeout=60_000)
+        assert link.get_attribute("href") == f"replay?game={stored}&view=all#review"
+        with tab.page.context.expect_page() as opened:
+            link.click()
+        page = opened.value
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        wait_for_app(page)
+        rollouts = page.get_by_role("spinbutton", name="Rollouts per move")
+        rollouts.wait_for(timeout=30_000)
+        # At the Review: its heading is in view.
+        expect(page.locator("[data-testid='stHeadingWithActionElements']", has_text="Review").first).to_be_in_viewport()
+        rollouts.fill("2")
+        page.keyboard.press("Enter")
+        page.get_by_role("spinbutton", name="Moves compared per decision").fill("2")
+        page.keyboard.press("Enter")
+        wait_for_app(page)
+        page.get_by_role("button", name="Review this game").click()
+        page.get_by_role("button", name="Learn from these mistakes").wait_for(timeout=180_000)
+        wait_for_app(page)
+        # Each seat's accuracy, from the analysis the review stored.
+        log = game_log(Store(play_folder(db)).load(session.id))
+        decided = decisions_from_rows(load(db, stored).to_pandas(), log)
+        summaries = seat_summaries(decided, list(setup.names))
+        assert [s.player for s in summaries] == ["heuristic", "Tester"] and all(s.moves for s in summaries)
+        grid = page.locator("[data-testid='stDataFrame']").first
+        grid.wait_for()
+        for s in summaries:
+            cells = grid.locator("[role='row']", has_text=s.player).first.locator("[role='gridcell']").all_inner_texts()
+            assert cells == [f"\u2068{s.player}\u2069", f"{s.accuracy:.1f}", str(s.inaccuracies), str(s.mistakes),
+                             str(s.blunders), f"{round(s.avg_loss * 100, 1):.1f}", str(s.moves)], cells
+        for d in mistakes(decided)[:3]:
+            page.get_by_text(f"Better: {d.best.words} \u00b7 {d.best.estimate * 100:.0f}%").first.wait_for()
+        page.get_by_role("button", name="Learn from these mistakes").click()
+        page.get_by_role("group", name="legal moves").wait_for(timeout=30_000)
+        assert page.get_by_role("group", name="legal moves").get_by_role("button").count() > 0
+        assert errors == [] and not tab.errors
+        browser.close()
