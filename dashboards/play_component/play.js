@@ -170,7 +170,8 @@ function renderAll(s) {
   else if (data.to_act === seat) { status = `Your move, ${iso(me)}`; }
   else { status = `Waiting for ${iso(seatName(game, data.to_act))}`; }
   if (!moving && !over && data.asked) {
-    status += ` \u00b7 ${iso(data.asked.player)} ${data.asked.words}: your part of it is asked`;
+    // The move's words name its mover already ("Ana chooses the councillor; ...").
+    status += ` \u00b7 ${data.asked.words}: your part of it is asked`;
   }
   ui.status.textContent = status;
   ui.root.setAttribute("data-step", String(step));

@@ -27,7 +27,7 @@ import duckdb
 import pytest
 
 from dashboards.screenshots import CHROMIUM, free_port, launch_browser, wait_for_app
-from play.session import Store, game_log, moves_seen, play_folder
+from play.session import Store, game_log, moves_seen, play_folder, seat_view
 from replay.protocol import Viewer
 from replay.puerto_rico.view import chip_points
 from tests.dashboards.test_replay_secrets_browser import named
@@ -209,8 +209,16 @@ def test_a_game_against_a_bot_is_played_resumed_stored_and_downloaded(tmp_path: 
             tab = Player(browser)
             tab.open(f"{url}/play?id={game_id}")
             assert tab.attr("data-version") == str(shown.version) and tab.attr("data-state") == "deciding"
+            asked = 0
             while tab.settle() != "over":
+                # A bot's move that asks the player's part says so, its mover named once.
+                part = seat_view(games.load(game_id), 1)["asked"]
+                if part is not None:
+                    asked += 1
+                    assert tab.page.locator(".gv-play .pl-status").inner_text() == \
+                        f"Your move, \u2068Tester\u2069 \u00b7 {part['words']}: your part of it is asked"
                 tab.play()
+            assert asked
             wait_for_app(tab.page)
             tab.page.get_by_text("The game is stored in the database").wait_for(timeout=60_000)
             main = tab.main_text()
