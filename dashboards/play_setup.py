@@ -157,16 +157,17 @@ def in_progress(current: str | None = None) -> None:
         people = ", ".join(game.names[s] for s in game.humans)
         bots = ", ".join(n for s, n in enumerate(game.names) if s not in game.humans)
         turn = game.names[game.to_act] if game.to_act is not None else "nobody"
-        cols = st.columns([5, 1, 1])
-        with cols[0]:
-            ui.text(f"{game.title}, {game.players} players: {people} against {bots or 'nobody'} · "
-                    f"{game.moves} moves · {turn} to act · last move {game.updated:%Y-%m-%d %H:%M} UTC")
-        if cols[1].button("Resume", key=f"play_resume_{game.id}", disabled=game.id == current):
+        ui.text(f"{game.title}, {game.players} players: {people} against {bots or 'nobody'} · "
+                f"{game.moves} moves · {turn} to act · last move {game.updated:%Y-%m-%d %H:%M} UTC")
+        # The buttons in a row of their own, under the game: in narrow columns beside it their labels
+        # were cut ("Res…") at 1000 px.
+        row = st.container(horizontal=True)
+        if row.button("Resume", key=f"play_resume_{game.id}", disabled=game.id == current):
             st.session_state.pop("play_abandon", None)
             st.query_params.clear()
             st.query_params["id"] = game.id
             st.rerun()
-        if cols[2].button("Abandon", key=f"play_abandon_{game.id}"):
+        if row.button("Abandon", key=f"play_abandon_{game.id}"):
             st.session_state["play_abandon"] = game.id
             st.rerun()
         if asked == game.id:

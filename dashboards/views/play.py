@@ -141,9 +141,10 @@ def _game_over(session: Session) -> None:
 
 def _controls(session: Session) -> None:
     """Take back, and the way to another game."""
-    cols = st.columns(3)
+    # One row, from the left (Take back is gone once the game is over).
+    row = st.container(horizontal=True)
     if len(session.setup.humans) == 1 and not session.over:
-        if cols[0].button("Take back", key="play_takeback", disabled=not session.can_take_back,
+        if row.button("Take back", key="play_takeback", disabled=not session.can_take_back,
                           help="Undo your last move (and the bots' moves after it). The game is then marked as having "
                                "take-backs and left out of the ratings."):
             try:
@@ -156,7 +157,7 @@ def _controls(session: Session) -> None:
             except PlayError as err:
                 _say("error", err.message)
             st.rerun()
-    if cols[1].button("New game", key="play_new"):
+    if row.button("New game", key="play_new"):
         st.query_params.clear()
         st.rerun()
     if session.takebacks and not session.over:

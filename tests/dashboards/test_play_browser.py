@@ -282,6 +282,11 @@ def test_moves_are_made_on_the_board_assembled_part_by_part_and_an_illegal_one_i
         tab.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') "
                                    f"!== '{version}'; }}", timeout=60_000)
         assert [p.move.text() for p in games.load(game_id).moves if not p.bot][-1] == "role producer"
+        # The game in progress, listed under the board: its buttons' labels whole, none cut ("Res...").
+        for key in (f"play_resume_{game_id}", f"play_abandon_{game_id}", "play_new"):
+            button = tab.page.locator(f".st-key-{key} button")
+            button.scroll_into_view_if_needed()
+            assert button.evaluate("(b) => [b, ...b.querySelectorAll('*')].every((e) => e.scrollWidth <= e.clientWidth + 1)"), key
         assert not tab.errors
         browser.close()
 
