@@ -590,50 +590,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = f"governor {words[0]}" if words and words[0] in COMMANDS else "governor"
     # A program that runs a command in its own process (a test, a notebook) gets its handlers back.
     saved = exits.current_handlers() if argv is not None else None
-    try:
-        exits.stop_on_sigterm()
-        # Inside the try: Ctrl-C while the subcommands' modules load is an interruption too.
-        args = build_parser().parse_args(argv)
-        return int(args.func(args) or 0)
-    except UsageError as err:
-        print(f"{command}: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    except GameDeclarationError as err:
-        # The installation is at fault (a game's package, or metadata older than the checkout), not
-        # the input: one line naming the entry point and its distribution, or saying to run the setup.
-        print(f"{command}: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    except SystemExit as err:
-        if isinstance(err.code, str):  # a usage error a lower layer could only stop on
-            print(printable(err.code), file=sys.stderr)
-            return exits.ENVIRONMENT
-        return int(err.code or 0)
-    except KeyboardInterrupt as err:
+
+    def stopped(err: BaseException) -> int:
         word, code = exits.interruption(err)
         if argv is None:  # the process's own command: it is ending (a caller passing argv keeps its handlers)
             exits.ignore_further_signals()
         print(f"{command}: {word}", file=sys.stderr)
         return code
-    except BrokenPipeError:
-        # The reader of our output went away (``| head``): nothing more to say, and no one to say it to.
-        sys.stderr.close()
-        return exits.OK
-    except OSError as err:
-        # The environment refused: a folder that cannot be written, a full disk.
-        name = f"{os.fsdecode(err.filename)}: " if err.filename else ""
-        print(f"{command}: {printable(name + (err.strerror or str(err)))}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    except Exception as err:
-        if exits.signalled():
-            # A library turned the interruption into an error of its own (DuckDB, inside an Arrow scan).
-            word, code = exits.interruption(err)
-            if argv is None:
-                exits.ignore_further_signals()
-            print(f"{command}: {word}", file=sys.stderr)
-            return code
-        print_traceback()
-        print(exits.report_request("the command stopped"), file=sys.stderr)
-        return exits.BUG
+
+    try:
+        try:
+            exits.stop_on_sigterm()
+            # Inside the try: Ctrl-C while the subcommands' modules load is an interruption too.
+            args = build_parser().parse_args(argv)
+            status = int(args.func(args) or 0)
+        except UsageError as err:
+            print(f"{command}: {printable(str(err))}", file=sys.stderr)
+            status = exits.ENVIRONMENT
+        except GameDeclarationError as err:
+            # The installation is at fault (a game's package, or metadata older than the checkout), not
+            # the input: one line naming the entry point and its distribution, or saying to run the setup.
+            print(f"{command}: {printable(str(err))}", file=sys.stderr)
+            status = exits.ENVIRONMENT
+        except SystemExit as err:
+            if isinstance(err.code, str):  # a usage error a lower layer could only stop on
+                print(printable(err.code), file=sys.stderr)
+                status = exits.ENVIRONMENT
+            else:
+                status = int(err.code or 0)
+        except BrokenPipeError:
+            # The reader of our output went away (``| head``): nothing more to say, and no one to say it to.
+            sys.stderr.close()
+            status = exits.OK
+        except OSError as err:
+            # The environment refused: a folder that cannot be written, a full disk.
+            name = f"{os.fsdecode(err.filename)}: " if err.filename else ""
+            print(f"{command}: {printable(name + (err.strerror or str(err)))}", file=sys.stderr)
+            status = exits.ENVIRONMENT
+        except Exception as err:
+            if exits.signalled():
+                # A library turned the interruption into an error of its own (DuckDB, inside an Arrow scan).
+                return stopped(err)
+            print_traceback()
+            print(exits.report_request("the command stopped"), file=sys.stderr)
+            status = exits.BUG
+        if argv is None:
+            # The status is decided: Ctrl-C or SIGTERM from here on, as the interpreter exits, changes
+            # nothing. One a moment before is an interruption, caught below like any other.
+            exits.ignore_further_signals()
+        return status
+    except KeyboardInterrupt as err:
+        # Also one that came while an outcome above was being reported.
+        return stopped(err)
     finally:
         if saved is not None:
             exits.restore_handlers(saved)

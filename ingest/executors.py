@@ -91,6 +91,9 @@ def processes(shared: Any, workers: int, depth: int) -> Iterator[Run]:
     finally:
         if pool is not None:
             pool.terminate()
+    # Every task done: an interruption Python swallowed as the pool ended (met in a ``__del__`` of its
+    # pipes) stops the command here, before whatever it does next.
+    exits.raise_if_signalled()
 
 
 @contextmanager

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -97,6 +98,12 @@ def raise_if_signalled() -> None:
 
 #: Above 0 while ``signals_deferred`` runs: the handlers below note a signal without raising.
 _deferring = 0
+#: Set once ``ignore_further_signals`` has run: the command is ending and takes no more signals.
+_ignoring = False
+#: What CPython says of a signal that came as the command switched to ignoring it (``_quiet``).
+_RACE_TEXTS = frozenset(f"Signal {int(sig)} ignored due to race condition" for sig in (signal.SIGINT, signal.SIGTERM))
+#: The ``sys.unraisablehook`` that ``stop_on_sigterm`` replaced, put back by ``restore_handlers``.
+_hook_before: Any = None
 
 
 def _raise_interrupted(signum: int, frame: Any) -> None:
@@ -130,17 +137,34 @@ def signals_deferred() -> Iterator[None]:
             raise_if_signalled()
 
 
+def _quiet(unraisable: Any) -> None:
+    """``sys.unraisablehook`` while a command runs. An interruption raised where Python cannot pass it
+    on (inside a ``__del__``, a weakref callback, an exit hook) is noted already (``signalled``) and stops
+    the command at its next check (``raise_if_signalled``): Python's "Exception ignored in ..." and its
+    traceback would only be lines more above the command's one. So is CPython's word on a signal that
+    came just as the ending command switched to ignoring it. Anything else goes to the hook before."""
+    value = unraisable.exc_value
+    if isinstance(value, KeyboardInterrupt) and signalled():
+        return
+    if isinstance(value, OSError) and _ignoring and str(value) in _RACE_TEXTS:
+        return
+    (_hook_before or sys.__unraisablehook__)(unraisable)
+
+
 def stop_on_sigterm() -> None:
     """Make SIGTERM raise ``Terminated`` in the main thread (Python's default for it is to die at once,
     leaving partly written files and temporary folders), and note SIGINT (``signalled``) while it still
-    raises ``KeyboardInterrupt``. A command's run starts here, with no signal noted yet. Does nothing
-    outside the main thread."""
+    raises ``KeyboardInterrupt``; an interruption Python has to swallow prints nothing (``_quiet``). A
+    command's run starts here, with no signal noted yet. Does nothing outside the main thread."""
+    global _hook_before
     _terminated.clear()
     _interrupted.clear()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _raise_terminated)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _raise_interrupted)
+        if sys.unraisablehook is not _quiet:
+            _hook_before, sys.unraisablehook = sys.unraisablehook, _quiet
 
 
 def current_handlers() -> tuple[Any, Any]:
@@ -159,16 +183,23 @@ def restore_handlers(saved: tuple[Any, Any]) -> None:
         for sig, handler in zip((signal.SIGINT, signal.SIGTERM), saved):
             if handler is not None:
                 signal.signal(sig, handler)
+        if sys.unraisablehook is _quiet:
+            sys.unraisablehook = _hook_before or sys.__unraisablehook__
 
 
 def ignore_further_signals() -> None:
-    """The command is stopping after an interruption, with its status decided: SIGINT and SIGTERM are
-    ignored from here on. A library may pass the interruption on once more, late (DuckDB trips Python's
-    interrupt flag after a statement it stopped, possibly from another thread, handled only when the
-    main thread next checks, even during the interpreter's exit): the process would then die by the
-    signal (status -2) after saying "interrupted", instead of exiting with 130. Does nothing outside
-    the main thread."""
+    """The process is ending, with its command's status decided (interrupted or not): SIGINT and SIGTERM
+    are ignored from here on. Python's exit puts back the default handler of a signal that had one of
+    Python's, so Ctrl-C during the exit killed the process (status -2) after it had said what it did; a
+    library may also pass an interruption on once more, late (DuckDB trips Python's interrupt flag after
+    a statement it stopped, possibly from another thread, handled only when the main thread next checks,
+    even during the interpreter's exit). Does nothing outside the main thread."""
+    global _deferring, _ignoring
     if threading.current_thread() is threading.main_thread():
+        # A signal that came a moment ago is handled as the handlers change (below): only noted, not
+        # raised out of this call; one that comes as they change is CPython's "race condition" (_quiet).
+        _deferring += 1
+        _ignoring = True
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         # CPython takes a KeyboardInterrupt that left code compiled from a string (``exec``, ``eval``: a

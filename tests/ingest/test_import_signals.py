@@ -203,3 +203,86 @@ def test_a_database_error_after_a_signal_is_the_interruption(tmp_path: Path) -> 
         assert exits.interruption(caught.value) == ("terminated", 143)
     finally:
         exits._terminated.clear()
+
+
+#: Runs ``governor`` (as ``python -m``, the way the ``governor`` script does) on the arguments after the
+#: first, which says when the process sends itself SIGINT: "exit" while the interpreter takes itself down
+#: after the command (after it has put back the default handlers), "atexit" in an exit hook, "run" inside
+#: a ``__del__`` as the import commits its batch, "pool" inside a ``__del__`` as the import ends its pool
+#: of workers. Inside a ``__del__`` (or an exit hook) Python cannot pass the interruption on: it prints
+#: "Exception ignored in ..." with a traceback, and goes on.
+_SIGNALLED_AT = """\
+import atexit, os, signal, sys, time
+from multiprocessing import pool
+
+from ingest.progress import Progress
+
+when = sys.argv[1]
+pid = os.getpid()
+
+
+def signal_now():
+    os.kill(pid, signal.SIGINT)
+    time.sleep(0.05)  # Python runs the handler here when it still has one
+
+
+class Late:
+    def __del__(self):
+        signal_now()
+
+
+def after(method):
+    def call(*args, **kwargs):
+        method(*args, **kwargs)
+        Late()  # dropped at once: its __del__ runs here
+    return call
+
+
+if when == "exit":
+    late = Late()  # a global of __main__: dropped as the interpreter takes itself down
+elif when == "atexit":
+    atexit.register(signal_now)
+elif when == "run":
+    Progress.update = after(Progress.update)
+elif when == "pool":
+    pool.Pool.terminate = after(pool.Pool.terminate)
+from governor.cli import main
+
+sys.argv[1:] = sys.argv[2:]
+sys.exit(main())
+"""
+
+
+def _signalled_at(when: str, lake: Path, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
+    (tmp_path / "signalled_at.py").write_text(_SIGNALLED_AT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "signalled_at", when, "import", str(ROOT / "sample_logs" / "san_juan"),
+                           "--lake", str(lake), "--workers", "2"], capture_output=True, cwd=tmp_path, env=env,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("when", ["exit", "atexit"])
+def test_ctrl_c_once_the_import_is_done_changes_nothing(when: str, tmp_path: Path) -> None:
+    """Ctrl-C as the process exits, once the import has said what it did: the status stands (0), with no
+    other line. It used to die by SIGINT (-2: the interpreter had put back the default handler), or to
+    print a traceback from the exit hook it interrupted."""
+    lake = tmp_path / "lake"
+    done = _signalled_at(when, lake, tmp_path)
+    lines = done.stderr.decode().splitlines()
+    assert (done.returncode, len(lines), done.stdout) == (0, 1, b""), done.stderr.decode()
+    assert lines[0].startswith(f"{lake}: 30 imported, 0 duplicates skipped, 0 rejected (30 games in 30 files")
+    assert _counts(lake)[0] == 30
+
+
+@pytest.mark.parametrize("when", ["run", "pool"])
+def test_ctrl_c_python_swallows_stops_the_import_with_one_line(when: str, tmp_path: Path) -> None:
+    """Ctrl-C met inside a ``__del__`` (as the batch is committed, as the pool of workers ends): Python
+    printed "Exception ignored in ..." and a traceback and went on, and the import either stopped at its
+    next step or, met as the pool ended, after its last one, finished as if no Ctrl-C had come (0). Now:
+    one line, 130, and a rerun completes the lake."""
+    lake = tmp_path / "lake"
+    done = _signalled_at(when, lake, tmp_path)
+    assert (done.returncode, done.stderr.decode(), done.stdout) == (130, "governor import: interrupted\n", b"")
+    again = _governor("import", str(ROOT / "sample_logs" / "san_juan"), "--lake", str(lake), "--workers", "2")
+    assert again.returncode == 0, again.stderr.decode()
+    assert _counts(lake)[0] == 30
