@@ -94,6 +94,31 @@ def shown(decision: Decision, seen: list[int]) -> bool:
     return decision.seat in seen and decision.mover_seat in seen
 
 
+def beside(game_row: dict[str, Any], log_text: str, analysed: pd.DataFrame, viewer: Viewer) -> dict[str, Any] | None:
+    """The Review's results as the viewer's side column shows them beside the board (wide screens; the
+    panel under the board shows them on every screen): each seat's accuracy and counts, and the
+    mistakes and blunders whose moves ``viewer`` may see named (``mistakes``: step, player, tag,
+    points lost, the better move's words and winning chance; ``unlisted``: how many others). None
+    when the game has no stored analysis. Raises nothing the panel's own reads do not."""
+    game_id = str(game_row["game_id"])
+    if analysed.empty or os.path.isdir(data.db_path()):
+        return None
+    rows = stored_rows(game_id)
+    if rows.empty:
+        return None
+    log = game_log(game_id, log_text)
+    names = [str(n) for n in game_row["players"]]
+    decided = decisions(game_id, rows, log)
+    seats = [{"player": s.player, "accuracy": None if s.accuracy is None else round(s.accuracy, 1),
+              "inaccuracies": s.inaccuracies, "mistakes": s.mistakes, "blunders": s.blunders}
+             for s in seat_summaries(decided, names)]
+    seen = visible_seats(str(game_row["game"]), len(names), viewer)
+    found = mistakes(decided)
+    listed = [{"step": d.step, "player": d.player, "tag": d.tag, "loss": round(d.loss * 100), "better": d.best.words,
+               "chance": round(d.best.estimate * 100)} for d in found if shown(d, seen)]
+    return {"seats": seats, "mistakes": listed, "unlisted": len(found) - len(listed)}
+
+
 def show(game_row: dict[str, Any], log_text: str, analysed: pd.DataFrame, viewer: Viewer | None = None,
          drill_slot: Any = None) -> None:
     """The Review under the board: its controls and progress while it runs, then its results.

@@ -36,7 +36,7 @@ def _boards() -> str:
     return "\n".join(parts) + "\n"
 
 
-JS = _boards() + (HERE / "replay.js").read_text(encoding="utf-8")
+JS = _boards() + (HERE / "replay.js").read_text(encoding="utf-8") + (HERE / "review.js").read_text(encoding="utf-8")
 
 _mount = st.components.v2.component("governor_replay", js=JS, css=CSS, isolate_styles=True)
 
@@ -61,7 +61,7 @@ class Reply:
 
 def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, request: str, key: str = "replay_viewer",
                   branch: bool = False, await_shown: bool = False, held: str | None = None,
-                  reveal: str | None = None) -> Reply:
+                  reveal: str | None = None, review: dict[str, Any] | None = None) -> Reply:
     """Show ``game`` (one view's window, ``replay_data.window``) in the browser at ``step`` (None: where
     this browser tab left the game, else the start). ``view`` is the view the URL named (None: the
     browser may ask for the one it last showed). ``request`` changes when the page asks for a new
@@ -71,11 +71,12 @@ def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, requ
     ``game``, ``first_paint.signature``), the browser is sent only the signature: it takes the game
     from the board this tab drew first, or asks for it (``Reply.full``). A new ``reveal`` (any text
     that differs from the last one) brings the viewer into view: a row chosen in a table far under
-    the board shows its move on the board, on the screen."""
+    the board shows its move on the board, on the screen. ``review`` (``review_panel.beside``) is the
+    Review's results, shown in the side column where it is beside the board."""
     if held is not None:
         game = {"held": held, "game_id": str(game.get("game_id", ""))}
     result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch,
-                                   "await_shown": await_shown, "reveal": reveal},
+                                   "await_shown": await_shown, "reveal": reveal, "review": review},
                     on_branch_change=lambda: None, on_want_change=lambda: None,
                     on_variation_change=lambda: None, on_shown_change=lambda: None, on_full_change=lambda: None)
     value = getattr(result, "branch", None)

@@ -449,6 +449,7 @@ const HTML = `
     <div class="boardcol"><div class="board"></div><div class="scoring" hidden></div></div>
     <div class="side">
       <div class="movesbox"><div class="sidehead">Moves</div><div class="moves" tabindex="-1"></div></div>
+      <div class="reviewbox" hidden><div class="sidehead">Review</div><div class="review"></div></div>
       <div class="chartsbox">
         <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span></div>
         <div class="readout"></div><div class="chart"></div><div class="legend"></div><div class="chartnote meta" hidden></div></div>
@@ -491,6 +492,13 @@ function setup(parent, host) {
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
   const s = { ui, host, game: null, step: 0, view: "all", request: null, drawn: null, rowEls: [], frame: 0, urlTimer: 0, chart: null };
+  ui.review = el(".review");
+  ui.reviewBox = el(".reviewbox");
+  // A mistake of the Review beside the board: the position before it.
+  ui.review.addEventListener("click", (event) => {
+    const row = event.target.closest(".rv-mistake");
+    if (row) { go(s, Number(row.dataset.step) - 1); }
+  });
   return s;
 }
 
@@ -896,6 +904,7 @@ export default function (component) {
     if (!s.ui.root.hasAttribute("data-received-ms")) { s.ui.root.setAttribute("data-received-ms", performance.now().toFixed(1)); }
   }
   render(s);
+  renderReview(s, data.review);
   if (data.reveal && s.revealed !== data.reveal) {
     // A row chosen in a table under the board moved it: the board comes into view, on its own tab.
     s.revealed = data.reveal;

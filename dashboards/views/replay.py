@@ -142,8 +142,14 @@ else:
     request = f"{game_id}|{step_param}|{view_param}"
     # A row of the tagged moves' table moved the board: it comes into view (the table is far under it).
     reveal = st.session_state.pop(analysis_panel.REVEAL_KEY, None)
+    # The Review's results beside the board, once this tab has drawn it (a new tab's board goes first).
+    side = None
+    if not hold_panels and not found.analysis.empty:
+        log_text = log_text if log_text is not None else data.game_log(game_id, found.row_id)
+        side = review_panel.beside(game, log_text, found.analysis, viewer)
     reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True,
-                          await_shown=hold_panels, held=held, reveal=None if reveal is None else str(reveal))
+                          await_shown=hold_panels, held=held, reveal=None if reveal is None else str(reveal),
+                          review=side)
     if reply.full is not None and reply.full == held:
         st.session_state["replay_full"] = held
         st.rerun()
@@ -169,6 +175,10 @@ if reply.want is not None:
 if reply.shown is not None:
     st.session_state["replay_shown"] = game_id
     hold_panels = False
+    if variation is None and not found.analysis.empty:
+        # The viewer was sent without the Review beside the board (held for the board's first draw):
+        # the page runs again to send it with the panels.
+        st.rerun()
 # The board leaves the server before the page goes on (the event loop that sends it shares the
 # interpreter with this script).
 delivery.send_now()

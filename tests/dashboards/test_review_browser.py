@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from analysis import variation as V
+from analysis.accuracy import seat_summaries
 from analysis.decisions import own_choices
 from analysis.store import load
 from dashboards import drill_panel
@@ -67,7 +68,28 @@ def test_review_a_game_then_retry_a_mistake(site: tuple[str, Any, Path]) -> None
     assert found and len({(d.step, d.seat) for d in decided}) == 122
     for d in found:
         page.get_by_text(f"Move {d.step} \u00b7 \u2068{d.player}\u2069 \u00b7 {d.tag}", exact=False).wait_for()
-        page.get_by_text(f"Better: {d.best.words} \u00b7 {d.best.estimate * 100:.0f}%").wait_for()
+        page.locator(".gv-text", has_text=f"Better: {d.best.words} \u00b7 {d.best.estimate * 100:.0f}%").first.wait_for()
+
+    # Beside the board (the side column, at this width): each seat's accuracy and every mistake, each
+    # a way to the position before it.
+    box = page.locator(".gv-root .reviewbox")
+    assert box.is_visible()
+    summaries = seat_summaries(decided, list(log.players))
+    rows = box.locator(".rv-acc tbody tr")
+    assert rows.count() == 2
+    for row, s in zip(rows.all(), summaries):
+        assert row.locator("td").all_inner_texts() == [s.player, f"{s.accuracy:.1f}", str(s.inaccuracies),
+                                                       str(s.mistakes), str(s.blunders)]
+    listed = box.locator(".rv-mistake")
+    assert listed.count() == len(found)
+    assert listed.first.inner_text().startswith(f"{found[0].step}\n")
+    assert f"Better: {found[0].best.words} \u00b7 {found[0].best.estimate * 100:.0f}%" in listed.first.inner_text()
+    listed.first.click()
+    page.wait_for_selector(f".gv-root[data-step='{found[0].step - 1}']", state="attached")
+    # Too narrow for a side column: the Review is under the board only.
+    page.set_viewport_size({"width": 390, "height": 900})
+    box.wait_for(state="hidden")
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
     # The drill of the first seat with a mistake (the view everything names no seat of its own).
     seat = next(s for s in range(2) if drill_panel.drill_mistakes(log.game, decided, s))
@@ -91,12 +113,12 @@ def test_review_a_game_then_retry_a_mistake(site: tuple[str, Any, Path]) -> None
     page.close()
 
 
-def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_drilled(tmp_path: Path) -> None:
+def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_drilled(
+        site: tuple[str, Any, Path], tmp_path: Path) -> None:
     """The Play page's link opens the Replay page at the Review of the game just played; the review
     runs on it (a tiny budget) and shows each seat's accuracy, and "Learn from these mistakes" starts."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    from analysis.accuracy import seat_summaries
     from play.session import Setup, Store, game_log, play_folder
     from tests.dashboards.test_play_browser import Player, dashboard
 
@@ -122,8 +144,9 @@ def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_dril
         _, whole = play(games, None)
     with Store(play_folder(db)) as games:
         session, _ = play(games, whole - 3)
-    with sync_playwright() as pw, dashboard(db) as (url, _):
-        browser = launch_browser(pw)
+    # The module's browser, on a dashboard of the game's own database.
+    browser = site[1]
+    with dashboard(db) as (url, _):
         tab = Player(browser)
         tab.open(f"{url}/play?id={session.id}")
         while tab.settle() != "over":
@@ -167,4 +190,5 @@ def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_dril
         page.get_by_role("group", name="legal moves").wait_for(timeout=30_000)
         assert page.get_by_role("group", name="legal moves").get_by_role("button").count() > 0
         assert errors == [] and not tab.errors
-        browser.close()
+        page.close()
+        tab.page.close()

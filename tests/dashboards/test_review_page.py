@@ -37,6 +37,12 @@ def _texts(at) -> list[str]:  # type: ignore[no-untyped-def]
     return out
 
 
+def _beside(at) -> dict:  # type: ignore[no-untyped-def]
+    """The Review the page sent to the board's viewer, for its side column."""
+    (sent,) = [json.loads(e.proto.json) for e in at.get("bidi_component") if "game" in json.loads(e.proto.json)]
+    return sent["review"]
+
+
 def _wait(db: Path, game_id: str) -> review_job.ReviewJob:
     deadline = time.monotonic() + 120  # a bound against a hang, not a measure of speed
     while True:
@@ -88,6 +94,13 @@ def test_a_review_runs_in_the_background_then_shows_accuracy_mistakes_and_the_dr
         assert f"Move {d.step} \u00b7 \u2068{d.player}\u2069 \u00b7 {d.tag}, {round(d.loss * 100)} points lost" in texts
         assert f"Better: {d.best.words} \u00b7 {d.best.estimate * 100:.0f}%" in texts
     assert [b.label for b in at.button].count("Play the better move") == len(found)
+    # Beside the board (the viewer's side column, on wide screens): the same accuracy and mistakes.
+    side = _beside(at)
+    assert side["seats"] == [{"player": s.player, "accuracy": round(s.accuracy, 1), "inaccuracies": s.inaccuracies,
+                              "mistakes": s.mistakes, "blunders": s.blunders} for s in seat_summaries(decided, names)]
+    assert side["mistakes"] == [{"step": d.step, "player": d.player, "tag": d.tag, "loss": round(d.loss * 100),
+                                 "better": d.best.words, "chance": round(d.best.estimate * 100)} for d in found]
+    assert side["unlisted"] == 0
 
     # The drill of the first seat with a mistake, at its first one: the board in that seat's view.
     first = found[0]
@@ -128,6 +141,9 @@ def test_a_review_runs_in_the_background_then_shows_accuracy_mistakes_and_the_dr
     assert not [t for t in texts if t.startswith(f"Move {first.step} ")]
     assert (f"\u2068{names[first.seat]}\u2069: {len(hidden)} mistake{'s' if len(hidden) > 1 else ''} not listed in this "
             "view, whose better moves would name cards it does not see.") in texts
+    side = _beside(at)
+    assert [m["step"] for m in side["mistakes"]] == [d.step for d in found if d.seat != first.seat]
+    assert side["unlisted"] == len(hidden) and len(side["seats"]) == 2
     # A drill of the reviewed seat moves the board to that seat's view; back in the other seat's view,
     # it lists no move and offers to switch.
     at.selectbox(key="drill_seat").set_value(first.seat).run()
