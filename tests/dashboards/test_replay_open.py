@@ -21,7 +21,7 @@ def test_the_headless_page_shows_the_panels_in_its_first_run(open_page, dash_db:
     """Without a browser to say the board is drawn, the panels come in the same run as the board."""
     game_id = sql(dash_db, "SELECT game_id FROM games ORDER BY game_id LIMIT 1")[0][0]
     at = open_page(dash_db, "views/replay.py", game=game_id, step=3)
-    assert [h.value for h in at.subheader] == ["What if?", "Winning chances"]
+    assert [h.value for h in at.subheader] == ["Review", "What if?", "Winning chances"]
     assert at.number_input(key="whatif_branch").value == 3
 
 
