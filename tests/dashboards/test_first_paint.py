@@ -197,6 +197,8 @@ def test_a_replay_link_asks_for_nothing_that_is_missing_and_gets_the_game_once(d
 def test_a_tab_that_does_not_hold_the_game_gets_it_over_the_web_socket(dash_site, dash_db: Path, sql) -> None:
     """The server was told (the cookie) that the tab holds the board, but it does not (the first paint
     could not keep it): the viewer asks, and the game comes over the web socket."""
+    from playwright.sync_api import expect
+
     url, browser = dash_site
     game_id = sql(dash_db, "SELECT game_id FROM games WHERE player_count = 2 ORDER BY game_id LIMIT 1")[0][0]
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -207,7 +209,9 @@ def test_a_tab_that_does_not_hold_the_game_gets_it_over_the_web_socket(dash_site
     page.goto(f"{url}/replay?game={game_id}&step=7")
     wait_for_app(page)
     page.wait_for_selector(".gv-root[data-step='7']")
-    assert page.locator(".gv-root").count() == 1 and page.locator(".moves .mv").count() > 7
+    # The live board takes the first paint's place: both are on the page for a moment, then one.
+    expect(page.locator(".gv-root")).to_have_count(1, timeout=30_000)
+    assert page.locator(".moves .mv").count() > 7
     assert '"round_first":' in "\n".join(frames)
     assert not errors
     page.close()
