@@ -105,8 +105,12 @@ def select_games(logs_dir: Path, problems: list[str] | None = None) -> list[LogR
 
 def _is_golden(path: Path) -> bool:
     """Whether ``path`` is a golden file this command wrote: a regular file (never a link, a pipe or a
-    folder, whatever it names) whose first line is ``HEADER``."""
+    folder, whatever it names) whose first line is ``HEADER``. Anything else is never opened (opening a
+    named pipe would release a writer waiting at it)."""
     try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        # Checked again on what was opened: the name may have changed in between.
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return False

@@ -136,14 +136,23 @@ def test_write_golden_never_opens_a_pipe_it_meets(tmp_path: Path) -> None:
     pipe = out / "pipe.txt"
     os.mkfifo(pipe)
 
+    opened = threading.Event()
+
     def feed() -> None:
         # Opening waits for a reader: a golden file's header is there for whoever opens the pipe.
-        with open(pipe, "w", encoding="utf-8") as fh:
-            fh.write(HEADER + "\n")
+        try:
+            with open(pipe, "w", encoding="utf-8") as fh:
+                opened.set()
+                fh.write(HEADER + "\n")
+        except BrokenPipeError:  # the reader went away without reading: nothing to give it
+            pass
 
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
     written = write_golden(logs, out)
+    # Nothing opened the pipe: the feeder still waits for a reader (opening it, even without reading,
+    # released the feeder, as a writer waiting at a pipe in a user's folder would be).
+    assert not opened.wait(0.5)
     # Release the feeder if nothing read the pipe (a reader of the test's own, not waiting for data).
     try:
         fd = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
