@@ -81,8 +81,11 @@ def test_dashboard_queries_answer_during_a_2000_game_import(ten_thousand: Path, 
     out, err = proc.communicate()
     assert proc.returncode == 0, err.decode()
     counts = [n for n, _ in answered]
-    assert len(answered) >= 10, f"only {len(answered)} rounds of queries ran during the import"
     assert counts == sorted(counts)  # games only ever appear, whole
+    # Readers went on during the import: they saw a state between its start and its end (how many
+    # rounds of queries fit depends on what else the machine runs, not on the importer).
+    between = {n for n in counts if 30 < n < GAMES + 30}
+    assert between, f"the queries saw only {sorted(set(counts))}, nothing between the start and the end"
     assert counts[-1] > 30  # the import's batches became visible while it ran
     assert max(seconds for _, seconds in answered) < 60
     final = data.frame("SELECT count(*) AS n, count(DISTINCT game_id) AS d FROM games")
