@@ -42,6 +42,15 @@ def running_dashboard(db: str | Path, port: int | None = None, timeout: float = 
     """Run ``governor dashboard --headless`` on ``db`` and yield its base URL; stop it afterwards.
 
     Raises ``RuntimeError`` with the server's output when it does not answer within ``timeout``."""
+    with dashboard_process(db, port, timeout) as (url, _proc):
+        yield url
+
+
+@contextmanager
+def dashboard_process(db: str | Path, port: int | None = None,
+                      timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``running_dashboard``, also yielding the server's process (a test may kill it). Raises
+    ``RuntimeError`` with the server's output when it does not answer within ``timeout``."""
     port = port or free_port()
     # The server's output goes to a file of no name (a fixed name in the shared temporary folder was
     # opened through whatever link was planted there), gone when the server is.
@@ -65,7 +74,7 @@ def running_dashboard(db: str | Path, port: int | None = None, timeout: float = 
                     output = log.read().decode(errors="replace")
                     raise RuntimeError(f"the dashboard did not start on {url}:\n{output}")
                 time.sleep(0.3)
-            yield url
+            yield url, proc
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)

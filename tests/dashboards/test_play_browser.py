@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +21,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from dashboards.screenshots import CHROMIUM, free_port, launch_browser, wait_for_app
+from dashboards.screenshots import CHROMIUM, dashboard_process, launch_browser, wait_for_app
 from play.session import Store, game_log, moves_seen, play_folder, seat_view
 from replay.protocol import Viewer
 from replay.puerto_rico.view import chip_points
@@ -44,29 +39,8 @@ ROOT_JS = "document.querySelector('.gv-play') || [...document.querySelectorAll('
 @contextmanager
 def dashboard(db: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``governor dashboard`` on ``db``: its URL and its process (the test may kill it: SIGKILL)."""
-    port = free_port()
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen([sys.executable, "-m", "governor.cli", "dashboard", "--headless", "--port", str(port),
-                                 "--db", str(db)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as answer:
-                        if answer.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise RuntimeError(f"the dashboard did not start:\n{log.read().decode(errors='replace')}")
-                time.sleep(0.3)
-            yield url, proc
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+    with dashboard_process(db) as (url, proc):
+        yield url, proc
 
 
 class Player:
