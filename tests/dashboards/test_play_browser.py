@@ -257,10 +257,15 @@ def test_moves_are_made_on_the_board_assembled_part_by_part_and_an_illegal_one_i
                                    f"!== '{version}'; }}", timeout=60_000)
         assert [p.move.text() for p in games.load(game_id).moves if not p.bot][-1] == "role producer"
         # The game in progress, listed under the board: its buttons' labels whole, none cut ("Res...").
+        # Each check looks the button up afresh: a rerun after the bots' moves may replace it meanwhile.
         for key in (f"play_resume_{game_id}", f"play_abandon_{game_id}", "play_new"):
-            button = tab.page.locator(f".st-key-{key} button")
-            button.scroll_into_view_if_needed()
-            assert button.evaluate("(b) => [b, ...b.querySelectorAll('*')].every((e) => e.scrollWidth <= e.clientWidth + 1)"), key
+            whole = tab.page.wait_for_function(
+                "(key) => { const b = document.querySelector(`.st-key-${key} button`);"
+                " if (!b || !b.isConnected || b.clientWidth === 0) return null;"
+                " b.scrollIntoView({block: 'center'});"
+                " return {whole: [b, ...b.querySelectorAll('*')].every((e) => e.scrollWidth <= e.clientWidth + 1)}; }",
+                arg=key, timeout=30_000).json_value()
+            assert whole == {"whole": True}, key
         assert not tab.errors
         browser.close()
 
