@@ -17,6 +17,8 @@ GAME = GameDeclaration(
     log_schema="toy_",
     log_schema_file="toy_game:log.schema.json",
     order=50,
+    # Its observation vector and action space, for learning code: governor.envs.toy_v0 plays it.
+    spaces="toy_game.spaces",
     # Compiled with mypyc by ``governor native build``, beside Governor's own engines (in dependency
     # order; not ``engine``: an interpreted subclass of Governor's engine base).
     compiled=("toy_game.cards", "toy_game.moves", "toy_game.state", "toy_game.rules", "toy_game.view", "toy_game.bots"),

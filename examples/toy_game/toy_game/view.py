@@ -19,7 +19,9 @@ from toy_game.state import Seat, Stage, ToyState
 TITLE: Final = "Climb"
 
 
-def _sees_hand(viewer: Viewer, seat: int, over: bool) -> bool:
+def sees_hand(viewer: Viewer, seat: int, over: bool) -> bool:
+    """Whether ``viewer`` sees seat ``seat``'s hand: its own, or anyone's once the game is ``over``
+    (the environments' observation vector asks it too, ``spaces.encode_state``)."""
     return over or viewer.sees_secrets_of(seat)
 
 
@@ -31,7 +33,7 @@ def view_state(state: ToyState, viewer: Viewer, names: Sequence[str] = ()) -> di
     out = ENGINE.to_view(state, names)
     over = state.stage is Stage.OVER
     for player in out["players"]:
-        if not _sees_hand(viewer, player["seat"], over):
+        if not sees_hand(viewer, player["seat"], over):
             for key in ("hand", "score", "score_parts"):
                 player.pop(key, None)
     if not viewer.sees_everything and not over:
@@ -48,7 +50,7 @@ def view_table_row(row: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
 def view_seat_row(row: dict[str, Any], seat: int, viewer: Viewer, over: bool) -> dict[str, Any]:
     """Seat ``seat``'s stored row as ``viewer`` sees it: without ``hand`` and ``vp`` (the score
     counts the hand) unless the viewer sees the seat's secrets or the game is over."""
-    if _sees_hand(viewer, seat, over):
+    if sees_hand(viewer, seat, over):
         return dict(row)
     return {k: v for k, v in row.items() if k not in ("hand", "vp")}
 
@@ -80,7 +82,7 @@ def determinise(state: ToyState, seat: int, rng: random.Random) -> ToyState:
     sizes. Depends only on the seat's view and on ``rng``."""
     viewer = Viewer.of_seat(seat)
     over = state.stage is Stage.OVER
-    hidden = [k for k in range(len(state.players)) if not _sees_hand(viewer, k, over)]
+    hidden = [k for k in range(len(state.players)) if not sees_hand(viewer, k, over)]
     pool = sorted(list(state.pile) + [c for k in hidden for c in state.players[k].hand])
     rng.shuffle(pool)
     players = list(state.players)
