@@ -3,12 +3,17 @@
 DuckDB lets one process write a database file at a time and locks the file while it is open for
 writing. So no one keeps it open: an importer opens it for each batch it writes, and a reader (the
 dashboard, ``governor query``) opens it read-only for each query and retries while a writer holds it.
+Whoever waits first goes first (``_turnstile``): a reader waiting during an import gets the file
+between two of its batches, not only once the import ends.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import random
+import stat
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -89,7 +94,7 @@ def writer(
             raise
         raise DatabaseError(f"{path}: {_first_line(err)}") from None
     finally:
-        con.close()
+        _close(con, path)
 
 
 def _interrupted(err: BaseException) -> bool:
@@ -115,15 +120,85 @@ def _connect(path: str, timeout: float, max_delay: float, what: str, **options: 
         target = openable(path)
     except OSError as err:
         raise DatabaseError(f"{path}: cannot open for {what}: {err}") from None
-    while True:
+    with _turnstile(target, _key(path), deadline):
+        while True:
+            try:
+                con = duckdb.connect(target, **options)
+            except duckdb.Error as err:
+                if _is_lock_error(err) and time.monotonic() < deadline:
+                    time.sleep(delay + random.random() * delay)
+                    delay = min(delay * 2, max_delay)
+                    continue
+                raise DatabaseError(f"{path}: cannot open for {what}: {_first_line(err)}") from None
+            _held(_key(path), +1)
+            return con
+
+
+#: Connections this process holds, by path: a process that already holds one never waits at the
+#: turnstile (it could wait for someone who waits for it).
+_HOLDING: dict[str, int] = {}
+_HOLDING_LOCK = threading.Lock()
+
+
+def _key(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _held(key: str, change: int) -> None:
+    with _HOLDING_LOCK:
+        count = _HOLDING.get(key, 0) + change
+        if count > 0:
+            _HOLDING[key] = count
+        else:
+            _HOLDING.pop(key, None)
+
+
+def _close(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Close a connection ``_connect`` opened."""
+    try:
+        con.close()
+    finally:
+        _held(_key(path), -1)
+
+
+@contextmanager
+def _turnstile(target: str, key: str, deadline: float) -> Iterator[None]:
+    """Wait in turn. DuckDB's file lock is not fair: an importer lets go of the file between its
+    batches only for a moment, and a reader that retries with pauses could miss every such moment until
+    the import ends. So whoever waits for the file first holds a turnstile while it waits (an exclusive
+    ``flock`` on the database file, which neither touches the file nor meets DuckDB's own ``fcntl``
+    locks), and whoever comes next, the importer's next batch included, waits at the turnstile until the
+    first has the file. Nothing is waited for when the file does not exist yet or is not a regular file,
+    or when this process already holds a connection to it; past ``deadline`` the turnstile is skipped."""
+    with _HOLDING_LOCK:
+        holding = _HOLDING.get(key, 0) > 0
+    fd = -1
+    if not holding:
         try:
-            return duckdb.connect(target, **options)
-        except duckdb.Error as err:
-            if _is_lock_error(err) and time.monotonic() < deadline:
-                time.sleep(delay + random.random() * delay)
-                delay = min(delay * 2, max_delay)
-                continue
-            raise DatabaseError(f"{path}: cannot open for {what}: {_first_line(err)}") from None
+            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                fd = -1
+        except OSError:
+            fd = -1
+    try:
+        if fd >= 0:
+            pause = 0.005
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
+                except OSError:  # a file system without flock: no turn to wait for
+                    break
+        yield
+    finally:
+        if fd >= 0:
+            os.close(fd)  # lets go of the turnstile (closing is what releases a flock)
 
 
 def _first_line(err: Exception) -> str:
@@ -163,7 +238,7 @@ def reader(path: str | Path, timeout: float = 30.0, config: dict[str, Any] | Non
             raise KeyboardInterrupt from None
         raise
     finally:
-        con.close()
+        _close(con, path)
 
 
 def read_arrow(path: str | Path, sql: str, params: list[Any] | None = None, timeout: float = 30.0) -> Any:
