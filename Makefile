@@ -11,13 +11,14 @@ demo: setup
 
 # Set up (with the test tools and Chromium) and run every test, the browser test included, on the
 # compiled engines when setup could build them; then the engines' own tests again on the pure-Python
-# engines (GOVERNOR_PURE=1), the other path.
+# engines (GOVERNOR_PURE=1), the other path. Each test module runs whole on one of the two workers
+# (--dist loadscope): a module's fixtures, a dashboard server for the browser tests, start once.
 test: setup-test
 	.venv/bin/ruff check governor replay ingest dashboards analysis play tests bench
 	.venv/bin/mypy governor replay ingest dashboards analysis play
 	.venv/bin/governor native
-	.venv/bin/python -m pytest -n 2 -q
-	GOVERNOR_PURE=1 .venv/bin/python -m pytest -n 2 -q $(PURE_TESTS)
+	.venv/bin/python -m pytest -n 2 --dist loadscope -q
+	GOVERNOR_PURE=1 .venv/bin/python -m pytest -n 2 --dist loadscope -q $(PURE_TESTS)
 
 # The tests of the rules, replay, observations and analysis, run on the pure-Python engines too (not
 # the tests of reading files: their limits and strictness do not depend on the engines).
