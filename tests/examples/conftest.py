@@ -1,6 +1,7 @@
-"""The example games run from the checkout, uninstalled: their packages are put on the path here, and a
-test that needs a game registered (the registry, the command) installs its metadata with the
-``installed_toy`` fixture, as pip would, on a temporary path entry."""
+"""The example games' in-process tests run them from the checkout: their packages are put on the path
+here, and a test that needs a game registered (the registry, the environment) writes its metadata
+with the ``installed_toy`` fixture, as pip would, on a temporary path entry. The command's whole path
+runs on the toy game installed by pip for real (``toy_game/test_installed.py``)."""
 
 from __future__ import annotations
 
