@@ -1,0 +1,32 @@
+"""docs/adding-a-game.md walks through the toy game as it is: its declaration as the page shows it is the
+package's own, and the page's layout of the package lists every file it has."""
+
+from __future__ import annotations
+
+import re
+
+from tests.examples.conftest import ROOT, TOY
+
+PAGE = ROOT / "docs" / "adding-a-game.md"
+
+
+def _text() -> str:
+    return PAGE.read_text(encoding="utf-8")
+
+
+def test_the_declaration_shown_is_the_packages() -> None:
+    from toy_game import GAME
+
+    shown = re.search(r"```python\n(from replay\.game import GameDeclaration\n\nGAME = GameDeclaration\(.*?\n\))\n```",
+                      _text(), re.S)
+    assert shown is not None
+    namespace: dict[str, object] = {}
+    exec(shown.group(1), namespace)  # noqa: S102 (the page's own snippet, run to compare it)
+    assert namespace["GAME"] == GAME
+
+
+def test_the_package_layout_lists_every_file() -> None:
+    tree = _text().split("```\nexamples/toy_game/\n", 1)[1].split("```", 1)[0]
+    shown = set(re.findall(r"[\w./]+\.(?:py|toml|md|json|js|css)", tree))
+    files = {p.relative_to(TOY).as_posix() for p in TOY.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert {f.split("/")[-1] for f in files} == {s.split("/")[-1] for s in shown}
