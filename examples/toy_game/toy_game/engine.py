@@ -31,6 +31,11 @@ class _EventWords:
         return [_EVENT_WORDS[e] for e in events]
 
 
+def _a(card: int) -> str:
+    """The card with its article, as it is said: "a 7", "an 8"."""
+    return f"an {card}" if card == 8 else f"a {card}"
+
+
 def _name(names: Sequence[str], seat: int | None) -> str:
     return names[seat] if seat is not None and seat < len(names) else f"Seat {seat}"
 
@@ -99,11 +104,11 @@ class ToyEngine(RulesEngine):
         """The move in words, from the state before it (a drawn card is named: the view hides it)."""
         who = _name(names, state.current_seat)
         if isinstance(move, Draw):
-            return f"{who} draws a {state.pile[0]}" if state.pile else f"{who} draws"
+            return f"{who} draws {_a(state.pile[0])}" if state.pile else f"{who} draws"
         if isinstance(move, Stay):
             return f"{who} stays"
         if isinstance(move, Climb):
-            return f"{who} climbs with a {move.card}"
+            return f"{who} climbs with {_a(move.card)}"
         if isinstance(move, Rest):
             return f"{who} rests"
         return f"{who}: {move.text()}"

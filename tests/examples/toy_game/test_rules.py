@@ -117,6 +117,17 @@ def test_moves_have_a_json_and_a_text_form() -> None:
         assert (err.value.path, err.value.reason) == (path, reason)
 
 
+def test_moves_in_words_say_an_eight(installed_toy: object) -> None:
+    from replay.registry import engine_for
+
+    engine = engine_for("toy")
+    state = _state([[1, 8], [7, 8]], [[], []], [8, 5])
+    names = ["Ana", "Bruno"]
+    assert [engine.describe_move(state, move, names) for move in (Draw(), Climb(8), Climb(1), Stay(), Rest())] == [
+        "Ana draws an 8", "Ana climbs with an 8", "Ana climbs with a 1", "Ana stays", "Ana rests"]
+    assert engine.describe_move(replace(state, pile=(7,)), Draw(), names) == "Ana draws a 7"
+
+
 def test_a_seat_sees_its_own_hand_only_until_the_end(installed_toy: object) -> None:
     state = _state([[1, 2], [7, 8]], [[3], []], [4, 5, 6])
     names = ["Ana", "Bruno"]
