@@ -19,6 +19,13 @@ from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
 from replay.protocol import Rules, Score, StorageRows, Working
 
 
+def winners_of(scores: Sequence[Score]) -> list[int]:
+    """The seats of ``scores`` with the highest total, then the highest tie-break; several only on a
+    full tie."""
+    best = max((s.total, s.tiebreak) for s in scores)
+    return [seat for seat, s in enumerate(scores) if (s.total, s.tiebreak) == best]
+
+
 class RulesEngine:
     """The protocol methods shared by the engines (see ``replay.protocol.Engine``)."""
 
@@ -103,7 +110,9 @@ class RulesEngine:
         return self.scoring.scores(state)  # type: ignore[no-any-return]
 
     def winners(self, state: Any) -> list[int]:
-        return self.scoring.winners(state)  # type: ignore[no-any-return]
+        """The seats with the highest score, then the highest tie-break (each game's ``Score.tiebreak``);
+        several only on a full tie."""
+        return winners_of(self.scores(state))
 
     def determinise(self, state: Any, seat: int, rng: Any) -> Any:
         """``state`` with everything ``seat`` cannot see dealt again from ``rng`` (analysis rollouts);

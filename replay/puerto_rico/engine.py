@@ -33,6 +33,7 @@ from replay.puerto_rico.moves import (
     with_parts_from,
 )
 from replay.puerto_rico.state import PuertoRicoState, Stage
+from replay.words import and_list, plural, seat_name
 
 if TYPE_CHECKING:
     from replay.puerto_rico.bots import HeuristicPlayer
@@ -40,17 +41,8 @@ if TYPE_CHECKING:
 _str_list = pa.list_(pa.string())
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _and(items: Sequence[str]) -> str:
-    items = list(items)
-    if not items:
-        return "nothing"
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return and_list(items, empty="nothing")
 
 
 def _a(word: str) -> str:
@@ -161,13 +153,13 @@ class PuertoRicoEngine(RulesEngine):
     def describe_move(self, state: PuertoRicoState, move: PuertoRicoMove, names: Sequence[str]) -> str:
         """The move in words, from the state before it."""
         seat = state.current_seat
-        who = names[seat] if seat is not None and seat < len(names) else f"Seat {seat}"
+        who = seat_name(names, seat)
         if isinstance(move, ChooseRole):
             text = f"{who} chooses the {role_of(move.role).value}"
             if move.role in state.role_cards:
                 coins = state.role_doubloons[state.role_cards.index(move.role)]
                 if coins:
-                    text += f" (+{_plural(coins, 'doubloon')})"
+                    text += f" (+{plural(coins, 'doubloon')})"
             if not move.privilege:
                 text += " and declines the privilege colonist"
             return text
@@ -175,7 +167,7 @@ class PuertoRicoEngine(RulesEngine):
             if seat is None:
                 return f"{who} builds {move.building}"
             cost = rules.build_cost(state, seat, move.building)
-            text = f"{who} builds {move.building} for {_plural(cost, 'doubloon')}"
+            text = f"{who} builds {move.building} for {plural(cost, 'doubloon')}"
             if not move.university:
                 text += " and declines the university's colonist"
             return text
@@ -215,7 +207,7 @@ class PuertoRicoEngine(RulesEngine):
             if seat is None:
                 return f"{who} sells {move.good.value}"
             price = rules.sale_price(state, seat, move.good)
-            return f"{who} sells {move.good.value} for {_plural(price, 'doubloon')}"
+            return f"{who} sells {move.good.value} for {plural(price, 'doubloon')}"
         if isinstance(move, Load):
             if seat is None:
                 return f"{who} loads {move.good.value}"
@@ -252,7 +244,7 @@ class PuertoRicoEngine(RulesEngine):
             players.append(
                 {
                     "seat": seat,
-                    "name": names[seat] if seat < len(names) else f"Seat {seat}",
+                    "name": seat_name(names, seat),
                     "doubloons": p.doubloons,
                     "vp_chips": max(0, p.vp_chips),
                     "island": [{"tile": k, "occupied": bool(w)} for k, w in zip(p.island, p.island_workers)],

@@ -13,6 +13,7 @@ from typing import Any
 
 from replay.puerto_rico.catalogue import GOODS, role_of
 from replay.puerto_rico.moves import WHARF
+from replay.words import and_list, plural, seat_name
 
 #: Why the game ends, by the trigger code the rules record.
 END_REASONS = {
@@ -38,23 +39,8 @@ _POINTS = re.compile(r"(?P<lead>: | gets )\d+ VP(?: \([^()]*\))?$")
 FACE_DOWN = "takes VP chips, face down"
 
 
-def _and(items: Sequence[str]) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _name(names: Sequence[str], seat: Any) -> str:
-    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"Seat {seat}"
-
-
 def _barrels(amounts: Sequence[int]) -> str:
-    return _and([f"{n} {g.value}" for g, n in zip(GOODS, amounts) if n])
+    return and_list([f"{n} {g.value}" for g, n in zip(GOODS, amounts) if n])
 
 
 def _ship(capacity: Any) -> str:
@@ -71,19 +57,19 @@ def _placement(move: Any, owned: int) -> str:
 def _kept(move: Any) -> str:
     parts = []
     if move.warehouse:
-        parts.append(f"all {_and([g.value for g in move.warehouse])} (warehouse)")
+        parts.append(f"all {and_list([g.value for g in move.warehouse])} (warehouse)")
     if move.keep is not None:
         parts.append(f"1 {move.keep.value}")
-    return _and(parts) or "nothing"
+    return and_list(parts) or "nothing"
 
 
 def _load(event: tuple[Any, ...], names: Sequence[str]) -> str:
     _, seat, good, ship, amount, bonuses, forced = event
-    who = _name(names, seat)
+    who = seat_name(names, seat)
     points = amount + len(bonuses)
     vp = f"{points} VP"
     if bonuses:
-        vp += f" ({_and([BONUS_WORDS.get(b, b) for b in bonuses])})"
+        vp += f" ({and_list([BONUS_WORDS.get(b, b) for b in bonuses])})"
     if not forced:
         return f"{who} gets {vp}"
     verb = "ships" if ship == WHARF else "loads"
@@ -106,7 +92,7 @@ def without_points(sentence: str) -> str:
 
 def _store(event: tuple[Any, ...], names: Sequence[str]) -> str:
     _, seat, move, returned, forced = event
-    who = _name(names, seat)
+    who = seat_name(names, seat)
     back = f"returns {_barrels(returned)} to the supply" if any(returned) else ""
     if not forced:
         return f"{who} {back}"
@@ -115,7 +101,7 @@ def _store(event: tuple[Any, ...], names: Sequence[str]) -> str:
 
 def _produce(event: tuple[Any, ...], names: Sequence[str]) -> str:
     _, seat, received, made = event
-    who = _name(names, seat)
+    who = seat_name(names, seat)
     parts = []
     for good, got, want in zip(GOODS, received, made):
         if not want:
@@ -124,7 +110,7 @@ def _produce(event: tuple[Any, ...], names: Sequence[str]) -> str:
             parts.append(f"{got} {good.value}")
         else:
             parts.append(f"{got} {good.value} (of {want}: the supply ran out)")
-    return f"{who} produces {_and(parts)}"
+    return f"{who} produces {and_list(parts)}"
 
 
 def sentence(event: tuple[Any, ...], names: Sequence[str]) -> str:
@@ -140,66 +126,66 @@ def sentence(event: tuple[Any, ...], names: Sequence[str]) -> str:
         return _produce(event, names)
     if code == "skip":
         _, seat, stage = event
-        return f"{_name(names, seat)} {SKIPS.get(stage, f'has nothing to do ({stage})')}"
+        return f"{seat_name(names, seat)} {SKIPS.get(stage, f'has nothing to do ({stage})')}"
     if code == "mayor":
         _, seat, move, owned = event
-        return f"{_name(names, seat)}'s colonists are placed (the only arrangement): {_placement(move, owned)}"
+        return f"{seat_name(names, seat)}'s colonists are placed (the only arrangement): {_placement(move, owned)}"
     if code == "mayor_privilege":
-        return f"{_name(names, event[1])} takes 1 colonist from the supply (mayor's privilege)"
+        return f"{seat_name(names, event[1])} takes 1 colonist from the supply (mayor's privilege)"
     if code == "colonist_ship":
         _, chooser, dealt = event
         n = len(dealt)
         order = [(chooser + i) % n for i in range(n)]
-        shares = [f"{_name(names, s)} {dealt[s]}" for s in order if dealt[s]]
+        shares = [f"{seat_name(names, s)} {dealt[s]}" for s in order if dealt[s]]
         if not shares:
             return "The colonist ship is empty"
-        return f"The colonist ship's {_plural(sum(dealt), 'colonist')} go to {_and(shares)}"
+        return f"The colonist ship's {plural(sum(dealt), 'colonist')} go to {and_list(shares)}"
     if code == "colonist_ship_refilled":
         _, amount, need = event
         if amount == need:
-            return f"The colonist ship is refilled with {_plural(amount, 'colonist')}"
-        return f"The colonist ship is refilled with only {_plural(amount, 'colonist')} ({need} needed)"
+            return f"The colonist ship is refilled with {plural(amount, 'colonist')}"
+        return f"The colonist ship is refilled with only {plural(amount, 'colonist')} ({need} needed)"
     if code == "prospector":
-        return f"{_name(names, event[1])} takes 1 doubloon from the bank (prospector)"
+        return f"{seat_name(names, event[1])} takes 1 doubloon from the bank (prospector)"
     if code == "factory":
         _, seat, amount = event
-        return f"{_name(names, seat)}'s factory pays {_plural(amount, 'doubloon')}"
+        return f"{seat_name(names, seat)}'s factory pays {plural(amount, 'doubloon')}"
     if code == "university":
         _, seat, building = event
-        return f"{_name(names, seat)}'s university puts a colonist on the new {building}"
+        return f"{seat_name(names, seat)}'s university puts a colonist on the new {building}"
     if code == "ship_emptied":
         _, capacity, good, load = event
         return f"The full {capacity}-ship is emptied: {load} {good} go back to the supply"
     if code == "trading_house_emptied":
-        return f"The full trading house is emptied: {_and([str(g) for g in event[1]])} go back to the supply"
+        return f"The full trading house is emptied: {and_list([str(g) for g in event[1]])} go back to the supply"
     if code == "trading_house_full":
-        who = _and([_name(names, s) for s in event[1]])
+        who = and_list([seat_name(names, s) for s in event[1]])
         return f"The trading house is full: {who} cannot sell"
     if code == "plantations_discarded":
         if not event[1]:
             return "No face-up plantation is left to discard"
-        return f"The face-up plantations left ({_and(list(event[1]))}) are discarded"
+        return f"The face-up plantations left ({and_list(list(event[1]))}) are discarded"
     if code == "plantations_drawn":
         if not event[1]:
             return "No plantations are left to turn face up"
-        return f"New face-up plantations: {_and(list(event[1]))}"
+        return f"New face-up plantations: {and_list(list(event[1]))}"
     if code == "reshuffle":
-        return f"The {_plural(event[1], 'discarded plantation')} are shuffled into a new stack"
+        return f"The {plural(event[1], 'discarded plantation')} are shuffled into a new stack"
     if code == "end_trigger":
         _, trigger, seat = event
         if trigger == "city":
-            return f"{_name(names, seat)}'s city is full: the game ends after this round"
+            return f"{seat_name(names, seat)}'s city is full: the game ends after this round"
         if trigger == "vp_chips":
-            return f"{_name(names, seat)} takes the last VP chips: the game ends after this round"
+            return f"{seat_name(names, seat)} takes the last VP chips: the game ends after this round"
         return "The colonists cannot refill the ship: the game ends after this round"
     if code == "role_doubloons":
-        cards = _and([role_of(c).value for c in event[1]])
+        cards = and_list([role_of(c).value for c in event[1]])
         return f"1 doubloon is put on each role card not chosen: {cards}"
     if code == "round":
         _, number, governor = event
-        return f"Round {number} begins; {_name(names, governor)} is governor"
+        return f"Round {number} begins; {seat_name(names, governor)} is governor"
     if code == "over":
-        reasons = _and([END_REASONS.get(t, t) for t in event[1]])
+        reasons = and_list([END_REASONS.get(t, t) for t in event[1]])
         return f"The round is over and so is the game ({reasons})"
     raise ValueError(f"no words for the Puerto Rico event {event!r}")
 

@@ -66,12 +66,6 @@ def _city_score(
 
 
 def scores(state: PuertoRicoState) -> list[Score]:
-    """Every seat's score."""
+    """Every seat's score; its tie-break (the engine's ``winners``: the most VP, then the highest
+    tie-break) is the seat's doubloons plus goods."""
     return [score_player(p) for p in state.players]
-
-
-def winners(state: PuertoRicoState) -> list[int]:
-    """Seats with the most VP, then the most doubloons plus goods; several only on a full tie."""
-    lines = scores(state)
-    best = max((s.total, s.tiebreak) for s in lines)
-    return [seat for seat, s in enumerate(lines) if (s.total, s.tiebreak) == best]

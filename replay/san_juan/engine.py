@@ -31,6 +31,7 @@ from replay.san_juan.moves import (
     with_parts_from,
 )
 from replay.san_juan.state import SanJuanState, Stage
+from replay.words import and_list, seat_name
 
 if TYPE_CHECKING:
     from replay.san_juan.bots import HeuristicPlayer
@@ -39,12 +40,7 @@ _str_list = pa.list_(pa.string())
 
 
 def _and(items: Sequence[str]) -> str:
-    items = list(items)
-    if not items:
-        return "nothing"
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return and_list(items, empty="nothing")
 
 
 def _declines(buildings: Sequence[str]) -> str:
@@ -154,7 +150,7 @@ class SanJuanEngine(RulesEngine):
     def describe_move(self, state: SanJuanState, move: SanJuanMove, names: Sequence[str]) -> str:
         """The move in words, from the state before it."""
         seat = state.current_seat
-        who = names[seat] if seat is not None and seat < len(names) else f"Seat {seat}"
+        who = seat_name(names, seat)
         if isinstance(move, ChooseRole):
             # The rules read the seat through accessors a working table answers too (the importer).
             library = seat is not None and move.library is not False and rules.library_usable(state, seat)
@@ -164,10 +160,10 @@ class SanJuanEngine(RulesEngine):
             elif library:
                 text += " (library doubles the privilege)"
             if move.councillor_refrained:
-                refrainers = [names[s] if s < len(names) else f"Seat {s}" for s in move.councillor_refrained]
+                refrainers = [seat_name(names, s) for s in move.councillor_refrained]
                 text += f"; {_and(refrainers)} {'refrains' if len(refrainers) == 1 else 'refrain'} from the draw"
             if move.gold_mine_declined:
-                decliners = [names[s] if s < len(names) else f"Seat {s}" for s in move.gold_mine_declined]
+                decliners = [seat_name(names, s) for s in move.gold_mine_declined]
                 if len(decliners) == 1:
                     text += f"; {decliners[0]} declines the gold mine"
                 else:
@@ -223,7 +219,7 @@ class SanJuanEngine(RulesEngine):
             players.append(
                 {
                     "seat": seat,
-                    "name": names[seat] if seat < len(names) else f"Seat {seat}",
+                    "name": seat_name(names, seat),
                     "buildings": [
                         {
                             "name": b,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from replay.san_juan.cards import CITY_SIZE_TO_END
+from replay.words import and_list, plural, seat_name
 
 #: Why a seat drew cards, by the code the rules record.
 DRAW_REASONS = {
@@ -34,19 +35,8 @@ SKIP_REASONS = {
 }
 
 
-def _and(items: Sequence[str]) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _cards(count: int) -> str:
-    return f"{count} card{'' if count == 1 else 's'}"
-
-
-def _name(names: Sequence[str], seat: Any) -> str:
-    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"Seat {seat}"
+    return plural(count, "card")
 
 
 def sentence(event: tuple[Any, ...], names: Sequence[str]) -> str:
@@ -58,17 +48,17 @@ def sentence(event: tuple[Any, ...], names: Sequence[str]) -> str:
         _, seat, count, reason = event
         why = DRAW_REASONS.get(reason, str(reason))
         if count == 0:
-            return f"{_name(names, seat)} draws no card ({why}): the draw and discard piles are empty"
-        return f"{_name(names, seat)} draws {_cards(count)} ({why})"
+            return f"{seat_name(names, seat)} draws no card ({why}): the draw and discard piles are empty"
+        return f"{seat_name(names, seat)} draws {_cards(count)} ({why})"
     if code == "skip":
         _, seat, role, reason = event
-        return f"{_name(names, seat)} {SKIP_REASONS.get((role, reason), f'has nothing to do ({role})')}"
+        return f"{seat_name(names, seat)} {SKIP_REASONS.get((role, reason), f'has nothing to do ({role})')}"
     if code == "gold_mine":
         _, seat, shown, hit = event
-        who = _name(names, seat)
+        who = seat_name(names, seat)
         if not shown:
             return f"{who}'s gold mine turns up nothing: the draw and discard piles are empty"
-        cards = _and(list(shown))
+        cards = and_list(list(shown))
         if hit:
             return f"{who}'s gold mine turns up {cards}: four different costs, {who} may keep one"
         if len(shown) < 4:
@@ -78,9 +68,9 @@ def sentence(event: tuple[Any, ...], names: Sequence[str]) -> str:
         return f"The discard pile is shuffled into a new draw pile ({_cards(event[1])})"
     if code == "round":
         _, number, governor = event
-        return f"Round {number} begins; {_name(names, governor)} is governor"
+        return f"Round {number} begins; {seat_name(names, governor)} is governor"
     if code == "over":
-        who = _and([_name(names, s) for s in event[1]])
+        who = and_list([seat_name(names, s) for s in event[1]])
         verb = "has" if len(event[1]) == 1 else "have"
         return f"The game is over: {who} {verb} {CITY_SIZE_TO_END} buildings"
     raise ValueError(f"no words for the San Juan event {event!r}")

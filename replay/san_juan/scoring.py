@@ -50,12 +50,6 @@ def _city_score(buildings: tuple[str, ...], chapel: int) -> tuple[int, dict[str,
 
 
 def scores(state: SanJuanState) -> list[Score]:
-    """Every seat's score."""
+    """Every seat's score; its tie-break (the engine's ``winners``: the most VP, then the highest
+    tie-break) is the seat's cards in hand plus goods."""
     return [score_player(p) for p in state.players]
-
-
-def winners(state: SanJuanState) -> list[int]:
-    """Seats with the most VP, then the most cards in hand plus goods; several only on a full tie."""
-    lines = scores(state)
-    best = max((s.total, s.tiebreak) for s in lines)
-    return [seat for seat, s in enumerate(lines) if (s.total, s.tiebreak) == best]

@@ -21,6 +21,7 @@ from typing import Any, Final
 from replay.protocol import Viewer
 from replay.san_juan.cards import CARDS, CITY_SIZE_TO_END, ORDER, TILES, Card, Power, Role, sort_cards
 from replay.san_juan.state import SanJuanState, Stage
+from replay.words import and_list, plural
 
 #: Stored seat columns only the seat (and ``everything``) sees.
 SECRET_SEAT_COLUMNS: Final = ("hand",)
@@ -165,12 +166,7 @@ def sees_decisions(seat: int, viewer: Viewer) -> bool:
 
 
 def _cards(n: int) -> str:
-    return f"{n} card" + ("" if n == 1 else "s")
-
-
-def _and(items: Sequence[str]) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return plural(n, "card")
 
 
 def public_words(details: dict[str, Any], player: str) -> str | None:
@@ -183,7 +179,7 @@ def public_words(details: dict[str, Any], player: str) -> str | None:
             text += f" over {details['replace']} (crane)"
         paid = [_cards(len(details.get("pay") or []))] if details.get("pay") else []
         paid += [f"1 {good} (black market)" for good in details.get("goods") or []]
-        return text + (f", paying {_and(paid)}" if paid else "")
+        return text + (f", paying {and_list(paid)}" if paid else "")
     if kind == "chapel":
         return f"{player} tucks a card under the chapel"
     if kind == "councillor":

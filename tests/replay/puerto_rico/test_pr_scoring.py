@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from replay.puerto_rico import scoring
+from replay.puerto_rico.engine import ENGINE
 
 from .positions import C, I, at_role, seat
 
@@ -53,6 +54,6 @@ def test_tie_break_doubloons_plus_goods() -> None:
     c = seat(doubloons=9, vp_chips=9)
     state = at_role([a, b, c], 0)
     assert [s.tiebreak for s in scoring.scores(state)] == [5, 5, 9]
-    assert scoring.winners(state) == [0, 1]
+    assert ENGINE.winners(state) == [0, 1]
     d = seat(doubloons=6, vp_chips=10)
-    assert scoring.winners(at_role([a, b, d], 0)) == [2]
+    assert ENGINE.winners(at_role([a, b, d], 0)) == [2]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from replay.san_juan.scoring import score_player, scores, winners
+from replay.san_juan.engine import ENGINE
+from replay.san_juan.scoring import score_player, scores
 from replay.san_juan.state import Stage
 
 from .positions import CR, IP, SM, SS, TS, position, seat
@@ -95,7 +96,7 @@ def _game_over(*players):
 def test_winner_has_the_most_vp():
     state = _game_over(seat(buildings=(SS,)), seat(buildings=(CR,), hand=("Hero",) * 5))
     assert [s.total for s in scores(state)] == [3, 2]
-    assert winners(state) == [0]
+    assert ENGINE.winners(state) == [0]
 
 
 def test_tie_break_cards_in_hand_plus_goods():
@@ -104,9 +105,9 @@ def test_tie_break_cards_in_hand_plus_goods():
         seat(buildings=(IP, TS), hand=("Hero",), goods={0: "Well", 1: "Crane"}),
     )
     assert [(s.total, s.tiebreak) for s in scores(state)] == [(3, 2), (3, 3)]
-    assert winners(state) == [1]
+    assert ENGINE.winners(state) == [1]
 
 
 def test_full_tie_shares_the_win():
     state = _game_over(seat(buildings=(SS,), hand=("Hero",)), seat(buildings=(SS,), goods={0: "Well"}), seat())
-    assert winners(state) == [0, 1]
+    assert ENGINE.winners(state) == [0, 1]
