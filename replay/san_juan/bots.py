@@ -14,7 +14,19 @@ from typing import Final
 
 from replay.frozen import fast_constructor
 from replay.san_juan import rules
-from replay.san_juan.cards import CARDS, ORDER, PRODUCER_OF, TILES, VIOLET, Good, Power, Role, sort_cards
+from replay.san_juan.cards import (
+    ARCHIVE,
+    CARDS,
+    GOLD_MINE,
+    ORDER,
+    PRODUCER_OF,
+    TILES,
+    VIOLET,
+    Good,
+    Power,
+    Role,
+    sort_cards,
+)
 from replay.san_juan.moves import (
     Build,
     Chapel,
@@ -121,7 +133,7 @@ class HeuristicPlayer:
             return self._build(t, seat, hand, owned) or _PASS
         if role is Role.COUNCILLOR:
             drawn = list(t.looking)
-            if "Archive" in owned:
+            if ARCHIVE in owned:
                 pool = hand + drawn
                 discard = sorted(pool, key=keep_value)[: rules.archive_discards(len(drawn), owned)[0]]
                 return Councillor(discard=sort_cards(discard))
@@ -177,7 +189,7 @@ class HeuristicPlayer:
             scores[Role.PRODUCER] = 1.5 * min(2, empty) + (0.5 if goods == 0 else 0)
         scores[Role.TRADER] = 1.8 * min(2, goods)
         scores[Role.COUNCILLOR] = 2.5 - 0.2 * len(hand)
-        scores[Role.PROSPECTOR] = 1.2 + (1.0 if "Gold mine" in owned else 0)
+        scores[Role.PROSPECTOR] = 1.2 + (1.0 if GOLD_MINE in owned else 0)
         options = [r for r in _ROLES if r not in taken]
         best = max(options, key=lambda r: scores[r] + self.rng.random() * 1.5)
         return _CHOOSE_ROLE[best, rules.library_usable(t, seat)]

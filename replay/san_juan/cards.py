@@ -145,6 +145,22 @@ VIOLET: Final[frozenset[str]] = frozenset(card.name for card in CATALOGUE if car
 HOLDER: Final[dict[Power, str]] = {
     card.power: card.name for card in CATALOGUE if card.power is not None and card.power is not Power.MONUMENT
 }
+#: The buildings the rules name, each the holder of its power: the names are the catalogue's.
+AQUEDUCT: Final = HOLDER[Power.AQUEDUCT]
+ARCHIVE: Final = HOLDER[Power.ARCHIVE]
+CARPENTER: Final = HOLDER[Power.CARPENTER]
+CHAPEL: Final = HOLDER[Power.CHAPEL]
+CRANE: Final = HOLDER[Power.CRANE]
+GOLD_MINE: Final = HOLDER[Power.GOLD_MINE]
+LIBRARY: Final = HOLDER[Power.LIBRARY]
+MARKET_HALL: Final = HOLDER[Power.MARKET_HALL]
+MARKET_STAND: Final = HOLDER[Power.MARKET_STAND]
+POOR_HOUSE: Final = HOLDER[Power.POOR_HOUSE]
+PREFECTURE: Final = HOLDER[Power.PREFECTURE]
+TOWER: Final = HOLDER[Power.TOWER]
+TRADING_POST: Final = HOLDER[Power.TRADING_POST]
+WELL: Final = HOLDER[Power.WELL]
+
 #: The production building of each good.
 PRODUCER_OF: Final[dict[Good, str]] = {card.good: card.name for card in CATALOGUE if card.good}
 #: Trading-house tiles: prices in cards per good.

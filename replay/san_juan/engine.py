@@ -13,7 +13,13 @@ from replay.errors import FieldError
 from replay.logfile import GameLog
 from replay.protocol import Engine, Rules
 from replay.san_juan import GAME, change_words, events, rows, rules, scoring, view
-from replay.san_juan.cards import CARDS, Good, Role
+from replay.san_juan.cards import (
+    ARCHIVE,
+    CARDS,
+    GOLD_MINE,
+    Good,
+    Role,
+)
 from replay.san_juan.moves import (
     Build,
     Chapel,
@@ -57,7 +63,7 @@ def _good_name(good: Good | None) -> str | None:
 
 
 def _gold_mine_owners(state: SanJuanState) -> tuple[int, ...]:
-    return tuple(s for s, player in enumerate(state.players) if "Gold mine" in player.buildings)
+    return tuple(s for s, player in enumerate(state.players) if GOLD_MINE in player.buildings)
 
 
 class SanJuanEngine(RulesEngine):
@@ -187,7 +193,7 @@ class SanJuanEngine(RulesEngine):
         if isinstance(move, Councillor):
             if move.discard is not None:
                 return f"{who} discards {_and(list(move.discard))} (archive)"
-            archive = seat is not None and "Archive" in state.seat_buildings(seat)
+            archive = seat is not None and ARCHIVE in state.seat_buildings(seat)
             return f"{who} keeps {_and(list(move.keep or ()))} (councillor" + ("; declines the archive)" if archive else ")")
         if isinstance(move, GoldMine):
             return f"{who} keeps {move.keep} from the gold mine"

@@ -16,7 +16,18 @@ from typing import Any, Final
 
 from replay.errors import FieldError
 from replay.frozen import picklable, register_builders
-from replay.san_juan.cards import Good, Role, resolve_card, resolve_good, sort_cards
+from replay.san_juan.cards import (
+    CARPENTER,
+    MARKET_HALL,
+    MARKET_STAND,
+    POOR_HOUSE,
+    WELL,
+    Good,
+    Role,
+    resolve_card,
+    resolve_good,
+    sort_cards,
+)
 
 _GOOD_ORDER: Final = {g: i for i, g in enumerate(Good)}
 
@@ -35,9 +46,9 @@ def _decline_text(decline: tuple[str, ...]) -> str:
 
 #: The buildings whose card each kind of move may decline, in catalogue order.
 DECLINABLE: Final[dict[str, tuple[str, ...]]] = {
-    "build": ("Poor house", "Carpenter"),
-    "produce": ("Well",),
-    "sell": ("Market stand", "Market hall"),
+    "build": (POOR_HOUSE, CARPENTER),
+    "produce": (WELL,),
+    "sell": (MARKET_STAND, MARKET_HALL),
 }
 
 

@@ -20,19 +20,33 @@ from typing import Any, Final
 from replay.errors import FieldError, RuleViolation
 from replay.frozen import fast_constructor
 from replay.san_juan.cards import (
+    AQUEDUCT,
+    ARCHIVE,
     CARD_NAMES,
+    CARPENTER,
+    CHAPEL,
     CITY_SIZE_TO_END,
     COST,
+    CRANE,
     DECK_SIZE,
+    GOLD_MINE,
     GOOD_OF,
     HAND_LIMIT,
     HOLDER,
+    LIBRARY,
+    MARKET_HALL,
+    MARKET_STAND,
     ORDER,
+    POOR_HOUSE,
+    PREFECTURE,
     PRODUCER_OF,
     STARTING_BUILDING,
     TILES,
+    TOWER,
     TOWER_HAND_LIMIT,
+    TRADING_POST,
     VIOLET,
+    WELL,
     Good,
     Power,
     Role,
@@ -201,13 +215,13 @@ def has_power(t: Table, seat: int, power: Power, without: str | None = None) -> 
 
 def hand_limit(city: Sequence[str]) -> int:
     """The hand limit of the owner of ``city`` (its buildings): 7, or 12 with a tower. Raises nothing."""
-    return TOWER_HAND_LIMIT if "Tower" in city else HAND_LIMIT
+    return TOWER_HAND_LIMIT if TOWER in city else HAND_LIMIT
 
 
 def library_usable(state: Table | SanJuanState, seat: int) -> bool:
     """Whether ``seat`` may double its privilege with a library now: it owns one and, with 2 players,
     has not used it yet this round. Raises nothing."""
-    return "Library" in state.seat_buildings(seat) and not (state.num_players == 2 and state.library_used_by(seat))
+    return LIBRARY in state.seat_buildings(seat) and not (state.num_players == 2 and state.library_used_by(seat))
 
 
 def privilege(t: Table | SanJuanState, seat: int) -> int:
@@ -222,7 +236,7 @@ def max_produce(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
     """How many goods the seat may produce in this producer phase (``city``: its buildings): 1, plus
     its privileges, plus 1 with an aqueduct; the cards left in the piles may allow fewer
     (``produce_limit``). Raises nothing."""
-    return 1 + privilege(t, seat) + (1 if "Aqueduct" in city else 0)
+    return 1 + privilege(t, seat) + (1 if AQUEDUCT in city else 0)
 
 
 def produce_limit(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
@@ -234,13 +248,13 @@ def produce_limit(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> in
 def max_sell(t: Table | SanJuanState, seat: int, city: Sequence[str]) -> int:
     """How many goods the seat may sell in this trader phase (``city``: its buildings): 1, plus its
     privileges, plus 1 with a trading post. Raises nothing."""
-    return 1 + privilege(t, seat) + (1 if "Trading post" in city else 0)
+    return 1 + privilege(t, seat) + (1 if TRADING_POST in city else 0)
 
 
 def councillor_keep(city: Sequence[str]) -> int:
     """How many of the cards a councillor draws the owner of ``city`` keeps: 1, or 2 with a
     prefecture. Raises nothing."""
-    return 2 if "Prefecture" in city else 1
+    return 2 if PREFECTURE in city else 1
 
 
 def archive_discards(drawn: int, city: Sequence[str]) -> tuple[int, int]:
@@ -386,7 +400,7 @@ def _turn_needs_decision(t: Table, seat: int) -> bool:
     elif stage is Stage.DRAFT:
         return True
     elif stage is Stage.CHAPEL:
-        return "Chapel" in t.buildings.read(seat) and bool(t.hands.read(seat))
+        return CHAPEL in t.buildings.read(seat) and bool(t.hands.read(seat))
     elif stage is Stage.HAND_LIMIT:
         return len(t.hands.read(seat)) > hand_limit(t.buildings.read(seat))
     role = t.role
@@ -465,7 +479,7 @@ def _start_phase(t: Table, role: Role, seat: int, move: ChooseRole) -> None:
             t.events.append(("draw", seat, len(drawn), "prospector"))
         t.queue = [
             s for s in seats_from(seat, t.n)
-            if "Gold mine" in t.buildings.read(s) and s not in move.gold_mine_declined
+            if GOLD_MINE in t.buildings.read(s) and s not in move.gold_mine_declined
         ]
     elif role is Role.COUNCILLOR:
         # A seat that refrains from the action draws nothing: the cards stay on the draw pile.
@@ -513,7 +527,7 @@ def _check_role_declines(t: Table, seat: int, move: ChooseRole) -> None:
             )
         _check_seats_exist(t, move.gold_mine_declined, "gold_mine.decline")
         for other in move.gold_mine_declined:
-            if "Gold mine" not in t.buildings.read(other):
+            if GOLD_MINE not in t.buildings.read(other):
                 raise RuleViolation("gold_mine.decline", f"seat {other} owns no gold mine to decline")
 
 
@@ -570,9 +584,9 @@ def _can_build_with_crane(t: Table, seat: int) -> bool:
 
 def _replace_options(t: Table, seat: int, building: str) -> list[str | None]:
     options: list[str | None] = [None]
-    if "Crane" in t.buildings.read(seat):
+    if CRANE in t.buildings.read(seat):
         for b in sorted(set(t.buildings.read(seat)), key=ORDER.__getitem__):
-            if b == "Crane" or b == building:
+            if b == CRANE or b == building:
                 continue
             if building in VIOLET and building in t.buildings.read(seat):
                 continue
@@ -587,11 +601,11 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
     if move.building not in t.hands[seat]:
         raise RuleViolation("builder.in_hand", f"{move.building} is not in the hand")
     if replace is not None:
-        if "Crane" not in owned:
+        if CRANE not in owned:
             raise RuleViolation("crane.owned", "building over another building needs a crane")
         if replace not in owned:
             raise RuleViolation("crane.target", f"no {replace} to build over")
-        if replace == "Crane":
+        if replace == CRANE:
             raise RuleViolation("crane.target", "the crane cannot be built over")
         if replace == move.building:
             raise RuleViolation("crane.target", f"{replace} cannot be built over with the same building")
@@ -644,7 +658,7 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
     else:
         owned.append(move.building)
         t.goods[seat].append(None)
-    if "Carpenter" in move.decline:
+    if CARPENTER in move.decline:
         if not carpenter:
             raise RuleViolation("carpenter.decline", _no_carpenter_card(t, seat, move))
     elif carpenter:
@@ -652,7 +666,7 @@ def _apply_build(t: Table, seat: int, move: Build) -> None:
         hand.extend(drawn)
         t.events.append(("draw", seat, len(drawn), "carpenter"))
     poor_house = poor_house and len(hand) <= 1
-    if "Poor house" in move.decline:
+    if POOR_HOUSE in move.decline:
         if not poor_house:
             raise RuleViolation("poor_house.decline", _no_poor_house_card(t, seat, move, len(hand)))
     elif poor_house:
@@ -674,13 +688,13 @@ def _not_owned(t: Table, seat: int, name: str, replace: str | None, built: str |
 
 
 def _no_carpenter_card(t: Table, seat: int, move: Build) -> str:
-    return _not_owned(t, seat, "Carpenter", move.replace, move.building) or (
+    return _not_owned(t, seat, CARPENTER, move.replace, move.building) or (
         f"the carpenter draws a card only after a violet building, not after {move.building}"
     )
 
 
 def _no_poor_house_card(t: Table, seat: int, move: Build, hand_size: int) -> str:
-    return _not_owned(t, seat, "Poor house", move.replace, move.building) or (
+    return _not_owned(t, seat, POOR_HOUSE, move.replace, move.building) or (
         f"the poor house draws a card only with 0 or 1 cards in hand after building, and {hand_size} are left"
     )
 
@@ -704,12 +718,12 @@ def _apply_produce(t: Table, seat: int, move: Produce) -> None:
         name = PRODUCER_OF[good]
         index = next(i for i, (b, g) in enumerate(zip(t.buildings.read(seat), t.goods[seat])) if b == name and g is None)
         t.goods[seat][index] = t.draw(1)[0]
-    well = len(move.goods) >= 2 and "Well" in t.buildings.read(seat)
-    if "Well" in move.decline:
+    well = len(move.goods) >= 2 and WELL in t.buildings.read(seat)
+    if WELL in move.decline:
         if not well:
             raise RuleViolation(
                 "well.decline",
-                _not_owned(t, seat, "Well", None)
+                _not_owned(t, seat, WELL, None)
                 or f"the well draws a card only when 2 or more goods are produced, not {len(move.goods)}",
             )
     elif well:
@@ -737,22 +751,22 @@ def _apply_sell(t: Table, seat: int, move: Sell) -> None:
         t.discard.append(t.goods[seat][index])  # type: ignore[arg-type]
         t.goods[seat][index] = None
     bonuses = []
-    stand = len(move.goods) >= 2 and "Market stand" in t.buildings.read(seat)
-    if "Market stand" in move.decline:
+    stand = len(move.goods) >= 2 and MARKET_STAND in t.buildings.read(seat)
+    if MARKET_STAND in move.decline:
         if not stand:
             raise RuleViolation(
                 "market_stand.decline",
-                _not_owned(t, seat, "Market stand", None)
+                _not_owned(t, seat, MARKET_STAND, None)
                 or f"the market stand draws a card only when 2 or more goods are sold, not {len(move.goods)}",
             )
     elif stand:
         bonuses.append("market_stand")
-    hall = "Market hall" in t.buildings.read(seat)
-    if "Market hall" in move.decline:
+    hall = MARKET_HALL in t.buildings.read(seat)
+    if MARKET_HALL in move.decline:
         if not hall:
             raise RuleViolation(
                 "market_hall.decline",
-                _not_owned(t, seat, "Market hall", None) or "the market hall draws a card only when a good is sold",
+                _not_owned(t, seat, MARKET_HALL, None) or "the market hall draws a card only when a good is sold",
             )
     elif hall:
         bonuses.append("market_hall")
@@ -771,7 +785,7 @@ def _apply_councillor(t: Table, seat: int, move: Councillor) -> None:
     drawn = t.looking
     # An archive owner who names the cards kept ('keep') declines the archive.
     if move.discard is not None:
-        if "Archive" not in t.buildings.read(seat):
+        if ARCHIVE not in t.buildings.read(seat):
             raise RuleViolation("councillor.archive", "discarding from the whole hand needs an archive; name the cards kept ('keep')")
         low, high = archive_discards(len(drawn), t.buildings.read(seat))
         if not low <= len(move.discard) <= high:
@@ -907,7 +921,7 @@ def dead_end(state: SanJuanState) -> bool:
     table = Table(state)
     for seat, player in enumerate(state.players):
         table.chooser = seat
-        table.library = "Library" in player.buildings
+        table.library = LIBRARY in player.buildings
         if _can_build(table, seat):
             return False
     return True
@@ -972,7 +986,7 @@ def _play_role(t: Table, seat: int, move: ChooseRole) -> None:
             raise RuleViolation("role.taken", f"the {move.role.value} was already chosen this round")
     has_library = library_usable(t, seat)
     if move.library and not has_library:
-        reason = "owns no library" if "Library" not in t.buildings.read(seat) else "already used the library this round (2 players)"
+        reason = "owns no library" if LIBRARY not in t.buildings.read(seat) else "already used the library this round (2 players)"
         raise RuleViolation("library.use", reason)
     _check_role_declines(t, seat, move)
     t.library = has_library and move.library is not False and seat not in move.councillor_refrained and move.privilege
@@ -1126,7 +1140,7 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
     if stage is Stage.ROLE:
         n = len(state.players)
         has_library = library_usable(state, seat)
-        owners = tuple(s for s in seats_from(seat, n) if "Gold mine" in state.players[s].buildings)
+        owners = tuple(s for s in seats_from(seat, n) if GOLD_MINE in state.players[s].buildings)
         key = (seat, n, frozenset(r for r, _ in state.roles_taken), has_library, owners)
         choices = _ROLE_CHOICES.get(key)
         if choices is None:
@@ -1150,25 +1164,25 @@ def legal_moves(state: SanJuanState) -> list[SanJuanMove]:
         empty = empty_by_good(city, player.goods)
         most = produce_limit(state, seat, city)
         out: list[SanJuanMove] = []
-        well = "Well" in city
+        well = WELL in city
         for size in range(1, most + 1):
             for goods in _good_multisets(empty, size):
                 out.append(_produce(goods, ()))
                 if well and size >= 2:
-                    out.append(_produce(goods, ("Well",)))
+                    out.append(_produce(goods, (WELL,)))
         return out + [Pass()]
     if phase is Role.TRADER:
         have = goods_by_kind(city, player.goods)
         out = []
         for size in range(1, max_sell(state, seat, city) + 1):
-            declinable = tuple(b for b in ("Market stand", "Market hall") if b in city and (size >= 2 or b == "Market hall"))
+            declinable = tuple(b for b in (MARKET_STAND, MARKET_HALL) if b in city and (size >= 2 or b == MARKET_HALL))
             for goods in _good_multisets(have, size):
                 out += [_sell(goods, d) for d in _subsets(declinable)]
         return out + [Pass()]
     if phase is Role.COUNCILLOR:
         keep_limit = councillor_keep(city)
         drawn = list(state.looking)
-        if "Archive" in city:
+        if ARCHIVE in city:
             pool = list(hand) + drawn
             out = []
             fewest, most = archive_discards(len(drawn), city)
@@ -1253,9 +1267,9 @@ def _build_declines(carpenter: bool, poor_house: bool, hand_after: int, can_draw
         hand = hand_after + (1 if carpenter and not carpenter_declined and can_draw else 0)
         declines: list[tuple[str, ...]] = [()]
         if poor_house and hand <= 1:
-            declines.append(("Poor house",))
+            declines.append((POOR_HOUSE,))
         for decline in declines:
-            full = decline + (("Carpenter",) if carpenter_declined else ())
+            full = decline + ((CARPENTER,) if carpenter_declined else ())
             if full:
                 out.append(full)
     return out

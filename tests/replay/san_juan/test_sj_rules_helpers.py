@@ -189,3 +189,20 @@ def test_an_archive_owner_discards_too_few_with_the_count_named():
     move = bots.HeuristicPlayer(seed=2).choose(state)
     assert move.discard is not None and len(move.discard) == 4
     assert move in rules.legal_moves(state)
+
+
+def test_the_rules_name_no_card_they_read_each_building_by_its_power() -> None:
+    """The rules, the moves, the engine and the bot find a violet building by its power in the
+    catalogue (``cards.HOLDER``), not by a name written in their code."""
+    import re
+    from pathlib import Path
+
+    from replay.san_juan import cards
+
+    quoted = re.compile("[\"'](" + "|".join(re.escape(name) for name in cards.CARDS) + ")[\"']")
+    folder = Path(cards.__file__).parent
+    found = [f"{name}:{number}: {line.strip()}" for name in ("rules.py", "moves.py", "engine.py", "bots.py")
+             for number, line in enumerate((folder / name).read_text(encoding="utf-8").splitlines(), 1)
+             if quoted.search(line)]
+    assert found == []
+    assert (cards.GOLD_MINE, cards.TOWER, cards.WELL) == ("Gold mine", "Tower", "Well")
