@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from replay.engine_base import winners_of
 from replay.errors import FieldError, RuleViolation
 from replay.protocol import Score
 from toy_game.cards import HAND_LIMIT, HAND_START, MAX_PLAYERS, MIN_PLAYERS, ROUNDS, deck
@@ -131,9 +132,7 @@ def scores(state: ToyState) -> list[Score]:
 
 def winners(state: ToyState) -> list[int]:
     """The seats with the highest score, then the longest ladder (several on a full tie)."""
-    keyed = [(s.total, s.tiebreak) for s in scores(state)]
-    best = max(keyed)
-    return [seat for seat, key in enumerate(keyed) if key == best]
+    return winners_of(scores(state))
 
 
 def rounds_left(state: ToyState) -> int:
