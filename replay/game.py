@@ -39,6 +39,22 @@ class GameOption:
     name: str
     #: What it changes, in one sentence, for ``--help`` and the docs.
     description: str
+    #: The flag of ``governor simulate`` that turns it on, without its dashes (``short-game`` for
+    #: ``--short-game``), or "" for none (``governor play --option NAME`` takes every option by its
+    #: name). Games may share a flag; one that is one of ``simulate``'s own options is refused when
+    #: the command is built (``GameDeclarationError``).
+    flag: str = ""
+    #: What the option is, in a few words, for that flag's help, which reads "<title>: use <summary>"
+    #: (``the short variant``).
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        if self.flag and not (self.flag.isascii() and self.flag[0].isalpha()
+                              and all(c.islower() or c.isdigit() or c == "-" for c in self.flag)):
+            raise ValueError(f"option {self.name}: flag {self.flag!r}: lower-case ASCII letters, digits and '-', "
+                             "starting with a letter, without the dashes")
+        if self.flag and not self.summary:
+            raise ValueError(f"option {self.name}: a flag ({self.flag!r}) needs a summary for its help")
 
 
 @dataclass(frozen=True)

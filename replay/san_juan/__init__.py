@@ -17,7 +17,8 @@ GAME = GameDeclaration(
     log_schema="sj_",
     log_schema_file="replay.san_juan:log.schema.json",
     options=(GameOption("draft_start", "the draft-start variant: seats are dealt 5, 6, 7 and 8 cards and each "
-                                       "keeps 4 with a draft move before the first round"),),
+                                       "keeps 4 with a draft move before the first round",
+                        flag="draft", summary="the draft-start variant"),),
     order=0,
     spaces="replay.san_juan.spaces",
     # The strongest bot that keeps a whole game's analysis under a minute (docs/analysis.md).
