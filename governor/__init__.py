@@ -1,3 +1,3 @@
-"""Governor: replay, import and study San Juan and Puerto Rico game logs."""
+"""Governor: replay, import and study the game logs of every game registered with it (``replay.game``)."""
 
 __version__ = "0.1.0"

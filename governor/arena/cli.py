@@ -19,8 +19,10 @@ from typing import IO, Any, TextIO
 
 from governor.arena.play import GameRecord
 from governor.arena.round_robin import ArenaError, arena_id, run_arena, schedule
+from governor.commands.common import listed
 from replay import exits
 from replay.errors import printable
+from replay.game import declarations
 from replay.logfile import dumps_game
 from replay.outputs import check_writable, open_output
 from replay.registry import all_engines
@@ -31,9 +33,13 @@ MAX_BUDGET = 86_400.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``governor arena``."""
-    parser.add_argument("--game", required=True, help="san_juan or puerto_rico")
-    parser.add_argument("--players", type=exits.bounded_int("--players", 2, 5), required=True,
+    """The options of ``governor arena``: the games and the seats they allow are the registered games'."""
+    games = declarations()
+    # From the fewest seats any game takes to the most (each game's own count is checked as it starts).
+    fewest = min((game.min_players for game in games.values()), default=2)
+    most = max((game.max_players for game in games.values()), default=fewest)
+    parser.add_argument("--game", required=True, help=listed(games))
+    parser.add_argument("--players", type=exits.bounded_int("--players", fewest, most), required=True,
                         help="seats per game")
     parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                         help="random, heuristic, expert, search:R (R rollouts per candidate move), "

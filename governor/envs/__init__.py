@@ -1,9 +1,10 @@
-"""PettingZoo environments of the games: ``from governor.envs import san_juan_v0, puerto_rico_v0``.
+"""PettingZoo environments of the games: ``from governor.envs import <game>_v0`` for a game of
+``replay.registry.games_with_spaces()``.
 
 There is one module ``<game>_v0`` for every game whose declaration names an observation vector and
 action space (``spaces``); each is made from the game's declaration when first named
 (``governor.envs.aec.environment_module``), so importing this package costs nothing and a new game
-gets its environment without a file here. ``import governor.envs.san_juan_v0`` works as well.
+gets its environment without a file here. ``import governor.envs.<game>_v0`` works as well.
 
 Needs the ``env`` extra (``pip install 'governor[env]'``: numpy, pettingzoo, gymnasium); the rest of
 Governor does not.

@@ -24,7 +24,7 @@ from replay.simulate import MAX_MOVES
 
 #: The key order of a log (as ``governor simulate`` writes it).
 _LOG_ORDER = ("format", "version", "game", "source_id", "meta", "players", "options", "setup", "moves", "result")
-#: Upper bound of every observation value (counts: piles, colonists, doubloons, VP).
+#: Upper bound of every observation value (counts of a game's pieces, money and VP).
 OBSERVATION_HIGH = 1000.0
 
 

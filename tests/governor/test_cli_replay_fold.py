@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import replay.logfile as logfile
-from governor.cli import fold_to, main
+from governor.cli import main
+from governor.commands.replay import fold_to
 from replay.logfile import read_game, read_records
 from replay.registry import engine_for
 from replay.replayer import replay
@@ -75,19 +76,19 @@ def test_replay_out_of_range_steps(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_ctrl_c_during_a_replay_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import governor.cli as cli
+    import governor.commands.replay as replay_command
     from replay import exits
 
     def interrupted(log: object, step: object) -> object:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "fold_to", interrupted)
+    monkeypatch.setattr(replay_command, "fold_to", interrupted)
     assert main(["replay", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 130
     assert capsys.readouterr() == ("", "governor replay: interrupted\n")
 
     def terminated(log: object, step: object) -> object:
         raise exits.Terminated
 
-    monkeypatch.setattr(cli, "fold_to", terminated)
+    monkeypatch.setattr(replay_command, "fold_to", terminated)
     assert main(["replay", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 143
     assert capsys.readouterr().err == "governor replay: terminated\n"

@@ -135,6 +135,7 @@ def test_an_interruption_inside_a_caller_leaves_its_signal_handlers(monkeypatch:
     process itself, which is ending, ignores further signals, and a process the caller forks later
     stops by SIGTERM as the caller expects."""
     from governor import cli
+    from governor.commands import validate
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
@@ -143,7 +144,7 @@ def test_an_interruption_inside_a_caller_leaves_its_signal_handlers(monkeypatch:
     # A command that ends normally and one that is interrupted both leave the caller's handlers.
     assert cli.main(["validate", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 0
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
-    monkeypatch.setattr(cli, "cmd_validate", interrupted)
+    monkeypatch.setattr(validate, "run", interrupted)
     capsys.readouterr()
     assert cli.main(["validate", str(SJ)]) == 130
     assert capsys.readouterr().err == "governor validate: interrupted\n"

@@ -8,7 +8,7 @@ game against bots only), ``quit`` leaves the game to be resumed (``--resume ID``
 scores with their tie-breaks, and the game stored in the database. Standard input need not be a
 terminal: lines are read one by one (how the tests play).
 
-``add_arguments(parser)`` fills the subcommand's parser and ``run(args)`` runs it.
+``add_parser(commands)`` adds the subcommand and ``run(args)`` runs it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import random
 import sys
 from typing import TextIO
 
+from governor.commands.common import DEFAULT_DB, Subcommands, default_db, listed
 from play.session import (
     NotAMove,
     PlayError,
@@ -45,16 +46,29 @@ from replay.simulate import MAX_SEED
 UNDO, QUIT = "undo", "quit"
 
 
-def add_arguments(parser: argparse.ArgumentParser, default_db: str) -> None:
+def add_parser(commands: Subcommands) -> None:
+    """Add ``play`` to the subcommands, its description naming the games there are."""
+    titles = listed(game.title for game in declarations().values())
+    parser = commands.add_parser("play", help="play a game against the bots in this terminal", description=(
+        f"Play {titles} against bots (or several people at one screen: --human), one move at a time: the "
+        "game's state as your seat sees it, your legal moves numbered; type a number or a move as listed, undo "
+        "(take back your last move, against bots) or quit (the game is kept: --resume ID). Every move is on disk "
+        "before it is shown; the finished game is stored in the database. Input may come from a pipe, a line at "
+        "a time."))
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``governor play``."""
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--resume", metavar="ID", help="go on with the game of this id (kept in DB.play/)")
     what.add_argument("--list", action="store_true", help="list the games in progress, the one played last first")
     what.add_argument("--abandon", metavar="ID", help="remove the game of this id for good")
     games = declarations()
-    parser.add_argument("--game", help=" or ".join(games))
+    parser.add_argument("--game", help=listed(games))
     parser.add_argument("--players", type=exits.bounded_int("--players", 1, 99), help="seats (default: the fewest)")
-    parser.add_argument("--seat", metavar="K", help="your seat, 0 (the first governor) to PLAYERS-1, or random "
+    parser.add_argument("--seat", metavar="K", help="your seat, 0 (the first to play) to PLAYERS-1, or random "
                                                      "(default 0)")
     parser.add_argument("--name", help="your name (default: Player)")
     parser.add_argument("--human", action="append", metavar="K[:NAME]",
@@ -70,7 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser, default_db: str) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="NAME",
                         help=f"turn on one of the game's options ({options or 'none'})")
     parser.add_argument("--db", help=f"database file the finished game is stored in, its games in progress in "
-                                      f"DB.play/ (default: $GOVERNOR_DB or {default_db})")
+                                      f"DB.play/ (default: $GOVERNOR_DB or {DEFAULT_DB})")
 
 
 #: The option of ``governor play`` each setup parameter comes from.
@@ -82,11 +96,13 @@ class _Quit(Exception):
     """The player typed ``quit``, or standard input ended."""
 
 
-def run(args: argparse.Namespace, db: str) -> int:
-    """Run ``governor play`` on the database ``db``. Its exit status (``replay.exits``): 0 when the
-    game ended and was stored, or was left to be resumed (``quit``); 1 for a damaged game; 2 for a
-    usage or environment problem (a bad option, no such game, a database that cannot take the game);
-    130 or 143 when interrupted (the game kept)."""
+def run(args: argparse.Namespace) -> int:
+    """Run ``governor play`` on the database of ``--db`` (default: ``$GOVERNOR_DB`` or
+    ``governor.duckdb``). Its exit status (``replay.exits``): 0 when the game ended and was stored, or
+    was left to be resumed (``quit``); 1 for a damaged game; 2 for a usage or environment problem (a
+    bad option, no such game, a database that cannot take the game); 130 or 143 when interrupted (the
+    game kept)."""
+    db = str(args.db or default_db())
     store = Store(play_folder(db))
     try:
         if args.list:
