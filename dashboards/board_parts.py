@@ -1,12 +1,16 @@
-"""One step of a game's board drawn outside the Replay page (the Games page's comparison) with the very
-JavaScript that draws it there: the game's board module's ``JS`` (``draw(game, step)``), the Replay
-component's helpers it calls and the component's stylesheet, in a document of its own (an iframe, so
-that the board's class names and colours stay inside it). There is one drawing of each board."""
+"""The games' boards as the pages draw them, and one step of a board drawn outside the Replay page (the
+Games page's comparison) with the very JavaScript that draws it there.
+
+A game declares its board (``GameDeclaration.board`` and ``board_style``): a script defining
+``draw(game, step)`` and its stylesheet, shipped as package data of the game and read through the
+registry. ``boards_js`` puts every game's drawing in the pages' ``BOARD_TABLE`` under the game's name,
+``boards_css`` every game's style after the Replay component's own; ``static_board`` draws one step
+with the component's helpers and stylesheet in a document of its own (an iframe, so that the board's
+class names and colours stay inside it). There is one drawing of each board."""
 
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import json
 import re
 from collections.abc import Sequence
@@ -55,16 +59,31 @@ def functions_js(names: Sequence[str]) -> str:
 
 
 def board_js(game: str) -> str | None:
-    """``draw(game, step)`` of ``game``'s board module (``dashboards.board_<game>``), or None for a game
-    without one (or a name no game declares)."""
-    if game not in registry.game_names():
-        return None
-    try:
-        module = importlib.import_module(f"dashboards.board_{game}")
-    except ImportError:
-        return None
-    js = getattr(module, "JS", None)
-    return js if isinstance(js, str) else None
+    """``draw(game, step)`` of ``game``'s board (the script its declaration names), or None for a game
+    without one (or a name no game declares). Raises ``GameDeclarationError`` when the declared script
+    cannot be read."""
+    return registry.board_script(game)
+
+
+def boards_js() -> str:
+    """``BOARD_TABLE``: each game's board drawing (``board_js``) under the game's name, each in a scope
+    of its own (two boards may name their helpers alike). Raises ``GameDeclarationError`` as
+    ``board_js``."""
+    parts = ["const BOARD_TABLE = {};"]
+    for game in sorted(registry.game_names()):
+        js = board_js(game)
+        if js is not None:  # a game without a board shows its moves and changes only
+            parts.append(f"BOARD_TABLE[{json.dumps(game)}] = (function () {{\n{js}\nreturn draw;\n}})();")
+    return "\n".join(parts) + "\n"
+
+
+def boards_css() -> str:
+    """The Replay component's stylesheet followed by every game's board style, in the registry's order
+    (a board's rules come after the page's, as one stylesheet). Raises ``GameDeclarationError`` when a
+    declared style cannot be read."""
+    parts = [(COMPONENT / "replay.css").read_text(encoding="utf-8")]
+    parts += [registry.board_style(game) for game in registry.game_names()]
+    return "\n".join(part for part in parts if part)
 
 
 def _plain(value: Any) -> Any:
@@ -115,7 +134,7 @@ def static_board(game: str, table_row: dict[str, Any], seat_rows: Sequence[dict[
     draw = board_js(game)
     if draw is None:
         return None
-    css = (COMPONENT / "replay.css").read_text(encoding="utf-8")
+    css = boards_css()
     data = _script_json(step_data(game, table_row, seat_rows, names, winners))
     root = "gv-root dark" if dark else "gv-root"
     return (

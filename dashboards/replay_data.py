@@ -311,7 +311,19 @@ class PreparedGame:
             "chart_note": CHART_NOTE,
             "changes": changes,
             "catalogue": view.board_catalogue(),
+            # The end-of-game scoring under the board at the last step, as the view sees it (the game's
+            # own table, its tie-break included: the board computes no rule).
+            "scoring": self._scoring(viewer),
         }
+
+    def _scoring(self, viewer: Viewer) -> dict[str, Any] | None:
+        """The game's final scoring table (``GameView.final_scoring``) from the seats' rows at the last
+        step as ``viewer`` sees them."""
+        last = self.table[-1] if self.table else {}
+        over = last.get("stage") == "over"
+        rows = [self.view.view_seat_row(seat_rows[-1], seat, viewer, over) for seat, seat_rows in enumerate(self.seats)
+                if seat_rows]
+        return self.view.final_scoring(rows)
 
     def _rounds(self, lo: int, hi: int) -> dict[str, int]:
         """Each round's first move: every round of the window and, of a long game, about

@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 #: The entry-point group a distribution registers its games in: ``name = "package:GAME"``.
@@ -103,6 +104,13 @@ class GameDeclaration:
     #: order: the game's hot path (rules, state, moves, scoring, bots, rows, view...). Each is a
     #: module of a package (never a top-level module, nor the package declaring the game); () for none.
     compiled: tuple[str, ...] = ()
+    #: ``package:file`` of the game's board drawing, package data of the game (a script defining
+    #: ``draw(game, step)``, which returns the board's status bar, one panel per seat and the class of
+    #: the panels' box), or "" for a game the pages show without a board. It only lays out what the
+    #: game's view sent (``GameView``): it computes no rule of its own.
+    board: str = ""
+    #: ``package:file`` of the board's stylesheet, package data of the game beside ``board``; "" for none.
+    board_style: str = ""
 
     def __post_init__(self) -> None:
         if not self.name or not all(c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in self.name):
@@ -120,6 +128,12 @@ class GameDeclaration:
                                  "(package.module)")
         if len(set(self.compiled)) != len(self.compiled):
             raise ValueError(f"game {self.name}: a compiled module declared twice in {list(self.compiled)}")
+        for kind, path in (("board", self.board), ("board style", self.board_style)):
+            package, colon, file = path.partition(":")
+            if path and not (colon and file and all(part.isidentifier() for part in package.split("."))):
+                raise ValueError(f"game {self.name}: {kind} {path!r} is not a file of a package (package:file)")
+        if self.board_style and not self.board:
+            raise ValueError(f"game {self.name}: a board style ({self.board_style}) without a board")
 
     @property
     def bot_kinds(self) -> tuple[str, ...]:
@@ -189,6 +203,17 @@ def load(path: str) -> Any:
     module_name, _, attribute = path.partition(":")
     module = importlib.import_module(module_name)
     return getattr(module, attribute) if attribute else module
+
+
+def package_text(path: str) -> str:
+    """The text of a declaration's ``package:file`` path: a file the game ships as package data (its
+    board's drawing and style). Raises ``GameDeclarationError`` naming the path when the package does
+    not import or the file cannot be read."""
+    package, _, name = path.partition(":")
+    try:
+        return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    except Exception as err:  # whatever a third party's import raises, it is one line naming the file
+        raise GameDeclarationError(f"{path}: cannot be read as package data: {type(err).__name__}: {err}") from err
 
 
 _SETUP = "run scripts/setup.sh in the checkout (or pip install -e . there)"

@@ -403,3 +403,11 @@ class GameView(Protocol):
         """The catalogue facts a board prints (cost, VP, colour class of every card or building...),
         as plain JSON for the browser."""
         ...
+
+    def final_scoring(self, rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+        """The end-of-game scoring table a board shows under it, ``{"columns": [...], "rows": [[...],
+        ...]}`` (one row per seat, in the order of ``columns``; the rules' tie-break among them), made
+        from each seat's stored row at the last step as the viewer sees it (``view_seat_row``), so that
+        it shows nothing the view left out; None for a game that shows none. The board's script
+        computes no rule: it shows this as it is."""
+        ...

@@ -3,15 +3,15 @@
 Each game's package declares it once (``GAME = GameDeclaration(...)`` in its ``__init__.py``) and
 registers that declaration as an entry point of ``governor.games`` (see ``replay.game``); ingestion,
 analysis, the dashboard and the command line find a game here and hold no rules, no secrets and no
-game names of their own. Adding a game is installing its package (and, for now, its board module in
-``dashboards/``).
+game names of their own. Adding a game is installing its package: its board too is its own (a script
+and a stylesheet it ships as package data, ``board_script`` and ``board_style``).
 """
 
 from __future__ import annotations
 
 from types import ModuleType
 
-from replay.game import GameDeclaration, declaration, declarations, load
+from replay.game import GameDeclaration, declaration, declarations, load, package_text
 from replay.protocol import Bot, Engine, GameView
 
 _ENGINES: dict[str, Engine] = {}
@@ -85,3 +85,23 @@ def spaces_for(game: str) -> ModuleType:
 def games_with_spaces() -> tuple[str, ...]:
     """The games that declare an observation vector and action space, in the declared order."""
     return tuple(name for name, found in declarations().items() if found.spaces)
+
+
+def board_script(game: str) -> str | None:
+    """The drawing of ``game``'s board (its declaration's ``board``: a script defining ``draw(game,
+    step)``), or None for a game without a board or a name no game declares. Raises
+    ``GameDeclarationError`` naming the file when the declared one cannot be read."""
+    found = declarations().get(game)
+    if found is None or not found.board:
+        return None
+    return package_text(found.board)
+
+
+def board_style(game: str) -> str:
+    """The stylesheet of ``game``'s board (its declaration's ``board_style``), "" for a game without
+    one or a name no game declares. Raises ``GameDeclarationError`` naming the file when the declared
+    one cannot be read."""
+    found = declarations().get(game)
+    if found is None or not found.board_style:
+        return ""
+    return package_text(found.board_style)

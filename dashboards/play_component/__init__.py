@@ -1,22 +1,20 @@
 """The Play page's board, move list and legal moves: one ``st.components.v2`` component.
 
-It draws each game's board with the Replay page's own drawing (the board modules' ``JS`` and the
-Replay component's helpers and stylesheet, as ``dashboards.board_parts`` does for the Games page): one
-drawing of each board. Its own script (``play.js``) and styles (``play.css``) ship in this folder as
+It draws each game's board with the Replay page's own drawing (each game's declared board script and
+style, the Replay component's helpers and stylesheet, as ``dashboards.board_parts`` does for the Games
+page): one drawing of each board. Its own script (``play.js``) and styles (``play.css``) ship in this folder as
 text. It receives one seat's view of the game (``dashboards.play_board.play_data``) and sends back the
 move the player chose (``Reply.act``): the server checks and makes it."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from dashboards.board_parts import COMPONENT, board_js, functions_js
-from replay.registry import all_engines
+from dashboards.board_parts import boards_css, boards_js, functions_js
 
 HERE = Path(__file__).resolve().parent
 #: The Replay component's functions the Play component draws with.
@@ -26,18 +24,8 @@ REPLAY_FUNCTIONS = ("esc", "expand", "columns", "rowAt", "nameHtml", "iso", "plu
 MAX_MOVE_CHARS = 4000
 
 
-def _boards() -> str:
-    """``BOARD_TABLE``: each game's board drawing under the game's name."""
-    parts = ["const BOARD_TABLE = {};"]
-    for game in sorted(all_engines()):
-        js = board_js(game)
-        if js is not None:
-            parts.append(f"BOARD_TABLE[{json.dumps(game)}] = (function () {{\n{js}\nreturn draw;\n}})();")
-    return "\n".join(parts) + "\n"
-
-
-JS = functions_js(REPLAY_FUNCTIONS) + "\n" + _boards() + (HERE / "play.js").read_text(encoding="utf-8")
-CSS = (COMPONENT / "replay.css").read_text(encoding="utf-8") + (HERE / "play.css").read_text(encoding="utf-8")
+JS = functions_js(REPLAY_FUNCTIONS) + "\n" + boards_js() + (HERE / "play.js").read_text(encoding="utf-8")
+CSS = boards_css() + (HERE / "play.css").read_text(encoding="utf-8")
 
 _mount = st.components.v2.component("governor_play", js=JS, css=CSS, isolate_styles=True)
 

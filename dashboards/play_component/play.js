@@ -143,7 +143,7 @@ function renderAll(s) {
       + parts.panels.map((p) => `<div class="slot">${p}</div>`).join("") + "</div>";
   }
   const over = data.over && step === game.total;
-  const scoring = parts && parts.scoring && over ? scoringHtml(game, parts.scoring) : "";
+  const scoring = parts && game.data.scoring && over ? scoringHtml(game, game.data.scoring) : "";
   ui.scoring.innerHTML = scoring;
   ui.scoring.hidden = !scoring;
   // The move list: what happened so far as this seat knew it (the newest at the bottom, in view).

@@ -1,42 +1,25 @@
 """The Replay page's board, move list, chart and controls: one ``st.components.v2`` component.
 
 Its JavaScript and CSS ship in this folder (``replay.js``, ``replay.css``) and are handed to Streamlit
-as text: no build step, nothing fetched from elsewhere. Each game's board is drawn by the JavaScript
-its board module declares (``dashboards/board_<game>.py``: ``JS``, defining ``draw(game, step)``),
-found for every game of the registry and put in the component's ``BOARD_TABLE`` under the game's
-name. The component receives one view of a game, a window of its steps
+as text: no build step, nothing fetched from elsewhere. Each game's board is drawn by the script and
+styled by the stylesheet its declaration names (``dashboards.board_parts``: ``draw(game, step)`` in the
+component's ``BOARD_TABLE`` under the game's name, the styles after the component's own). The component receives one view of a game, a window of its steps
 (``dashboards.replay_data.window``), and steps through it in the browser; a step past the window or
 another view is asked of the server (``Reply.want``)."""
 
 from __future__ import annotations
 
-import importlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from replay.registry import all_engines
+from dashboards.board_parts import boards_css, boards_js
 
 HERE = Path(__file__).resolve().parent
-CSS = (HERE / "replay.css").read_text(encoding="utf-8")
-
-
-def _boards() -> str:
-    """``BOARD_TABLE``: each game's board drawing (its module's ``JS``) under the game's name."""
-    parts = ["const BOARD_TABLE = {};"]
-    for game in sorted(all_engines()):
-        try:
-            module: Any = importlib.import_module(f"dashboards.board_{game}")
-        except ImportError:  # a game without a board shows its moves and changes only
-            continue
-        parts.append(f"BOARD_TABLE[{json.dumps(game)}] = (function () {{\n{module.JS}\nreturn draw;\n}})();")
-    return "\n".join(parts) + "\n"
-
-
-JS = _boards() + (HERE / "replay.js").read_text(encoding="utf-8") + (HERE / "review.js").read_text(encoding="utf-8")
+CSS = boards_css()
+JS = boards_js() + (HERE / "replay.js").read_text(encoding="utf-8") + (HERE / "review.js").read_text(encoding="utf-8")
 
 _mount = st.components.v2.component("governor_replay", js=JS, css=CSS, isolate_styles=True)
 

@@ -150,7 +150,7 @@ function seatName(game, seat) {
   return seat !== null && seat !== undefined && seat >= 0 && seat < game.names.length ? game.names[seat] : "?";
 }
 
-// The board of each game, by the registry's name of the game (dashboards/board_*.py declare it).
+// The board of each game, by the registry's name of the game (each game declares its drawing).
 const BOARDS = BOARD_TABLE;
 
 // -- the move list, the chart and what changed ---------------------------------------------------
@@ -635,7 +635,7 @@ function render(s) {
   const parts = BOARDS[game.data.game] ? BOARDS[game.data.game](game, step) : null;
   if (parts) { paintBoard(s, parts); }
   // The last step of a finished game: the scoring by source under the board.
-  const scoring = parts && parts.scoring && step === game.total && !game.data.unfinished ? scoringHtml(game, parts.scoring) : "";
+  const scoring = parts && game.data.scoring && step === game.total && !game.data.unfinished ? scoringHtml(game, game.data.scoring) : "";
   if (scoring !== (s.scoringHtml || "")) { ui.scoring.innerHTML = scoring; ui.scoring.hidden = !scoring; s.scoringHtml = scoring; }
   ui.slider.value = String(step);
   ui.pos.textContent = `${step} / ${game.total}`;

@@ -16,6 +16,9 @@ GAME = GameDeclaration(
           ("expert", "replay.puerto_rico.expert:expert_bot")),
     log_schema="pr_",
     log_schema_file="replay.puerto_rico:log.schema.json",
+    # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.
+    board="replay.puerto_rico:board.js",
+    board_style="replay.puerto_rico:board.css",
     opening_words=", plantations and quarries taken",
     order=1,
     spaces="replay.puerto_rico.spaces",

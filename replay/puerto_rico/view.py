@@ -175,3 +175,15 @@ def board_catalogue() -> dict[str, Any]:
         cards[name] = {"cost": b.cost, "vp": b.vp, "circles": b.circles, "cls": cls, "large": bool(b.large)}
     return {"cards": cards, "island_spaces": ISLAND_SPACES, "city_spaces": CITY_SPACES,
             "goods": [g.value for g in GOODS], "tiles": list(TILE_KINDS)}
+
+
+def final_scoring(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The end-of-game scoring by source under the board, from each seat's stored row at the last step
+    as the viewer sees it (``view_seat_row``): buildings, VP chips ("hidden" to a viewer that may not
+    see them), bonuses, the total and the rules' tie-break (doubloons plus goods, ``scoring.score``)."""
+    out = []
+    for row in rows:
+        chips = row.get("vp_chips")
+        out.append([row.get("vp_buildings"), "hidden" if chips is None else chips, row.get("vp_bonus"), row.get("vp"),
+                    int(row.get("doubloons") or 0) + int(row.get("goods_total") or 0)])
+    return {"columns": ["buildings", "VP chips", "bonuses", "total", "tie-break (doubloons + goods)"], "rows": out}

@@ -16,6 +16,9 @@ GAME = GameDeclaration(
           ("expert", "replay.san_juan.expert:expert_bot")),
     log_schema="sj_",
     log_schema_file="replay.san_juan:log.schema.json",
+    # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.
+    board="replay.san_juan:board.js",
+    board_style="replay.san_juan:board.css",
     options=(GameOption("draft_start", "the draft-start variant: seats are dealt 5, 6, 7 and 8 cards and each "
                                        "keeps 4 with a draft move before the first round",
                         flag="draft", summary="the draft-start variant"),),

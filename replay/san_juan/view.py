@@ -221,12 +221,30 @@ def card_class(card: Card | None) -> str:
     return "violet"
 
 
+def _vp_text(card: Card) -> str:
+    # The buildings of cost 6 print no VP of their own: they score a bonus at the end.
+    return "bonus" if card.cost == 6 else f"{card.vp} VP"
+
+
 def board_catalogue() -> dict[str, Any]:
-    """Cost, VP, colour class and good of every card, the trading-house tiles' prices, the roles
-    and the number of buildings that ends the game."""
+    """Cost, VP (and how the card prints it), colour class and good of every card, the
+    trading-house tiles' prices, the roles and the number of buildings that ends the game."""
     cards = {
-        name: {"cost": c.cost, "vp": c.vp, "cls": card_class(c), "good": c.good.value if c.good else None}
+        name: {"cost": c.cost, "vp": c.vp, "cls": card_class(c), "good": c.good.value if c.good else None,
+               "vp_text": _vp_text(c)}
         for name, c in CARDS.items()
     }
     tiles = {str(n): [[g.value, p] for g, p in prices.items()] for n, prices in TILES.items()}
     return {"cards": cards, "tiles": tiles, "roles": [r.value for r in Role], "city_size": CITY_SIZE_TO_END}
+
+
+def final_scoring(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The end-of-game scoring by source under the board, from each seat's stored row at the last step
+    as the viewer sees it (``view_seat_row``): buildings, chapel, bonuses, the total and the rules'
+    tie-break (cards in hand plus goods, ``scoring.score``)."""
+    out = []
+    for row in rows:
+        goods = row.get("goods")
+        out.append([row.get("vp_buildings"), row.get("vp_chapel"), row.get("vp_bonus"), row.get("vp"),
+                    int(row.get("hand_size") or 0) + (0 if goods is None else len(goods))])
+    return {"columns": ["buildings", "chapel", "bonuses", "total", "tie-break (hand + goods)"], "rows": out}

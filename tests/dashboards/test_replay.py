@@ -67,7 +67,11 @@ def test_the_whole_game_goes_to_the_browser(dash_db: Path, game: dict, open_page
     assert (payload["view"], payload["lo"], payload["hi"]) == ("all", 0, total)
     assert payload["moves"]["text"] == [r[0] for r in sql(dash_db, "SELECT text FROM moves WHERE game_id = ? ORDER BY step",
                                                            [game["id"]])]
-    assert payload["catalogue"]["cards"]["Library"] == {"cost": 5, "vp": 3, "cls": "violet", "good": None}
+    assert payload["catalogue"]["cards"]["Library"] == {"cost": 5, "vp": 3, "cls": "violet", "good": None, "vp_text": "3 VP"}
+    # The final scoring under the board is the game's own table, its totals and tie-breaks the stored ones.
+    scores = sql(dash_db, "SELECT score, tiebreak FROM players WHERE game_id = ? ORDER BY seat", [game["id"]])
+    assert [row[3:] for row in payload["scoring"]["rows"]] == [list(r) for r in scores]
+    assert payload["scoring"]["columns"][-1] == "tie-break (hand + goods)"
 
 
 def test_a_view_gets_the_public_form_of_hidden_moves_and_no_raw_text(dash_db: Path, game: dict, open_page, sql) -> None:

@@ -230,6 +230,9 @@ def test_a_broken_game_is_one_line_from_the_command(tmp_path: Path) -> None:
     ({"bots": (("random", "a:b"), ("random", "c:d"))}, r"game x: a bot kind declared twice in \['random', 'random'\]"),
     ({"bots": (("random", "a:b"),), "rollout_bot": "expert"},
      r"game x: rollout bot 'expert' is not among its bots \['random'\]"),
+    ({"board": "x/board.js"}, r"game x: board 'x/board.js' is not a file of a package \(package:file\)"),
+    ({"board": "x:board.js", "board_style": "x:"}, r"game x: board style 'x:' is not a file of a package"),
+    ({"board_style": "x:board.css"}, r"game x: a board style \(x:board.css\) without a board"),
 ])
 def test_a_declaration_checks_itself(fields: dict[str, object], message: str) -> None:
     base: dict[str, object] = {"name": "x", "title": "X", "min_players": 2, "max_players": 4, "engine": "m:E",
@@ -237,6 +240,45 @@ def test_a_declaration_checks_itself(fields: dict[str, object], message: str) ->
                                "log_schema_file": "m:s.json"}
     with pytest.raises(ValueError, match=message):
         GameDeclaration(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_a_games_board_is_package_data_of_the_game(third_game: str, tmp_path: Path) -> None:
+    """A game's board is its own: a script and a stylesheet its package ships, named in its declaration
+    and read through the registry; the pages put the script in their table of boards under the game's
+    name and the style after the page's own, in the games' order. A declared file that is missing is
+    one line naming it."""
+    package = tmp_path / third_game
+    init = package / "__init__.py"
+    init.write_text(init.read_text(encoding="utf-8").replace(
+        "order=1,", f'order=1,\n    board="{third_game}:board.js",\n    board_style="{third_game}:board.css",'),
+        encoding="utf-8")
+    script = "function draw(game, step) { return { bar: '', panels: [], cls: 'players nc' }; }\n"
+    (package / "board.js").write_text(script, encoding="utf-8")
+    (package / "board.css").write_text(".players.nc { gap: 0; }\n", encoding="utf-8")
+    assert registry.board_script(third_game) == script
+    assert registry.board_style(third_game) == ".players.nc { gap: 0; }\n"
+    from dashboards.board_parts import boards_css, boards_js
+
+    assert f'BOARD_TABLE["{third_game}"] = (function () {{\n{script}\nreturn draw;\n}})();' in boards_js()
+    css = boards_css()
+    games = [registry.board_style(name) for name in ("san_juan", third_game, "puerto_rico")]
+    assert css.index(games[0]) < css.index(games[1]) < css.index(games[2])
+    # A game without a board has none (the pages show its moves and changes only).
+    assert registry.board_script("chess") is None and registry.board_style("chess") == ""
+    (package / "board.css").unlink()
+    with pytest.raises(GameDeclarationError, match=rf"^{third_game}:board.css: cannot be read as package data: "
+                                                   "FileNotFoundError: "):
+        registry.board_style(third_game)
+
+
+def test_the_two_games_boards_are_their_own() -> None:
+    """San Juan's and Puerto Rico's boards ship in their packages, and their scripts draw only: the final
+    scoring and its tie-break come from the game's view (``final_scoring``), not from the script."""
+    for name in registry.game_names():
+        script = registry.board_script(name)
+        assert script is not None and "function draw(game, step)" in script
+        assert not re.search(r"scoring\s*[:=]|tie-?break", script)
+        assert registry.board_style(name).startswith(f"/* {registry.game_title(name)}'s board (board.js)")
 
 
 def test_the_rollout_bot_is_declared_and_looked_up() -> None:

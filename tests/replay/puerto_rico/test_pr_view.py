@@ -138,3 +138,19 @@ def test_seen_score_is_the_views_vp_and_chips(states: list) -> None:
                 seat = player["seat"]
                 assert view.seen_score(state, viewer, seat) == (player["vp"], player.get("vp_chips"))
                 assert view.chips_seen(state, viewer, seat) is ("vp_chips" in player)
+
+
+def test_the_final_scoring_is_the_rules_score_and_hides_the_chips_face_down(states: list) -> None:
+    """The scoring table under the board is the view's: its totals and tie-breaks are the rules' own
+    (``Engine.scores``), and a viewer that may not see a seat's chips gets "hidden", not a number."""
+    engine = engine_for("puerto_rico")
+    last = states[-1]
+    rows = engine.player_rows(last)
+    table = view.final_scoring(rows)
+    assert table["columns"] == ["buildings", "VP chips", "bonuses", "total", "tie-break (doubloons + goods)"]
+    assert [(r[3], r[4]) for r in table["rows"]] == [(s.total, s.tiebreak) for s in engine.scores(last)]
+    assert [r[1] for r in table["rows"]] == [row["vp_chips"] for row in rows]
+    # Before the end, another seat's chips are face down in a seat's view.
+    middle = engine.player_rows(states[len(states) // 2])
+    seen = view.final_scoring([view.view_seat_row(row, seat, Viewer.of_seat(0), False) for seat, row in enumerate(middle)])
+    assert seen["rows"][0][1] == middle[0]["vp_chips"] and [r[1] for r in seen["rows"][1:]] == ["hidden", "hidden"]

@@ -113,7 +113,9 @@ def test_moves_as_each_viewer_saw_them() -> None:
 
 def test_the_board_catalogue_is_the_card_catalogue() -> None:
     catalogue = view.board_catalogue()
-    assert catalogue["cards"]["Library"] == {"cost": 5, "vp": 3, "cls": "violet", "good": None}
+    assert catalogue["cards"]["Library"] == {"cost": 5, "vp": 3, "cls": "violet", "good": None, "vp_text": "3 VP"}
+    # The buildings of cost 6 print "bonus" (their VP is scored at the end), as the board shows them.
+    assert [catalogue["cards"][c]["vp_text"] for c in ("Palace", "Hero", "Indigo plant")] == ["bonus", "5 VP", "1 VP"]
     assert catalogue["cards"]["Hero"]["cls"] == catalogue["cards"]["Palace"]["cls"] == "monument"
     assert catalogue["cards"]["Coffee roaster"]["cls"] == "prod-coffee"
     assert catalogue["roles"] == ["builder", "producer", "trader", "councillor", "prospector"]
@@ -128,3 +130,18 @@ def test_sees_hand_and_sees_looking_are_what_view_state_shows(states: list) -> N
             for player in shown["players"]:
                 assert view.sees_hand(viewer, player["seat"]) is ("hand" in player)
             assert view.sees_looking(state, viewer) is ("looking" in shown)
+
+
+def test_the_final_scoring_is_the_rules_score(states: list) -> None:
+    """The scoring table under the board is the view's: its totals and tie-breaks (cards in hand plus
+    goods) are the rules' own (``Engine.scores``), from the rows as any viewer sees them (a hand hidden
+    from the viewer still counts by its size)."""
+    engine = engine_for("san_juan")
+    last = states[-1]
+    rows = engine.player_rows(last)
+    expected = [(s.total, s.tiebreak) for s in engine.scores(last)]
+    for viewer in (Viewer.everything(), Viewer.public(), Viewer.of_seat(1)):
+        table = view.final_scoring([view.view_seat_row(row, seat, viewer, True) for seat, row in enumerate(rows)])
+        assert table["columns"] == ["buildings", "chapel", "bonuses", "total", "tie-break (hand + goods)"]
+        assert [(r[3], r[4]) for r in table["rows"]] == expected
+        assert [r[:3] for r in table["rows"]] == [[row["vp_buildings"], row["vp_chapel"], row["vp_bonus"]] for row in rows]

@@ -1,7 +1,7 @@
-// San Juan's board in the Replay component (dashboards/board_san_juan.py puts it in BOARD_TABLE):
-// the status bar and a panel per seat, from one step's rows as the view sent them. Card colours,
-// costs and VP come from the catalogue the server sends; the helpers (esc, chip, panelHead...) are
-// the component's.
+// San Juan's board, declared by the game (replay/san_juan/__init__.py: board) and drawn by the pages'
+// BOARD_TABLE: the status bar and a panel per seat, from one step's rows as the view sent them. Card
+// colours, costs and VP come from the catalogue the server sends (view.board_catalogue), the final
+// scoring from the view too; the helpers (esc, chip, panelHead...) are the component's.
 
 const SJ_STAGES = {
   over: "game over", role: "choosing a role", chapel: "chapel (start of turn)",
@@ -21,7 +21,7 @@ function sjGoodsOnBuildings(buildings, goods, cards) {
 function sjCard(name, good, cards) {
   const card = cards[name];
   const cost = card ? card.cost : "?";
-  const vpText = card && card.cost === 6 ? "bonus" : `${card ? card.vp : "?"} VP`;
+  const vpText = card ? card.vp_text : "? VP";
   const title = `${name}: cost ${cost}, ${card ? card.vp : "?"} VP` + (good ? `, holds ${good}` : "");
   const goodHtml = good ? `<span class="good good-${esc(good)}" title="${esc(good)}"></span>` : "";
   return `<div class="card ${esc(card ? card.cls : "violet")}" title="${esc(title)}"><span class="cost">${esc(cost)}</span>`
@@ -83,13 +83,5 @@ function draw(game, step) {
       + (covered.length ? `<div class="meta">Under cranes: ${esc(covered.join(", "))}</div>` : "")
       + `<div class="section">Hand (${esc(num(p.hand_size))})</div><div class="hand">${hand}</div></div>`;
   });
-  // The end-of-game scoring by source (the rules' tie-break: cards in hand plus goods).
-  const scoring = {
-    columns: ["buildings", "chapel", "bonuses", "total", "tie-break (hand + goods)"],
-    rows: game.seats.map((cols) => {
-      const p = rowAt(game, cols, step);
-      return [p.vp_buildings, p.vp_chapel, p.vp_bonus, p.vp, Number(p.hand_size || 0) + list(p.goods).length];
-    }),
-  };
-  return { bar, panels, cls: "players", scoring };
+  return { bar, panels, cls: "players" };
 }

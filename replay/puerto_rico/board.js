@@ -1,7 +1,7 @@
-// Puerto Rico's board in the Replay component (dashboards/board_puerto_rico.py puts it in
-// BOARD_TABLE): the status bar, and a panel per seat with island and city. Buildings, goods and the
-// island's and city's spaces come from the catalogue the server sends; the helpers (esc, chip,
-// panelHead...) are the component's.
+// Puerto Rico's board, declared by the game (replay/puerto_rico/__init__.py: board) and drawn by the
+// pages' BOARD_TABLE: the status bar, and a panel per seat with island and city. Buildings, goods and
+// the island's and city's spaces come from the catalogue the server sends (view.board_catalogue), the
+// final scoring from the view too; the helpers (esc, chip, panelHead...) are the component's.
 
 function prColonists(filled, circles) {
   let out = "";
@@ -96,15 +96,5 @@ function draw(game, step) {
       + `<div class="island">${island}</div>`
       + `<div class="city">${built}${'<div class="bld empty"></div>'.repeat(free)}</div></div>`;
   });
-  // The end-of-game scoring by source (the rules' tie-break: doubloons plus goods). A view that may
-  // not see the VP chips gets no number for them.
-  const scoring = {
-    columns: ["buildings", "VP chips", "bonuses", "total", "tie-break (doubloons + goods)"],
-    rows: game.seats.map((cols) => {
-      const p = rowAt(game, cols, step);
-      const chips = p.vp_chips === null || p.vp_chips === undefined ? "hidden" : p.vp_chips;
-      return [p.vp_buildings, chips, p.vp_bonus, p.vp, Number(p.doubloons || 0) + Number(p.goods_total || 0)];
-    }),
-  };
-  return { bar, panels, cls: "players pr", scoring };
+  return { bar, panels, cls: "players pr" };
 }
