@@ -155,7 +155,7 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     from analysis.store import store
     from ingest.db import DatabaseError
     from replay.errors import GovernorError, printable
-    from replay.logfile import display_name, read_game
+    from replay.log_reader import display_name, read_game
     from replay.registry import engine_for
 
     try:

@@ -30,7 +30,7 @@ from analysis.decisions import Options, analyse, decision_points, rollout_kind  
 from analysis.rollouts import RolloutTask, run_task, state_players, world_rng  # noqa: E402
 from bench.common import machine  # noqa: E402
 from replay.errors import FieldError, RuleViolation  # noqa: E402
-from replay.logfile import read_records  # noqa: E402
+from replay.log_reader import read_records  # noqa: E402
 from replay.registry import engine_for  # noqa: E402
 from replay.simulate import MAX_MOVES, make_bot  # noqa: E402
 

@@ -30,7 +30,8 @@ sys.path.insert(0, str(HERE.parent))
 from bench.common import OUT, corpus, machine  # noqa: E402
 from ingest.importer import ImportSummary, write_batch  # noqa: E402
 from ingest.rows import process  # noqa: E402
-from replay.logfile import expand_paths, read_records  # noqa: E402
+from ingest.sources import expand_paths  # noqa: E402
+from replay.log_reader import read_records  # noqa: E402
 from replay.replayer import final_state  # noqa: E402
 
 

@@ -29,7 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import machine  # noqa: E402
-from replay.logfile import GameLog, expand_paths, read_records  # noqa: E402
+from ingest.sources import expand_paths  # noqa: E402
+from replay.log_reader import read_records  # noqa: E402
+from replay.logfile import GameLog  # noqa: E402
 from replay.registry import all_engines  # noqa: E402
 from replay.replayer import final_state, replay  # noqa: E402
 from replay.simulate import write_simulated  # noqa: E402

@@ -49,7 +49,7 @@ import pandas as pd
 from dashboards.child import run_in_child
 from dashboards.plain import isolate
 from ingest.db import DatabaseError, reader
-from replay.logfile import MAX_GAME_BYTES
+from replay.log_reader import MAX_GAME_BYTES
 
 if TYPE_CHECKING:
     from starlette.requests import Request

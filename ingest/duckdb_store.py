@@ -31,7 +31,8 @@ from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, expand_runs_sql, pl
 from ingest.stored import StoredGame, StoredGames, id_keys, source_conflict, stored_in
 from replay.collector import collector_paused
 from replay.errors import InternalError
-from replay.logfile import LogRecord, RawGame, read_raw
+from replay.log_reader import RawGame, read_raw
+from replay.logfile import LogRecord
 
 #: Games per task sent to a worker, and games per write transaction (GOVERNOR_WRITE_BATCH overrides
 #: it: smaller batches hold the file for shorter times).

@@ -21,7 +21,7 @@ from ingest.pipeline import ImportSummary, Staged, count_files
 from ingest.rows import parse_item, process_arrow
 from ingest.stored import StoredGame, StoredGames
 from replay.errors import InternalError
-from replay.logfile import read_raw
+from replay.log_reader import read_raw
 
 #: Games per task and batch (one set of files per table and game): large enough that files are not
 #: tiny, small enough that a worker's memory stays low.

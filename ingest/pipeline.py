@@ -22,12 +22,13 @@ from typing import Any, Protocol
 from ingest.executors import executor
 from ingest.lake import LAKE_MARK
 from ingest.progress import Progress
+from ingest.sources import find_logs
 from ingest.stored import StoredGame
 from replay import exits
-from replay.logfile import count_games, find_logs
+from replay.log_reader import count_games
 
 #: Folders that are a store whatever import runs (a file name that marks one, and what it is): their
-#: files are never read as logs (``replay.logfile.find_logs``).
+#: files are never read as logs (``ingest.sources.find_logs``).
 STORE_MARKS = ((LAKE_MARK, "a Governor lake"),)
 #: Rejection messages an ``ImportSummary`` keeps (the first ones): every message goes to its
 #: ``on_message`` as it comes, so an import of millions of bad games does not hold them all.

@@ -22,7 +22,8 @@ import pyarrow as pa
 from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schema, state_schemas
 from ingest.stored import StoredGame, copy_error
 from replay.errors import GovernorError, InternalError, LogFormatError, has_control, printable
-from replay.logfile import LogRecord, RawGame
+from replay.log_reader import RawGame
+from replay.logfile import LogRecord
 from replay.names import check_player_name
 from replay.replayer import replay_in_place
 

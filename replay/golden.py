@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from replay.errors import GovernorError
-from replay.logfile import GameLog, LogRecord, expand_paths, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog, LogRecord
 from replay.outputs import write_bytes
 from replay.registry import all_engines
 from replay.replayer import replay
@@ -76,17 +77,17 @@ def golden_name(record: LogRecord) -> str:
     return name + ".txt"
 
 
-def select_games(logs_dir: Path, problems: list[str] | None = None) -> list[LogRecord]:
-    """The sample games kept as golden files: the first ``GAMES_PER_COUNT`` games (in sorted file
-    order) of each game and player count. Games of an engine that is not installed yet are skipped.
+def select_games(files: Iterable[Path], problems: list[str] | None = None) -> list[LogRecord]:
+    """The sample games kept as golden files: the first ``GAMES_PER_COUNT`` games of each game and
+    player count, in the order of ``files`` (the sample logs, found by the caller in sorted order:
+    ``ingest.sources.expand_paths``). Games of an engine that is not installed yet are skipped.
 
     Raises ``LogFormatError`` for a sample log that cannot be read, unless ``problems`` is given: the
-    error's one-line message is then added to it and the other logs are still read. Raises
-    ``FileNotFoundError`` if ``logs_dir`` does not exist."""
+    error's one-line message is then added to it and the other logs are still read."""
     engines = all_engines()
     chosen: list[LogRecord] = []
     counts: dict[tuple[str, int], int] = {}
-    for file in expand_paths([logs_dir]):
+    for file in files:
         for record in read_records(file):
             if record.error is not None:
                 if problems is None:
@@ -120,21 +121,22 @@ def _is_golden(path: Path) -> bool:
         os.close(fd)
 
 
-def write_golden(logs_dir: Path, out_dir: Path, problems: list[str] | None = None) -> list[Path]:
-    """Write a golden file for each game chosen by ``select_games`` into ``out_dir`` and delete golden
-    files there that are no longer produced (regular files starting with ``HEADER`` only). Each file
-    is replaced only once complete, by renaming a file of a random name made beside it; a link of its
-    name is replaced, never written through. Returns the files written, sorted.
+def write_golden(logs_dir: Path, files: Sequence[Path], out_dir: Path, problems: list[str] | None = None) -> list[Path]:
+    """Write a golden file for each game of ``files`` (the logs found in ``logs_dir``, which names them
+    in the files' headers) chosen by ``select_games`` into ``out_dir`` and delete golden files there
+    that are no longer produced (regular files starting with ``HEADER`` only). Each file is replaced
+    only once complete, by renaming a file of a random name made beside it; a link of its name is
+    replaced, never written through. Returns the files written, sorted.
 
-    Raises ``FileNotFoundError``, ``LogFormatError``, ``IllegalMoveError`` or ``ResultMismatchError``
-    when a sample log is missing or bad (no file is deleted then). With ``problems``, a bad log is
+    Raises ``LogFormatError``, ``IllegalMoveError`` or ``ResultMismatchError`` when a sample log is
+    bad (no file is deleted then). With ``problems``, a bad log is
     instead one line added to it (escaped: a log's text never reaches a terminal raw), the other
     games' files are written, and no file is deleted."""
     logs_dir = Path(logs_dir)
     out_dir = Path(out_dir)
     rendered: dict[str, str] = {}
     bad = 0 if problems is None else len(problems)
-    for record in select_games(logs_dir, problems):
+    for record in select_games(files, problems):
         assert record.log is not None
         source = Path(record.file).relative_to(logs_dir).as_posix()
         name = golden_name(record)

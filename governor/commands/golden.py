@@ -25,6 +25,7 @@ def add_parser(commands: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the golden files of ``args.logs`` into ``args.out``: 0, or 1 when a log is bad (the others
     are written). Raises ``UsageError`` for an output that is a file or the logs' folder, or no logs."""
+    from ingest.sources import expand_paths
     from replay.golden import write_golden
 
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
@@ -33,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(args.logs):
         raise UsageError(f"--logs {shown(args.logs)}: no such folder")
     problems: list[str] = []
-    written = write_golden(Path(args.logs), Path(args.out), problems=problems)
+    logs = Path(args.logs)
+    written = write_golden(logs, expand_paths([logs]), Path(args.out), problems=problems)
     for problem in problems:
         print(f"bad: {problem}")
     print(f"wrote {len(written)} golden file(s) to {shown(args.out)}", file=sys.stderr)

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     """Show the state of game ``args.game`` of ``args.log`` after ``args.step``: 0 when shown, 1 when
     the game is bad, 2 when the file cannot be read or the game or step is out of range."""
     from replay.errors import GovernorError
-    from replay.logfile import read_game
+    from replay.log_reader import read_game
     from replay.registry import engine_for
 
     try:

@@ -22,8 +22,9 @@ def add_parser(commands: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     """Validate the games of ``args.paths``: 0 when every game is good, 1 when one is bad, 2 when a path
     cannot be read, 3 when a game met a bug (the others are checked all the same)."""
+    from ingest.sources import find_logs
     from replay.errors import GovernorError, InternalError
-    from replay.logfile import find_logs, read_records
+    from replay.log_reader import read_records
     from replay.replayer import final_state
 
     found = find_logs(args.paths)

@@ -24,7 +24,7 @@ from analysis.accuracy import (
 )
 from analysis.decisions import Candidate, Decision, Options, analyse
 from analysis.store import analysis_table
-from replay.logfile import read_records
+from replay.log_reader import read_records
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ_LOG = ROOT / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"

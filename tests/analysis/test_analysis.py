@@ -16,7 +16,8 @@ import pytest
 
 from analysis.decisions import Options, analyse, analyse_state, interval, tag_for
 from analysis.rollouts import RolloutTask, run_task
-from replay.logfile import GameLog, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog
 from replay.registry import engine_for
 from replay.san_juan.moves import Build, Pass
 from replay.san_juan.state import Stage

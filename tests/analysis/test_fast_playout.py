@@ -18,7 +18,8 @@ import pytest
 
 from analysis.rollouts import RolloutResult, RolloutTask, play_to_end, run_task, win_share, world_rng
 from replay.errors import FieldError, RuleViolation
-from replay.logfile import GameLog, parse_game, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog, parse_game
 from replay.registry import engine_for
 from replay.replayer import iter_replay
 from replay.simulate import MAX_MOVES, _play, make_bot

@@ -16,7 +16,8 @@ import pytest
 from analysis.decisions import Decision, Options, analyse, analyse_state, decision_points, own_choices
 from analysis.rollouts import RolloutTask, run_task
 from analysis.store import load, store
-from replay.logfile import GameLog, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog
 from replay.registry import engine_for
 from replay.replayer import iter_replay
 from replay.san_juan.cards import Role

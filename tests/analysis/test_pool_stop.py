@@ -17,7 +17,8 @@ import pytest
 from analysis import decisions
 from analysis.decisions import Options
 from analysis.rollouts import RolloutResult, RolloutTask
-from replay.logfile import GameLog, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ_LOG = ROOT / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"

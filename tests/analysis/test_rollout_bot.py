@@ -17,7 +17,8 @@ from analysis.decisions import Options, analyse, rollout_kind
 from analysis.store import store
 from ingest.db import writer
 from ingest.schema import SCHEMA_VERSION
-from replay.logfile import GameLog, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"

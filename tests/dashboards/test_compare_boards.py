@@ -12,7 +12,7 @@ import pytest
 from dashboards import board_parts
 from dashboards.screenshots import CHROMIUM, launch_browser
 from replay import registry
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.replayer import final_state
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -116,7 +116,7 @@ def test_an_unexpected_crash_prints_a_traceback_and_asks_for_a_report(
 ) -> None:
     import replay.golden
 
-    monkeypatch.setattr(replay.golden, "write_golden", lambda logs, out, problems=None: 1 / 0)
+    monkeypatch.setattr(replay.golden, "write_golden", lambda logs, files, out, problems=None: 1 / 0)
     assert main(["golden", "--logs", str(SJ), "--out", str(tmp_path / "y")]) == 3
     err = capsys.readouterr().err
     assert "ZeroDivisionError" in err and err.endswith("with the command you ran and the file that caused it\n")

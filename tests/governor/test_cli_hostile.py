@@ -319,7 +319,7 @@ def test_a_bugs_traceback_is_printed_escaped(
 ) -> None:
     import replay.golden
 
-    def crash(logs: object, out: object, problems: object = None) -> object:
+    def crash(logs: object, files: object, out: object, problems: object = None) -> object:
         raise KeyError("\x1b]0;owned\x07\r\nforged line")
 
     monkeypatch.setattr(replay.golden, "write_golden", crash)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from governor.cli import main
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.names import check_player_name, render_name, scripts
 from tests.hostile import sample
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import replay.logfile as logfile
+import replay.log_reader as log_reader
 from governor.cli import main
 from governor.commands.replay import fold_to
-from replay.logfile import read_game, read_records
+from replay.log_reader import read_game, read_records
 from replay.registry import engine_for
 from replay.replayer import replay
 from tests.hostile import PR, SJ, line, sample
@@ -23,13 +23,13 @@ def test_only_the_game_asked_for_is_parsed(tmp_path: Path, monkeypatch: pytest.M
     # Game 2 is the one asked for; the lines after it are not even JSON, and are never read.
     many.write_bytes(line(sample()) + line(sample("san_juan-2p-seed2026-0000.json")) + b"{not json\n" * 1000)
     parsed: list[int] = []
-    real = logfile._record
+    real = log_reader._record
 
-    def counted(file: str, index: int, data: bytes) -> logfile.LogRecord:
+    def counted(file: str, index: int, data: bytes) -> log_reader.LogRecord:
         parsed.append(index)
         return real(file, index, data)
 
-    monkeypatch.setattr(logfile, "_record", counted)
+    monkeypatch.setattr(log_reader, "_record", counted)
     assert main(["replay", str(many), "--game", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["moves"] > 0
     assert parsed == [1]

@@ -17,7 +17,7 @@ import pytest
 from ingest.db import DatabaseError
 from ingest.importer import import_paths
 from ingest.schema import SCHEMA_VERSION
-from replay.logfile import read_records
+from replay.log_reader import read_records
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ = ROOT / "sample_logs" / "san_juan"
@@ -483,7 +483,7 @@ import gc, sys
 from pathlib import Path
 from ingest import rows
 from ingest.duckdb_store import _work
-from replay.logfile import read_records
+from replay.log_reader import read_records
 seen = []
 real = rows.process
 def process(*args):

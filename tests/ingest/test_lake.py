@@ -101,7 +101,7 @@ def test_a_killed_run_leaves_nothing_visible_and_is_cleaned(logs: Path, tmp_path
     # What a run killed after writing a batch's files but before its manifest leaves behind.
     from ingest.lake import write_batch
     from ingest.rows import process
-    from replay.logfile import read_records
+    from replay.log_reader import read_records
 
     records = [r for p in sorted((logs / "sample_logs" / "puerto_rico").glob("*.json")) for r in read_records(p)]
     orphan = write_batch(lake, "killed-000000", process(records).to_arrow())

@@ -25,7 +25,8 @@ import ingest.rows
 from ingest.importer import import_paths
 from ingest.rows import Batch, add_record
 from replay.engine_base import SnapshotWorking
-from replay.logfile import GameLog, LogRecord, parse_game, read_records, write_games
+from replay.log_reader import read_records
+from replay.logfile import GameLog, LogRecord, parse_game, write_games
 from replay.registry import all_engines
 from replay.simulate import simulate_game
 from tests.replay.test_mutations import mutate

@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 from replay import native  # noqa: E402
 from replay.errors import GovernorError  # noqa: E402
 from replay.golden import render_golden  # noqa: E402
-from replay.logfile import parse_game, read_records  # noqa: E402
+from replay.log_reader import read_records  # noqa: E402
+from replay.logfile import parse_game  # noqa: E402
 from replay.registry import engine_for  # noqa: E402
 from replay.replayer import final_state, replay  # noqa: E402
 from replay.simulate import simulate_game  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 
 from ingest.importer import import_paths
 from replay.errors import GovernorError
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.replayer import final_state
 
 CORPUS = Path(__file__).resolve().parent / "bad_logs" / "logs"

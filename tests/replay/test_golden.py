@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from ingest.sources import expand_paths
 from replay.golden import GAMES_PER_COUNT, HEADER, render_golden, select_games, write_golden
-from replay.logfile import GameLog, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "sample_logs"
@@ -23,7 +25,7 @@ REFRESH = "run `governor golden --logs sample_logs --out tests/replay/golden` to
 @pytest.fixture(scope="module")
 def regenerated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     out = tmp_path_factory.mktemp("golden")
-    return {p.name: p.read_text(encoding="utf-8") for p in write_golden(LOGS, out)}
+    return {p.name: p.read_text(encoding="utf-8") for p in write_golden(LOGS, expand_paths([LOGS]), out)}
 
 
 def committed() -> dict[str, str]:
@@ -57,7 +59,7 @@ def test_golden_file_unchanged(name: str, regenerated: dict[str, str]) -> None:
 
 
 def test_golden_covers_every_player_count() -> None:
-    chosen = select_games(LOGS)
+    chosen = select_games(expand_paths([LOGS]))
     counts: dict[tuple[str, int], int] = {}
     for record in chosen:
         assert record.log is not None
@@ -91,7 +93,7 @@ def test_golden_text_shape() -> None:
 def test_write_golden_removes_only_stale_golden_files(tmp_path: Path) -> None:
     (tmp_path / "old-game.txt").write_text(HEADER + "\nstale\n", encoding="utf-8")
     (tmp_path / "notes.txt").write_text("not a golden file\n", encoding="utf-8")
-    written = write_golden(LOGS, tmp_path)
+    written = write_golden(LOGS, expand_paths([LOGS]), tmp_path)
     assert not (tmp_path / "old-game.txt").exists()
     assert (tmp_path / "notes.txt").exists()
     assert {p.name for p in written} == {p.name for p in tmp_path.glob("*.txt")} - {"notes.txt"}
@@ -116,7 +118,7 @@ def test_write_golden_never_writes_through_a_link_nor_removes_one(tmp_path: Path
     out.mkdir()
     (out / name).symlink_to(victim)
     (out / "linked.txt").symlink_to(elsewhere)
-    assert [p.name for p in write_golden(logs, out)] == [name]
+    assert [p.name for p in write_golden(logs, expand_paths([logs]), out)] == [name]
     assert victim.read_text() == "precious\n"
     assert not (out / name).is_symlink() and (out / name).read_text(encoding="utf-8").startswith(HEADER)
     # A link is not a golden file this command wrote: neither it nor what it names is removed.
@@ -149,7 +151,7 @@ def test_write_golden_never_opens_a_pipe_it_meets(tmp_path: Path) -> None:
 
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
-    written = write_golden(logs, out)
+    written = write_golden(logs, expand_paths([logs]), out)
     # Nothing opened the pipe: the feeder still waits for a reader (opening it, even without reading,
     # released the feeder, as a writer waiting at a pipe in a user's folder would be).
     assert not opened.wait(0.5)

@@ -12,8 +12,8 @@ import duckdb
 import pytest
 
 from ingest.importer import import_paths
-from replay import logfile
-from replay.logfile import count_games, read_records
+from replay import log_reader
+from replay.log_reader import count_games, read_records
 from tests.hostile import MIB, gzip_repeated, line, sample
 
 
@@ -53,7 +53,7 @@ def test_a_hundred_megabytes_of_blank_lines_cost_no_memory(tmp_path: Path) -> No
 
 
 def test_a_jsonl_line_over_the_game_limit_is_one_rejection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(logfile, "MAX_GAME_BYTES", 40_000)
+    monkeypatch.setattr(log_reader, "MAX_GAME_BYTES", 40_000)
     good = line(sample("san_juan-2p-seed2026-0000.json"))
     long = b'{"pad": "' + b"x" * 50_000 + b'"}\n'
     path = tmp_path / "long.jsonl"
@@ -67,8 +67,8 @@ def test_a_jsonl_line_over_the_game_limit_is_one_rejection(tmp_path: Path, monke
 
 def test_a_jsonl_past_the_file_limit_keeps_the_games_before_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     good = line(sample("san_juan-2p-seed2026-0000.json"))
-    monkeypatch.setattr(logfile, "MAX_FILE_BYTES", 3 * len(good) + 10)
-    monkeypatch.setattr(logfile, "READ_CHUNK", len(good))
+    monkeypatch.setattr(log_reader, "MAX_FILE_BYTES", 3 * len(good) + 10)
+    monkeypatch.setattr(log_reader, "READ_CHUNK", len(good))
     path = gzip_repeated(tmp_path / "many.jsonl.gz", [(good, 10)])
     records = list(read_records(path))
     assert [r.error is None for r in records] == [True, True, True, False]

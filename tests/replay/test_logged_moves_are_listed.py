@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.registry import engine_for
 from replay.replayer import iter_replay
 from replay.san_juan.cards import Good

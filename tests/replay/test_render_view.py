@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from replay.logfile import find_logs, read_records
+from ingest.sources import find_logs
+from replay.log_reader import read_records
 from replay.protocol import Viewer
 from replay.registry import engine_for, view_for
 from replay.replayer import iter_replay

@@ -18,7 +18,7 @@ import pytest
 from governor.cli import main
 from ingest.importer import import_paths
 from replay.errors import GovernorError, printable
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.replayer import final_state
 from tests.hostile import ROOT, line, sample
 

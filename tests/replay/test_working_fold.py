@@ -14,7 +14,8 @@ import pytest
 
 from replay.engine_base import SnapshotWorking
 from replay.errors import GovernorError
-from replay.logfile import GameLog, parse_game, read_records
+from replay.log_reader import read_records
+from replay.logfile import GameLog, parse_game
 from replay.registry import all_engines, engine_for
 from replay.replayer import _fold, final_state, iter_replay
 from replay.simulate import simulate_game

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from replay.errors import FieldError, RuleViolation
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.puerto_rico import rules
 from replay.puerto_rico.catalogue import GOODS, Good
 from replay.puerto_rico.engine import ENGINE

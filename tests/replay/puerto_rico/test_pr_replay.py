@@ -98,7 +98,7 @@ def test_golden_game() -> None:
 def test_sample_logs_replay() -> None:
     paths = sorted(SAMPLES.glob("*.json"))
     assert len(paths) == 30
-    from replay.logfile import read_records
+    from replay.log_reader import read_records
 
     counts = set()
     for path in paths:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.protocol import Viewer
 from replay.puerto_rico import view
 from replay.registry import engine_for, view_for

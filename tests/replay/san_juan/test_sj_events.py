@@ -159,7 +159,7 @@ def test_an_unknown_event_code_is_an_error_naming_it():
 def test_every_event_of_the_sample_games_has_words():
     from pathlib import Path
 
-    from replay.logfile import read_records
+    from replay.log_reader import read_records
     from replay.replayer import replay
 
     told = 0

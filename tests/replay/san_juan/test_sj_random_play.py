@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from governor.cli import main as governor_main
-from replay.logfile import parse_game, read_records, write_games
+from replay.log_reader import read_records
+from replay.logfile import parse_game, write_games
 from replay.registry import engine_for
 from replay.replayer import final_state, iter_replay
 from replay.san_juan.bots import HeuristicPlayer, RandomPlayer

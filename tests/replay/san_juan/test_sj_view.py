@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.logfile import read_records
+from replay.log_reader import read_records
 from replay.protocol import Viewer
 from replay.registry import engine_for, view_for
 from replay.replayer import iter_replay
