@@ -1,4 +1,5 @@
-"""Rules engines of San Juan and Puerto Rico, and replay of their logs."""
+"""The games' rules engines (each game a package, found through ``replay.registry``) and replay of their
+logs."""
 
 from replay import native as _native
 

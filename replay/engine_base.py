@@ -38,6 +38,14 @@ class RulesEngine:
     view: ModuleType
     parse: Callable[[Any, str], Any]
     over: Any
+    #: The chance outcomes drawn as the game goes on (a deck's reshuffle), as the log records them: the
+    #: setup's key of their list (one outcome per draw, in the order drawn) and the state's attribute
+    #: holding those drawn so far; "" for a game whose setup holds every chance outcome from the start.
+    drawn_setup_key: str = ""
+    drawn_state_attribute: str = ""
+    #: What a finished game's setup holds past what the game drew, in words: ``used`` drawn, ``given``
+    #: in the log.
+    drawn_unused: str = "the game drew {used} outcome(s) but the log records {given}"
 
     def __init__(self) -> None:
         # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
@@ -58,7 +66,7 @@ class RulesEngine:
 
     def canonical_move(self, move: Any) -> Any:
         """``move`` in the form ``legal_moves`` lists it: a move may have several written forms that
-        make the same decision (e.g. San Juan's produced goods in any order), listed once. A move type
+        make the same decision (e.g. a set of things written in any order), listed once. A move type
         with such forms has a ``canonical()`` method."""
         canonical = getattr(move, "canonical", None)
         return canonical() if canonical is not None else move
@@ -70,9 +78,9 @@ class RulesEngine:
     def working(self, state: Any) -> Working:
         """A game changed in place from ``state`` (``replay.protocol.Working``): the rules module's
         ``working`` when it has one, else one that applies the pure ``apply`` move after move."""
-        factory = getattr(self.rules, "working", None)
+        working = getattr(self.rules, "working", None)
         # A concrete engine (a subclass) has every hook; this base alone declares only what it shares.
-        return factory(state) if factory is not None else SnapshotWorking(cast(Rules, self), state)
+        return working(state) if working is not None else SnapshotWorking(cast(Rules, self), state)
 
     def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
         """What the rules did by themselves on the way from ``before`` to ``after``, in words: the
@@ -80,7 +88,7 @@ class RulesEngine:
         events = after.events
         if not events:
             return []
-        # The same few hundred events recur (a seat that cannot load, a councillor's two cards), and
+        # The same few hundred events recur (a seat that cannot act, the same cards drawn), and
         # the importer asks for every move of every game: words are made once per (events, names).
         key = (tuple(events), tuple(names))  # a working table's events are a list
         told = self._told.get(key)
@@ -151,28 +159,32 @@ class RulesEngine:
         return SnapshotRows(cast(StorageRows, self), work)
 
     def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
-        """What the setup of a finished game holds that the game never used: reshuffle orders past
-        the last reshuffle would change the game id of the very same game, so they are refused."""
-        given = log.setup.get("reshuffles") or []
-        used = len(state.reshuffles_used)
+        """What the setup of a finished game holds that the game never used: chance outcomes recorded
+        past the last one drawn (``drawn_setup_key``) would change the game id of the very same game,
+        so they are refused."""
+        if not self.drawn_setup_key:
+            return None
+        given = log.setup.get(self.drawn_setup_key) or []
+        used = len(getattr(state, self.drawn_state_attribute))
         if isinstance(given, list) and len(given) > used:
-            return FieldError(
-                f"setup.reshuffles[{used}]",
-                f"the game reshuffles {used} time(s) but the log records {len(given)} reshuffle order(s)",
-            )
+            return FieldError(f"setup.{self.drawn_setup_key}[{used}]",
+                              self.drawn_unused.format(used=used, given=len(given)))
         return None
 
     def _player_row(self, player: Any) -> dict[str, Any]:
         raise NotImplementedError
 
     def simulation_state(self, log: GameLog, seed: int) -> Any:
-        """The initial state, drawing reshuffle orders from ``seed`` as the game needs them."""
+        """The initial state, drawing the chance outcomes the log lacks from ``seed`` as the game needs
+        them."""
         return self.new_game(log, shuffle_seed=seed)
 
     def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
-        """The complete log of a simulated game as JSON: reshuffles recorded, result attached."""
+        """The complete log of a simulated game as JSON: the chance outcomes drawn in play recorded
+        (``drawn_setup_key``), the result attached."""
         setup = dict(log.setup)
-        setup["reshuffles"] = [list(order) for order in state.reshuffles_used]
+        if self.drawn_setup_key:
+            setup[self.drawn_setup_key] = [list(order) for order in getattr(state, self.drawn_state_attribute)]
         obj: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "game": self.game}
         if log.source_id:
             obj["source_id"] = log.source_id

@@ -4,7 +4,7 @@ Three failures, three classes (as python-chess separates bad syntax from illegal
 
 * ``LogFormatError``: the file is malformed (bad JSON, a missing field, an unknown card name, a
   setup that is not a permutation of the components). It names the file, the game and the JSON path.
-* ``IllegalMoveError``: the file is well formed but a move breaks a rule. It names the file, the game,
+* ``IllegalMoveError``: the file is sound but a move breaks a rule. It names the file, the game,
   the move number, the acting seat and player, the move and the rule broken.
 * ``ResultMismatchError``: the replay ends with other scores or winners than the log records.
 
@@ -74,7 +74,8 @@ class FieldError(Exception):
 
 
 class RuleViolation(Exception):
-    """A move breaks a rule; ``rule`` is a short stable code such as ``builder.cost``."""
+    """A move breaks a rule; ``rule`` is a short stable code the game gives it (``<phase>.<check>``, such
+    as ``phase.cost``)."""
 
     def __init__(self, rule: str, reason: str) -> None:
         super().__init__(f"[{rule}] {reason}")

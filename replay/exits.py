@@ -62,12 +62,12 @@ class Terminated(KeyboardInterrupt):
     cleanly on SIGTERM too; ``interruption`` tells the two apart."""
 
 
-#: Set once SIGTERM arrived: a library that turns the interruption into an error of its own (DuckDB
+#: Set once SIGTERM arrived: a package that turns the interruption into an error of its own (DuckDB
 #: raises ``InterruptException``, which callers turn back into a plain ``KeyboardInterrupt``) loses
 #: the ``Terminated`` type, not this.
 _terminated = threading.Event()
-#: Set once SIGINT arrived, for the same reason: an interruption met inside a library's callback (DuckDB
-#: reading an Arrow table while Ctrl-C comes) may come back as that library's error, not as an interrupt.
+#: Set once SIGINT arrived, for the same reason: an interruption met inside a package's callback (DuckDB
+#: reading an Arrow table while Ctrl-C comes) may come back as that package's error, not as an interrupt.
 _interrupted = threading.Event()
 
 
@@ -124,7 +124,7 @@ def signals_deferred() -> Iterator[None]:
     (``raise_if_signalled``). For loading a module whose native set-up calls back into Python: an
     interruption raised inside such a call aborts the process (DuckDB: "Critical nanobind error")
     instead of stopping it. Holding the signals (``signals_held``) is not enough there: a thread of a
-    library already loaded (a math library's pool) takes the signal, and the main thread still runs
+    package already loaded (a math package's pool) takes the signal, and the main thread still runs
     the handler. Works with the handlers ``stop_on_sigterm`` installs, in the main thread."""
     global _deferring
     before = signalled()
@@ -191,7 +191,7 @@ def ignore_further_signals() -> None:
     """The process is ending, with its command's status decided (interrupted or not): SIGINT and SIGTERM
     are ignored from here on. Python's exit puts back the default handler of a signal that had one of
     Python's, so Ctrl-C during the exit killed the process (status -2) after it had said what it did; a
-    library may also pass an interruption on once more, late (DuckDB trips Python's interrupt flag after
+    package may also pass an interruption on once more, late (DuckDB trips Python's interrupt flag after
     a statement it stopped, possibly from another thread, handled only when the main thread next checks,
     even during the interpreter's exit). Does nothing outside the main thread."""
     global _deferring, _ignoring

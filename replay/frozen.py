@@ -7,7 +7,7 @@ with the same slots and then gives it the frozen class, so snapshots stay immuta
 
 Compiled by mypyc (``replay.native``), a dataclass keeps the ``__init__`` the dataclasses module writes,
 interpreted, and a compiled class's type cannot be given to another object. Its module then registers
-a builder (``register_builders``): a compiled function that stores each field itself, which compiled
+builders (``register_builders``): compiled functions that store each field themselves, which compiled
 code does directly, without the frozen ``__setattr__`` (an eighth of ``__init__``'s cost, measured).
 """
 
@@ -26,9 +26,9 @@ _BUILDERS: dict[type, Callable[..., Any]] = {}
 
 
 def register_builders(builders: dict[type, Callable[..., Any]]) -> None:
-    """Note the builder of each class: a function taking its fields positionally, in declaration
-    order, that stores them itself. Written beside the classes, in their module; used only where that
-    module is compiled (an interpreted builder would meet the frozen ``__setattr__``)."""
+    """Note the builders of the classes, by class: each a function taking its class's fields
+    positionally, in declaration order, that stores them itself. Written beside the classes, in their module; used only where that
+    module is compiled (interpreted builders would meet the frozen ``__setattr__``)."""
     _BUILDERS.update(builders)
 
 
@@ -36,7 +36,7 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     """A function taking the fields of ``cls`` positionally, in declaration order, and returning an
     instance of ``cls``. ``cls`` must be a ``dataclass(frozen=True, slots=True)`` with no base fields."""
     if not hasattr(cls, "__slots__"):
-        # Compiled by mypyc (``replay.native``): its registered builder, else its own constructor.
+        # Compiled by mypyc (``replay.native``): the builders registered, else its own constructor.
         return _BUILDERS.get(cls, cls)
     params = dataclasses.fields(cls)  # type: ignore[arg-type]
     twin = dataclasses.make_dataclass(

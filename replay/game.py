@@ -35,7 +35,7 @@ DISTRIBUTION = "governor"
 
 @dataclass(frozen=True)
 class GameOption:
-    """A game option a log's ``options`` may hold (San Juan's ``draft_start``)."""
+    """A game option a log's ``options`` may hold (a variant of the rules: ``short_game``)."""
 
     name: str
     #: What it changes, in one sentence, for ``--help`` and the docs.
@@ -65,9 +65,9 @@ class GameDeclaration:
     The paths are ``"package.module"`` or ``"package.module:attribute"``; they are imported only when
     the registry first needs them."""
 
-    #: The name logs, tables and URLs use (``san_juan``): lower-case letters, digits and ``_``.
+    #: The name logs, tables and URLs use (``my_game``): lower-case letters, digits and ``_``.
     name: str
-    #: The name players write (``San Juan``).
+    #: The name players write (``My Game``).
     title: str
     min_players: int
     max_players: int
@@ -80,7 +80,7 @@ class GameDeclaration:
     #: The bots by kind (``heuristic``, ``random``, ``expert``): ``module:attribute`` of a callable
     #: taking the engine and a seed and returning a bot with ``choose(state)`` and ``choose_working(game)``.
     bots: tuple[tuple[str, str], ...]
-    #: The prefix of the game's definitions in the log schema (``sj_``: ``sj_setup``, ``sj_move``...).
+    #: The prefix of the game's definitions in the log schema (``mg_``: ``mg_setup``, ``mg_move``...).
     log_schema: str
     #: ``package:file`` of the game's part of the log schema (its options and its prefixed
     #: definitions), which ``replay.log_schema`` composes with the envelope and the other games.
@@ -151,7 +151,7 @@ class GameDeclaration:
         return self.bots[0][0]
 
     def bot_path(self, kind: str) -> str:
-        """Where the ``kind`` bot's factory lives. Raises ``KeyError`` naming the kinds there are."""
+        """Where the function that makes a ``kind`` bot lives. Raises ``KeyError`` naming the kinds there are."""
         for name, path in self.bots:
             if name == kind:
                 return path

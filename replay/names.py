@@ -18,7 +18,7 @@ def lower_index(names: list[str] | tuple[str, ...]) -> dict[str, str]:
 def resolve_name(value: object, by_lower: Mapping[str, str], what: str) -> str:
     """The catalogue spelling of ``value`` (a ``what``: "card", "building").
 
-    Raises ``ValueError`` for a non-string, a name with spaces around it (``" Chapel "`` would give the
+    Raises ``ValueError`` for a non-string, a name with spaces around it (a card's name with a space before it would give the
     same game another game id) or an unknown name, suggesting the closest ones."""
     if not isinstance(value, str):
         raise ValueError(f"expected a {what} name, got {type(value).__name__}")

@@ -100,7 +100,7 @@ def source_digest() -> str:
 
 
 class _NativeFinder:
-    """Finds the compiled modules (and mypyc's shared library) in the build folder."""
+    """Finds the compiled modules (and mypyc's shared object file) in the build folder."""
 
     def __init__(self, files: dict[str, Path]) -> None:
         self.files = files

@@ -87,7 +87,7 @@ def _entry(path: PathLike) -> tuple[str, os.stat_result | None]:
 @contextmanager
 def replacing(path: PathLike, *, follow: bool = True) -> Iterator[str]:
     """A path to write the output ``path`` to: a new file of a random name beside the target, made
-    exclusively and empty, renamed over the target when the block ends well and removed when it does
+    exclusively and empty, renamed over the target when the block succeeds and removed when it does
     not (an exception, Ctrl-C, SIGTERM). For a device or a pipe, the target itself (nothing to remove).
 
     With ``follow`` False (a file the command names itself inside a folder it writes), what is at
@@ -131,7 +131,7 @@ def replacing(path: PathLike, *, follow: bool = True) -> Iterator[str]:
 @contextmanager
 def open_output(path: PathLike, mode: str = "w", encoding: str | None = "utf-8",
                 newline: str | None = None, *, follow: bool = True) -> Iterator[IO[Any]]:
-    """``open`` for an output that replaces ``path`` only when the block ends well (see ``replacing``,
+    """``open`` for an output that replaces ``path`` only when the block succeeds (see ``replacing``,
     also for ``follow``). ``mode`` is ``"w"`` or ``"wb"``."""
     if mode not in ("w", "wb"):
         raise ValueError(f"open_output writes a new file ('w' or 'wb'), not {mode!r}")
@@ -244,7 +244,7 @@ def open_folder(root: PathLike, rel: str = "", make: bool = False) -> int:
 def creating_in(folder: int, name: str) -> Iterator[IO[bytes]]:
     """A new file ``name`` in the open ``folder`` (``open_folder``), written through the handle given:
     made exclusively under the temporary name ``<name>.tmp-<random>`` (``O_EXCL``, never following a
-    link), renamed to ``name`` when the block ends well (replacing the entry there, a link itself and
+    link), renamed to ``name`` when the block succeeds (replacing the entry there, a link itself and
     never what it names) and removed when it does not.
 
     Raises ``OSError`` when the file cannot be made, written or renamed (a folder of that name)."""

@@ -110,9 +110,9 @@ class Rules(Protocol):
 
     def deciders(self, state: Any, move: Any) -> tuple[int, ...]:
         """The seats other than the one to act in ``state`` that decide a part of ``move``, in seat
-        order (San Juan: every other seat may refrain from the councillor's draw, every other gold
-        mine owner may decline its card in the prospector phase); () for most moves, and always for
-        a game whose moves carry only their own seat's choices (Puerto Rico)."""
+        order (a move that lets every other seat refrain from a draw, or decline a card its building
+        offers); () for most moves, and always for a game whose moves carry only their own seat's
+        choices."""
         ...
 
     def with_others_from(self, state: Any, move: Any, seat: int, source: Any | None) -> Any:
@@ -142,7 +142,7 @@ class Rules(Protocol):
     def default_move(self, state: Any) -> Any | None:
         """The decision the rules take for the seat to act when a log leaves it out, or None when the
         log must record it. A decision that can be left out is one a log written before the engine
-        offered it (Puerto Rico storage keeping less than the most) never records; the replayer takes
+        offered it (a choice to keep less than the most) never records; the replayer takes
         the default when the log's next move is not this seat's (see ``replay.replayer.fill_defaults``)."""
         ...
 
@@ -183,7 +183,7 @@ class Words(Protocol):
     state as text or plain JSON (``replay``, the dashboard, ``--json``)."""
 
     def describe_move(self, state: Any, move: Any, names: Sequence[str]) -> str:
-        """The move in words, from the state it was made in ("Ana builds Smithy, paying ...")."""
+        """The move in words, from the state it was made in ("Ana builds ..., paying ...")."""
         ...
 
     def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
@@ -354,7 +354,7 @@ class GameView(Protocol):
     (``Engine.global_row`` / ``player_rows``), so that the dashboard can serve a view from the database
     without replaying."""
 
-    #: The game's name as players write it ("San Juan").
+    #: The game's name as players write it (the declaration's ``title``).
     TITLE: str
 
     def view_state(self, state: Any, viewer: Viewer, names: Sequence[str] = ()) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from replay.game import GameDeclaration, declaration, declarations, load, package_text
+from replay.game import GameDeclaration, GameDeclarationError, declaration, declarations, load, package_text
 from replay.protocol import Bot, Engine, GameView
 
 _ENGINES: dict[str, Engine] = {}
@@ -19,7 +19,7 @@ _VIEWS: dict[str, GameView] = {}
 
 
 def game_names() -> tuple[str, ...]:
-    """The name of every declared game, in the declared order (``san_juan``, ``puerto_rico``)."""
+    """The name of every declared game, in the declared order (``order``, then the name)."""
     return tuple(declarations())
 
 
@@ -29,7 +29,7 @@ def game_of(game: str) -> GameDeclaration:
 
 
 def game_title(game: str) -> str:
-    """The title players write of ``game`` (``San Juan``); an unknown name (a table from another
+    """The title players write of ``game`` (its declared ``title``); an unknown name (a table from another
     build) is written from its words (``chess_960`` -> ``Chess 960``), never an error."""
     found = declarations().get(game)
     return found.title if found is not None else game.replace("_", " ").title()
@@ -59,8 +59,8 @@ def view_for(game: str) -> GameView:
 def make_bot(game: str, kind: str, seed: int) -> Bot:
     """A new ``kind`` bot (``heuristic``, ``random``, as ``game`` declares them) seeded with ``seed``.
     Raises ``KeyError`` naming the known games, or the game's bot kinds, for others."""
-    factory = load(declaration(game).bot_path(kind))
-    bot: Bot = factory(engine_for(game), seed)
+    make = load(declaration(game).bot_path(kind))
+    bot: Bot = make(engine_for(game), seed)
     return bot
 
 
@@ -69,6 +69,19 @@ def rollout_bot(game: str) -> str:
     its ``rollout_bot``, else its first bot). Raises ``KeyError`` naming the known games for a game no
     package declares, or saying that the game declares no bot."""
     return declaration(game).rollout_kind
+
+
+def catalogue_names(game: str) -> tuple[str, ...]:
+    """Every name ``game``'s catalogue gives its things (roles, buildings, goods, cards, tiles...): the
+    ``NAMES`` of the module its declaration names as ``catalogue``. Raises ``KeyError`` naming the known
+    games for another name, ``GameDeclarationError`` when the catalogue declares no ``NAMES`` (a tuple of
+    strings)."""
+    found = declaration(game)
+    names = getattr(load(found.catalogue), "NAMES", None)
+    if not isinstance(names, tuple) or not all(isinstance(name, str) for name in names):
+        raise GameDeclarationError(f"{found.catalogue}: the catalogue of {found.title} declares no NAMES (a tuple of "
+                                   "the names it gives its things)")
+    return names
 
 
 def spaces_for(game: str) -> ModuleType:

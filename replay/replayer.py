@@ -122,8 +122,8 @@ def final_state(log: GameLog, *, require_complete: bool = True) -> Any:
     checks it, with the same errors, but made in place on the engine's working game
     (``Engine.working``) when it has one, so no snapshot is made per move. Raises as ``iter_replay``."""
     engine, initial = _start(log)
-    factory = getattr(engine, "working", None)
-    work = factory(initial) if factory is not None else SnapshotWorking(engine, initial)
+    working = getattr(engine, "working", None)
+    work = working(initial) if working is not None else SnapshotWorking(engine, initial)
     # A zero-length deque consumes the fold in C.
     deque(_fold(log, engine, work, require_complete), maxlen=0)
     state = work.snapshot()
@@ -143,8 +143,8 @@ def replay_in_place(
     read what they need from the working game step by step (the importer) instead of keeping a snapshot
     per state. Raises as ``iter_replay`` (the setup's errors at once, the others while folding)."""
     engine, initial = _start(log)
-    factory = getattr(engine, "working", None)
-    work = factory(initial) if factory is not None else SnapshotWorking(engine, initial)
+    working = getattr(engine, "working", None)
+    work = working(initial) if working is not None else SnapshotWorking(engine, initial)
 
     def steps() -> Iterator[tuple[int, int | None, Any]]:
         yield from _fold(log, engine, work, require_complete, before_move)

@@ -148,6 +148,10 @@ CATALOGUE: Final[tuple[Building, ...]] = (
     _violet("City hall", 10, 4, 4, 1, Power.CITY_HALL, large=True),
 )
 
+#: Every name the game gives its things (roles and role cards, goods, island tiles, buildings): no code
+#: outside the game names one.
+NAMES: Final[tuple[str, ...]] = tuple([r.value for r in Role] + [PROSPECTOR_2] + list(TILE_KINDS) + [b.name for b in CATALOGUE])
+
 BUILDINGS: Final[dict[str, Building]] = {b.name: b for b in CATALOGUE}
 BUILDING_ORDER: Final[dict[str, int]] = {b.name: i for i, b in enumerate(CATALOGUE)}
 _BY_LOWER: Final[dict[str, str]] = lower_index(list(BUILDINGS))

@@ -125,6 +125,9 @@ CATALOGUE: Final[tuple[Card, ...]] = (
     _v("Palace", 6, 0, 2, Power.PALACE),
 )
 
+#: Every name the game gives its things (roles, goods, cards): no code outside the game names one.
+NAMES: Final[tuple[str, ...]] = tuple([r.value for r in Role] + [g.value for g in Good] + [c.name for c in CATALOGUE])
+
 DECK_SIZE: Final = 110
 STARTING_BUILDING: Final = "Indigo plant"
 

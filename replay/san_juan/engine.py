@@ -76,6 +76,10 @@ class SanJuanEngine(RulesEngine):
     view = view
     parse = staticmethod(parse_move)
     over = Stage.OVER
+    # The deck's reshuffles, drawn in play: the log's setup records each one's order.
+    drawn_setup_key = "reshuffles"
+    drawn_state_attribute = "reshuffles_used"
+    drawn_unused = "the game reshuffles {used} time(s) but the log records {given} reshuffle order(s)"
 
     game = GAME.name
     version = "1.0"

@@ -68,3 +68,37 @@ def test_no_engine_typed_any_in_the_registry_replay_and_import() -> None:
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert found == []
     assert protocol.Engine.__mro__[1:5] == PARTS
+
+
+def test_chance_drawn_in_play_is_recorded_where_the_game_says() -> None:
+    """The engine base records the chance outcomes a game draws in play under the setup key the game
+    declares (San Juan's and Puerto Rico's ``reshuffles``), and a game that declares none (its setup
+    holds every outcome from the start) gets its setup back as it was, with nothing refused."""
+    from types import SimpleNamespace
+
+    from replay.engine_base import RulesEngine
+    from replay.logfile import GameLog
+
+    class Dealt(RulesEngine):
+        game = "dealt"
+
+        def scores(self, state: object) -> list[protocol.Score]:
+            return [protocol.Score(3), protocol.Score(1)]
+
+        def winners(self, state: object) -> list[int]:
+            return [0]
+
+    class Drawing(Dealt):
+        drawn_setup_key = "draws"
+        drawn_state_attribute = "drawn"
+        drawn_unused = "drew {used}, recorded {given}"
+
+    log = GameLog(game="dealt", players=("A", "B"), setup={"deck": [1, 2]}, moves=(), options={})
+    state = SimpleNamespace(drawn=((2, 1),))
+    assert Dealt().finish_log(log, state, [])["setup"] == {"deck": [1, 2]}
+    assert Dealt().unused_setup(log, state) is None
+    assert Drawing().finish_log(log, state, [])["setup"] == {"deck": [1, 2], "draws": [[2, 1]]}
+    extra = GameLog(game="dealt", players=("A", "B"), setup={"draws": [[2, 1], [1, 2]]}, moves=(), options={})
+    error = Drawing().unused_setup(extra, state)
+    assert error is not None and str(error) == "setup.draws[1]: drew 1, recorded 2"
+    assert [registry.engine_for(g).drawn_setup_key for g in registry.game_names()] == ["reshuffles", "reshuffles"]

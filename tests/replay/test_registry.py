@@ -379,3 +379,18 @@ def test_spaces_are_found_from_the_declarations() -> None:
         game_module._FOUND.update(found)
     with pytest.raises(KeyError, match="unknown game 'chess'"):
         registry.spaces_for("chess")
+
+
+def test_a_catalogue_declares_the_names_of_its_things(third_game: str) -> None:
+    """Every name a game gives its things is declared once by its catalogue (``NAMES``), so that the
+    rest of the product can be checked for naming none of them (``tests/test_no_game_names.py``)."""
+    from replay.puerto_rico import catalogue
+    from replay.san_juan import cards
+
+    assert registry.catalogue_names("san_juan") == cards.NAMES
+    assert {"councillor", "silver", "Gold mine", "Palace"} <= set(cards.NAMES)
+    assert {"mayor", "prospector_2", "corn", "quarry", "Hacienda", "Small indigo plant"} <= set(catalogue.NAMES)
+    assert len(set(cards.NAMES)) == len(cards.NAMES) and len(set(catalogue.NAMES)) == len(catalogue.NAMES)
+    with pytest.raises(GameDeclarationError, match=r"^noughts.engine: the catalogue of Noughts and Crosses declares "
+                                                   r"no NAMES \(a tuple of the names it gives its things\)$"):
+        registry.catalogue_names(third_game)

@@ -13,6 +13,8 @@ HAND_START: Final = 3
 HAND_LIMIT: Final = 5
 #: The game ends at the end of this round at the latest.
 ROUNDS: Final = 8
+#: Every name the game gives its things: none (its cards are numbers).
+NAMES: Final[tuple[str, ...]] = ()
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 4
 
