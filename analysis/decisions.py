@@ -23,9 +23,8 @@ from typing import Any
 from analysis.rollouts import RolloutResult, RolloutTask, run_task
 from replay import pools
 from replay.logfile import GameLog
-from replay.registry import engine_for, game_of, rollout_bot
+from replay.registry import engine_for, game_of, make_bot, rollout_bot
 from replay.replayer import iter_replay
-from replay.simulate import make_bot
 
 #: Loss of winning chance (best candidate minus the move played) from which a move is tagged; a tag
 #: also needs the loss to be significant (see ``significant``).

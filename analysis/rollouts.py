@@ -20,8 +20,8 @@ from typing import Any
 from replay.collector import collector_paused
 from replay.errors import FieldError, RuleViolation
 from replay.protocol import Working
-from replay.registry import engine_for, rollout_bot
-from replay.simulate import MAX_MOVES, make_bot
+from replay.registry import engine_for, make_bot, rollout_bot
+from replay.simulate import MAX_MOVES
 
 #: The most rollouts per candidate ``governor analyse`` takes: at the default 100 a game takes about a
 #: minute on 2 cores, so 10,000 is a day's work; each decision's rollouts are split in tasks of

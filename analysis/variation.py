@@ -17,9 +17,9 @@ from typing import Any
 
 from replay.errors import FieldError
 from replay.logfile import GameLog, dumps_game, parse_game
-from replay.registry import engine_for
+from replay.registry import engine_for, make_bot
 from replay.replayer import final_state
-from replay.simulate import MAX_MOVES, make_bot
+from replay.simulate import MAX_MOVES
 
 #: How the legal moves are grouped for a person choosing one, by the move's ``kind``.
 GROUPS = {

@@ -111,7 +111,7 @@ def make_engine_bot(game: str, kind: str, seed: int) -> Any:
 
     Raises ``AgentError`` for another kind."""
     if kind == "heuristic":
-        from replay.simulate import make_bot
+        from replay.registry import make_bot
 
         return make_bot(game, "heuristic", seed)
     if kind == "expert":

@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any, Protocol, cast
+from typing import Any, Generic, cast
 
 from replay.errors import FieldError
 from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
-from replay.protocol import Rules, Score, StorageRows, Working
+from replay.protocol import JSON, M, Rules, S, Score, StateRows, StorageRows, Working
 
 
 def winners_of(scores: Sequence[Score]) -> list[int]:
@@ -75,12 +75,12 @@ class RulesEngine:
         """The checked, pure transition. Raises ``RuleViolation`` or ``FieldError``."""
         return self.rules.apply(state, move)
 
-    def working(self, state: Any) -> Working:
+    def working(self, state: Any) -> Working[Any, Any]:
         """A game changed in place from ``state`` (``replay.protocol.Working``): the rules module's
         ``working`` when it has one, else one that applies the pure ``apply`` move after move."""
         working = getattr(self.rules, "working", None)
         # A concrete engine (a subclass) has every hook; this base alone declares only what it shares.
-        return working(state) if working is not None else SnapshotWorking(cast(Rules, self), state)
+        return working(state) if working is not None else SnapshotWorking(cast("Rules[Any, Any]", self), state)
 
     def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
         """What the rules did by themselves on the way from ``before`` to ``after``, in words: the
@@ -156,7 +156,7 @@ class RulesEngine:
         """The rows of a game replayed in place on ``work`` (``working``), read step by step: see
         ``StateRows``. This base version reads the snapshot a ``SnapshotWorking`` holds; engines with a
         working game of their own read its table instead (no snapshot per step)."""
-        return SnapshotRows(cast(StorageRows, self), work)
+        return SnapshotRows(cast("StorageRows[Any, Any]", self), work)
 
     def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
         """What the setup of a finished game holds that the game never used: chance outcomes recorded
@@ -202,81 +202,68 @@ class RulesEngine:
         return obj
 
 
-class RandomPlayer:
+class RandomPlayer(Generic[S, M]):
     """A bot uniformly random among the legal moves of any engine (every game's ``random`` bot)."""
 
-    def __init__(self, engine: Rules, seed: int = 0) -> None:
+    def __init__(self, engine: Rules[S, M], seed: int = 0) -> None:
         self.engine = engine
         self.rng = random.Random(seed)
 
-    def choose(self, state: Any) -> Any:
+    def choose(self, state: S) -> M:
         """One of ``state``'s legal moves. Raises ``IndexError`` when the game is over."""
         return self.rng.choice(self.engine.legal_moves(state))
 
-    def choose_working(self, game: Working) -> Any:
+    def choose_working(self, game: Working[S, M]) -> M:
         """The move in a working game: its legal moves are listed from its snapshot."""
         return self.choose(game.snapshot())
 
 
-class SnapshotWorking:
+class SnapshotWorking(Generic[S, M]):
     """``replay.protocol.Working`` over an engine's pure ``apply``: each move makes a new snapshot, so
     every state of a replay can be kept (``state`` is the current one)."""
 
     __slots__ = ("engine", "state")
     takes_defaults = True
 
-    def __init__(self, engine: Rules, state: Any) -> None:
+    def __init__(self, engine: Rules[S, M], state: S) -> None:
         self.engine = engine
         self.state = state
 
     def current_seat(self) -> int | None:
-        return self.engine.current_seat(self.state)  # type: ignore[no-any-return]
+        return self.engine.current_seat(self.state)
 
     def is_over(self) -> bool:
-        return self.engine.is_over(self.state)  # type: ignore[no-any-return]
+        return self.engine.is_over(self.state)
 
-    def apply(self, move: Any) -> None:
+    def apply(self, move: M) -> None:
         self.state = self.engine.apply(self.state, move)
 
-    def default_move(self) -> Any | None:
-        default_move = getattr(self.engine, "default_move", None)
+    def default_move(self) -> M | None:
+        default_move: Callable[[S], M | None] | None = getattr(self.engine, "default_move", None)
         return default_move(self.state) if default_move is not None else None
 
     def apply_default(self) -> None:
         self.state = self.engine.apply_default(self.state)
 
-    def snapshot(self) -> Any:
+    def snapshot(self) -> S:
         return self.state
 
     def stuck(self) -> bool:
         return False
 
 
-class StateRows(Protocol):
-    """What the importer reads of a game replayed in place (``RulesEngine.state_rows``), after each
-    step: ``view()`` is what ``global_row``, ``step_info`` and ``describe_move`` read the current state
-    from (the state itself, or the working table, which answers them the same), and ``changed()`` the
-    ``(seat, row)`` of every seat whose ``player_rows`` row may differ from the one ``changed`` gave
-    last (every seat at the first call; an unchanged row may be given again). A protocol: the games'
-    own versions are compiled classes (``replay/*/rows.py``), which cannot subclass an interpreted one."""
-
-    def view(self) -> Any: ...
-
-    def changed(self) -> list[tuple[int, dict[str, Any]]]: ...
-
-
-class SnapshotRows(StateRows):
+class SnapshotRows(StateRows, Generic[S, M]):
     """``StateRows`` over a ``SnapshotWorking`` (a snapshot per move): a seat's row changes with its
     row object (``player_rows`` gives unchanged seats the very same object)."""
 
     __slots__ = ("engine", "work", "last")
 
-    def __init__(self, engine: StorageRows, work: Working) -> None:
+    def __init__(self, engine: StorageRows[S, M], work: Working[S, M]) -> None:
         self.engine = engine
         self.work = work
-        self.last: list[Any] = []
+        self.last: list[JSON] = []
 
-    def view(self) -> Any:
+    def view(self) -> S:
         return self.work.snapshot()
 
     def changed(self) -> list[tuple[int, dict[str, Any]]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -48,7 +48,7 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     def build(*args: Any) -> T:
         obj = twin(*args)
         obj.__class__ = cls
-        return obj  # type: ignore[return-value]
+        return cast(T, obj)
 
     return build
 

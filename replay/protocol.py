@@ -7,14 +7,29 @@ and store a state: scores with their breakdown, a JSON view, and typed columns f
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 import pyarrow as pa
 
 from replay.errors import FieldError
 from replay.logfile import GameLog
+
+#: A plain JSON object (a log's parts, a view, a stored row): its values are whatever JSON holds, which
+#: only the game that wrote them knows (the one loosely typed value of the protocol).
+JSON: TypeAlias = dict[str, Any]
+
+#: A game's state (immutable) and a game's move: each game's own types (``SanJuanState``,
+#: ``SanJuanMove``); generic code keeps them apart without knowing them.
+S = TypeVar("S")
+M = TypeVar("M", bound="Move")
+#: The same, where a protocol only hands a state out (``S_co``) or only takes states or moves in
+#: (``S_contra``, ``M_contra``), as type checkers want a protocol's type variables declared.
+S_co = TypeVar("S_co", covariant=True)
+S_contra = TypeVar("S_contra", contravariant=True)
+M_contra = TypeVar("M_contra", bound="Move", contravariant=True)
 
 
 @dataclass(frozen=True)
@@ -29,12 +44,12 @@ class Score:
 class Move(Protocol):
     """A typed decision: a JSON form (the log) and a short text form (the UI)."""
 
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self) -> JSON: ...
 
     def text(self) -> str: ...
 
 
-class Working(Protocol):
+class Working(Protocol[S_co, M]):
     """A game changed in place, move after move: what a replay that keeps no state in between (validation)
     folds the log over. It runs the same rules as ``Engine.apply`` and raises the same errors; a working
     game that raised is not used again. ``snapshot`` is the immutable state the pure ``apply`` would have
@@ -47,11 +62,11 @@ class Working(Protocol):
 
     def is_over(self) -> bool: ...
 
-    def apply(self, move: Any) -> None:
+    def apply(self, move: M) -> None:
         """Make ``move``. Raises ``RuleViolation`` or ``FieldError`` as ``Engine.apply``."""
         ...
 
-    def default_move(self) -> Any | None:
+    def default_move(self) -> M | None:
         """As ``Engine.default_move`` of the current state."""
         ...
 
@@ -59,7 +74,7 @@ class Working(Protocol):
         """As ``Engine.apply_default``."""
         ...
 
-    def snapshot(self) -> Any:
+    def snapshot(self) -> S_co:
         """The current state, immutable."""
         ...
 
@@ -70,16 +85,29 @@ class Working(Protocol):
         ...
 
 
-class Bot(Protocol):
+class StateRows(Protocol):
+    """What the importer reads of a game replayed in place (``StorageRows.state_rows``), after each
+    step: ``view()`` is what ``global_row``, ``step_info`` and ``describe_move`` read the current state
+    from (the state itself, or the working table, which answers them the same), and ``changed()`` the
+    ``(seat, row)`` of every seat whose ``player_rows`` row may differ from the one ``changed`` gave
+    last (every seat at the first call; an unchanged row may be given again). A protocol: the games'
+    own versions are compiled classes (``replay/*/rows.py``), which cannot subclass an interpreted one."""
+
+    def view(self) -> object: ...
+
+    def changed(self) -> list[tuple[int, JSON]]: ...
+
+
+class Bot(Protocol[S_contra, M]):
     """A player program: the move it makes in a state, or in a working game (``Working``)."""
 
-    def choose(self, state: Any) -> Any: ...
+    def choose(self, state: S_contra) -> M: ...
 
-    def choose_working(self, game: Any) -> Any: ...
+    def choose_working(self, game: Working[S_contra, M]) -> M: ...
 
 
 @runtime_checkable
-class Rules(Protocol):
+class Rules(Protocol[S, M]):
     """The rules of a game: its setup, its moves, what is legal, what a move does, and its end and
     scores. States are immutable; ``apply`` is pure."""
 
@@ -88,34 +116,34 @@ class Rules(Protocol):
     min_players: int
     max_players: int
 
-    def new_game(self, log: GameLog) -> Any:
+    def new_game(self, log: GameLog) -> S:
         """The state before the first move, from the log's players, options and setup.
 
         Raises ``FieldError`` (path inside the log) for a malformed or impossible setup."""
         ...
 
-    def parse_move(self, obj: Any, path: str) -> Move:
+    def parse_move(self, obj: object, path: str) -> M:
         """A typed move from its JSON form. Raises ``FieldError`` for a malformed move."""
         ...
 
-    def legal_moves(self, state: Any) -> list[Any]:
+    def legal_moves(self, state: S) -> list[M]:
         """Every legal decision of the seat to act, in a fixed order (empty when the game is over); a
         decision with several written forms is listed once, in the form of ``canonical_move``."""
         ...
 
-    def canonical_move(self, move: Any) -> Any:
+    def canonical_move(self, move: M) -> M:
         """The form ``legal_moves`` lists of ``move`` (the same decision; ``move`` itself when it has
         one form only): what tells whether a logged move is among the listed ones."""
         ...
 
-    def deciders(self, state: Any, move: Any) -> tuple[int, ...]:
+    def deciders(self, state: S, move: M) -> tuple[int, ...]:
         """The seats other than the one to act in ``state`` that decide a part of ``move``, in seat
         order (a move that lets every other seat refrain from a draw, or decline a card its building
         offers); () for most moves, and always for a game whose moves carry only their own seat's
         choices."""
         ...
 
-    def with_others_from(self, state: Any, move: Any, seat: int, source: Any | None) -> Any:
+    def with_others_from(self, state: S, move: M, seat: int, source: M | None) -> M:
         """The move of the seat to act in ``state`` made of what ``seat`` decides in ``move`` (a legal
         move in ``state``) and of what every other seat decides in ``source``: a part ``source`` does
         not hold (``source`` None, another role) is the rules' default (nobody refrains or declines).
@@ -126,97 +154,97 @@ class Rules(Protocol):
         seat to act and ``source`` is None."""
         ...
 
-    def apply(self, state: Any, move: Any) -> Any:
+    def apply(self, state: S, move: M) -> S:
         """The state after ``move``; checks it and raises ``RuleViolation`` when it is illegal."""
         ...
 
-    def working(self, state: Any) -> Working:
+    def working(self, state: S) -> Working[S, M]:
         """A ``Working`` game starting from ``state``, for replays that need no snapshot per move
         (an engine without this hook is replayed through ``apply``; see ``replay.replayer``)."""
         ...
 
-    def current_seat(self, state: Any) -> int | None:
+    def current_seat(self, state: S) -> int | None:
         """The seat that must decide now, or None when the game is over."""
         ...
 
-    def default_move(self, state: Any) -> Any | None:
+    def default_move(self, state: S) -> M | None:
         """The decision the rules take for the seat to act when a log leaves it out, or None when the
         log must record it. A decision that can be left out is one a log written before the engine
         offered it (a choice to keep less than the most) never records; the replayer takes
         the default when the log's next move is not this seat's (see ``replay.replayer.fill_defaults``)."""
         ...
 
-    def apply_default(self, state: Any) -> Any:
+    def apply_default(self, state: S) -> S:
         """The state once the seat to act took its default: not a move of its own, so what the rules did
         (``automatic_events``) is told with the move that led to ``state``. Raises ``ValueError`` when
         ``default_move(state)`` is None."""
         ...
 
-    def is_over(self, state: Any) -> bool:
+    def is_over(self, state: S) -> bool:
         """Whether the game has ended."""
         ...
 
-    def scores(self, state: Any) -> list[Score]:
+    def scores(self, state: S) -> list[Score]:
         """Each seat's score as if the game ended now (the final score once it is over)."""
         ...
 
-    def winners(self, state: Any) -> list[int]:
+    def winners(self, state: S) -> list[int]:
         """Seats with the best score after the tie-break (several only on a full tie)."""
         ...
 
-    def end_reason(self, state: Any) -> str | None:
+    def end_reason(self, state: S) -> str | None:
         """A short code of why the game ended (None while it goes on)."""
         ...
 
-    def unused_setup(self, log: GameLog, state: Any) -> FieldError | None:
+    def unused_setup(self, log: GameLog, state: S) -> FieldError | None:
         """What the setup of a finished game holds that the game never used (an extra reshuffle)."""
         ...
 
-    def round_of(self, state: Any) -> int:
+    def round_of(self, state: S) -> int:
         """The round number (1-based) the state is in."""
         ...
 
 
 @runtime_checkable
-class Words(Protocol):
+class Words(Protocol[S_contra, M_contra]):
     """A game in words: its moves, what the rules did by themselves, what it waits for, and the whole
     state as text or plain JSON (``replay``, the dashboard, ``--json``)."""
 
-    def describe_move(self, state: Any, move: Any, names: Sequence[str]) -> str:
+    def describe_move(self, state: S_contra, move: M_contra, names: Sequence[str]) -> str:
         """The move in words, from the state it was made in ("Ana builds ..., paying ...")."""
         ...
 
-    def automatic_events(self, before: Any, move: Any, after: Any, names: Sequence[str]) -> list[str]:
+    def automatic_events(self, before: S_contra, move: M_contra, after: S_contra, names: Sequence[str]) -> list[str]:
         """What the rules did by themselves after ``move`` took ``before`` to ``after`` (cards drawn by
         powers, forced loads, goods returned, seats skipped and why...), as sentences with player
         names, in the order it happened; empty when nothing happened beyond the move itself."""
         ...
 
-    def pending(self, state: Any) -> str:
+    def pending(self, state: S_contra) -> str:
         """What the game waits for, in words ("seat 2 must choose a role")."""
         ...
 
-    def render(self, state: Any, names: Sequence[str]) -> str:
+    def render(self, state: S_contra, names: Sequence[str]) -> str:
         """The state as readable text for the terminal."""
         ...
 
-    def render_view(self, view: dict[str, Any], names: Sequence[str]) -> str:
+    def render_view(self, view: JSON, names: Sequence[str]) -> str:
         """A view of a state as readable text for the terminal: ``to_view``'s (then the same text as
         ``render``), or what a viewer sees of it (``GameView.view_state``), showing nothing the view
         left out."""
         ...
 
-    def to_view(self, state: Any, names: Sequence[str]) -> dict[str, Any]:
+    def to_view(self, state: S_contra, names: Sequence[str]) -> JSON:
         """The whole state as plain JSON, for ``replay --json`` and the dashboard."""
         ...
 
-    def step_info(self, state: Any) -> dict[str, Any]:
+    def step_info(self, state: S_contra) -> JSON:
         """Phase information for the moves table: round, governor seat, current role."""
         ...
 
 
 @runtime_checkable
-class StorageRows(Protocol):
+class StorageRows(Protocol[S_contra, M]):
     """A game as typed columns for the database: the schemas of its two state tables, each state's
     rows, the rows of a game replayed in place, and how "What changed" speaks of the columns."""
 
@@ -225,52 +253,52 @@ class StorageRows(Protocol):
     player_schema: pa.Schema
     #: How "What changed" speaks of the stored columns: ``{"global": {column: (kind, label)},
     #: "player": {...}}`` (see ``dashboards.diff``; what a viewer may see is the game's ``GameView``).
-    change_words: dict[str, Any]
+    change_words: JSON
 
-    def global_row(self, state: Any) -> dict[str, Any]:
+    def global_row(self, state: S_contra) -> JSON:
         """Typed global columns of a state (matching ``global_schema``, without the keys)."""
         ...
 
-    def player_rows(self, state: Any) -> list[dict[str, Any]]:
+    def player_rows(self, state: S_contra) -> list[JSON]:
         """Typed per-seat columns of a state (matching ``player_schema``, without the keys)."""
         ...
 
-    def state_rows(self, work: Working) -> Any:
+    def state_rows(self, work: Working[S_contra, M]) -> StateRows:
         """The rows of a game replayed in place on ``work``, step by step, for the importer: a
         ``replay.engine_base.StateRows`` (what ``global_row``, ``step_info`` and ``describe_move`` read
         now, and the per-seat rows that changed), so that no snapshot is made per state."""
         ...
 
-    def buildings_of(self, state: Any) -> list[list[str]]:
+    def buildings_of(self, state: S_contra) -> list[list[str]]:
         """Each seat's buildings (names), for "which buildings win" statistics."""
         ...
 
 
 @runtime_checkable
-class Simulation(Protocol):
+class Simulation(Protocol[S]):
     """What playing new games needs besides the rules: a random setup, chance outcomes drawn as play
     goes on, and the complete log at the end."""
 
-    def new_random_game(self, players: Sequence[str], seed: int, options: dict[str, Any]) -> GameLog:
+    def new_random_game(self, players: Sequence[str], seed: int, options: JSON) -> GameLog:
         """A log with a random setup and no moves (simulation)."""
         ...
 
-    def simulation_state(self, log: GameLog, seed: int) -> Any:
+    def simulation_state(self, log: GameLog, seed: int) -> S:
         """The initial state, drawing chance outcomes the log lacks from ``seed`` (simulation)."""
         ...
 
-    def finish_log(self, log: GameLog, state: Any, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    def finish_log(self, log: GameLog, state: S, moves: list[JSON]) -> JSON:
         """The complete log of a simulated game: chance outcomes drawn during play and the result."""
         ...
 
 
 @runtime_checkable
-class Engine(Rules, Words, StorageRows, Simulation, Protocol):
+class Engine(Rules[S, M], Words[S, M], StorageRows[S, M], Simulation[S], Protocol[S, M]):
     """What every game engine provides: ``Rules``, ``Words``, ``StorageRows`` and ``Simulation``, and
     the determinisation of a state for a seat (``determinise``, from the game's view module). A function
     asks for the narrowest of these it needs."""
 
-    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+    def determinise(self, state: S, seat: int, rng: random.Random) -> S:
         """``state`` with everything ``seat`` cannot see (other hands, pile orders, face-down tiles,
         future reshuffles) dealt again from the ``random.Random`` ``rng``; the result depends only on
         what the seat sees and on ``rng`` (analysis rollouts must not cheat)."""
@@ -344,7 +372,7 @@ class Viewer:
         return self.kind == self.EVERYTHING or (self.kind == self.SEAT and self.seat == seat)
 
 
-class GameView(Protocol):
+class GameView(Protocol[S]):
     """The one place a game decides what a viewer may see (a module ``replay/<game>/view.py``, found
     with ``replay.registry.view_for``). The Replay page, its move list, "what changed", the VP chart,
     the What-if panel, the analysis' determinisation and agent observations all go through it; nothing
@@ -357,21 +385,21 @@ class GameView(Protocol):
     #: The game's name as players write it (the declaration's ``title``).
     TITLE: str
 
-    def view_state(self, state: Any, viewer: Viewer, names: Sequence[str] = ()) -> dict[str, Any]:
+    def view_state(self, state: S, viewer: Viewer, names: Sequence[str] = ()) -> JSON:
         """``Engine.to_view`` of ``state`` as ``viewer`` sees it: what it may not see is replaced by
         counts (other hands, face-down cards) or left out (face-down tiles, hidden VP). Plain JSON."""
         ...
 
-    def view_table_row(self, row: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    def view_table_row(self, row: JSON, viewer: Viewer) -> JSON:
         """A stored table row (``global_schema`` columns) as ``viewer`` sees it (a new dict)."""
         ...
 
-    def view_seat_row(self, row: dict[str, Any], seat: int, viewer: Viewer, over: bool) -> dict[str, Any]:
+    def view_seat_row(self, row: JSON, seat: int, viewer: Viewer, over: bool) -> JSON:
         """Seat ``seat``'s stored row (``player_schema`` columns) as ``viewer`` sees it (a new dict);
         ``over`` says whether the game has ended (what is turned up at the end is seen then)."""
         ...
 
-    def view_move_words(self, details: dict[str, Any], words: str, player: str, seat: int | None,
+    def view_move_words(self, details: JSON, words: str, player: str, seat: int | None,
                         viewer: Viewer) -> str:
         """A move in words as ``viewer`` saw it: ``words`` (``Engine.describe_move``) when nothing of
         it is hidden from ``viewer``, else the table's form of it, made from ``details`` (the move's
@@ -384,7 +412,7 @@ class GameView(Protocol):
         of each sentence."""
         ...
 
-    def hides_move(self, details: dict[str, Any], seat: int | None, viewer: Viewer) -> bool:
+    def hides_move(self, details: JSON, seat: int | None, viewer: Viewer) -> bool:
         """Whether ``viewer`` may not see all of the move (its raw text then must not be shown)."""
         ...
 
@@ -393,13 +421,13 @@ class GameView(Protocol):
         in a game with hidden hands, which moves are legal tells what the hand holds."""
         ...
 
-    def determinise(self, state: Any, seat: int, rng: Any) -> Any:
+    def determinise(self, state: S, seat: int, rng: random.Random) -> S:
         """``state`` with everything ``Viewer.of_seat(seat)`` cannot see dealt again from the
         ``random.Random`` ``rng``: ``view_state`` of the result for that seat equals that of ``state``,
         and the result depends only on that view and on ``rng``."""
         ...
 
-    def board_catalogue(self) -> dict[str, Any]:
+    def board_catalogue(self) -> JSON:
         """The catalogue facts a board prints (cost, VP, colour class of every card or building...),
         as plain JSON for the browser."""
         ...

@@ -10,12 +10,19 @@ and a stylesheet it ships as package data, ``board_script`` and ``board_style``)
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any, TypeAlias
 
 from replay.game import GameDeclaration, GameDeclarationError, declaration, declarations, load, package_text
 from replay.protocol import Bot, Engine, GameView
 
-_ENGINES: dict[str, Engine] = {}
-_VIEWS: dict[str, GameView] = {}
+#: The engine, view and bots of a game named at run time: their states and moves are that game's own
+#: types, which code that finds a game by its name cannot know.
+AnyEngine: TypeAlias = Engine[Any, Any]
+AnyView: TypeAlias = GameView[Any]
+AnyBot: TypeAlias = Bot[Any, Any]
+
+_ENGINES: dict[str, AnyEngine] = {}
+_VIEWS: dict[str, AnyView] = {}
 
 
 def game_names() -> tuple[str, ...]:
@@ -35,7 +42,7 @@ def game_title(game: str) -> str:
     return found.title if found is not None else game.replace("_", " ").title()
 
 
-def engine_for(game: str) -> Engine:
+def engine_for(game: str) -> AnyEngine:
     """The engine of ``game``, loaded from its declaration when first asked for. Raises ``KeyError``
     naming the known games for a game no package declares."""
     if game not in _ENGINES:
@@ -43,12 +50,12 @@ def engine_for(game: str) -> Engine:
     return _ENGINES[game]
 
 
-def all_engines() -> dict[str, Engine]:
+def all_engines() -> dict[str, AnyEngine]:
     """Every engine by game name, in the declared order (loads every engine)."""
     return {name: engine_for(name) for name in declarations()}
 
 
-def view_for(game: str) -> GameView:
+def view_for(game: str) -> AnyView:
     """What a viewer of ``game`` may see: the module its declaration names (``replay/<game>/view.py``,
     a ``replay.protocol.GameView``). Raises ``KeyError`` for a game the registry does not know."""
     if game not in _VIEWS:
@@ -56,11 +63,11 @@ def view_for(game: str) -> GameView:
     return _VIEWS[game]
 
 
-def make_bot(game: str, kind: str, seed: int) -> Bot:
+def make_bot(game: str, kind: str, seed: int) -> AnyBot:
     """A new ``kind`` bot (``heuristic``, ``random``, as ``game`` declares them) seeded with ``seed``.
     Raises ``KeyError`` naming the known games, or the game's bot kinds, for others."""
     make = load(declaration(game).bot_path(kind))
-    bot: Bot = make(engine_for(game), seed)
+    bot: AnyBot = make(engine_for(game), seed)
     return bot
 
 

@@ -13,8 +13,9 @@ from typing import Any, Final
 from replay.engine_base import SnapshotWorking
 from replay.errors import FieldError, IllegalMoveError, LogFormatError, ResultMismatchError, RuleViolation
 from replay.logfile import GameLog
-from replay.protocol import Engine, Rules
-from replay.registry import engine_for
+from replay.protocol import Engine, M, Rules, S, Working
+from replay.registry import AnyEngine, engine_for
+from replay.words import seat_name
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Replay:
     """A whole replayed game: the log, the initial state and every step."""
 
     log: GameLog
-    engine: Engine
+    engine: AnyEngine
     initial: Any
     steps: list[Step]
 
@@ -77,7 +78,7 @@ def _move_key(game: str, raw: Any) -> tuple[Any, ...] | None:
     return tuple(parts)
 
 
-def _parse_move(engine: Rules, log: GameLog, index: int, raw: Any, key: tuple[Any, ...] | None) -> Any:
+def _parse_move(engine: Rules[Any, M], log: GameLog, index: int, raw: Any, key: tuple[Any, ...] | None) -> M:
     """Parse a move not yet in ``_PARSED`` (``key`` is its ``_move_key``) and keep it there if it can be
     shared. Raises ``LogFormatError``."""
     try:
@@ -153,7 +154,7 @@ def replay_in_place(
     return engine, work, steps()
 
 
-def _start(log: GameLog) -> tuple[Engine, Any]:
+def _start(log: GameLog) -> tuple[AnyEngine, Any]:
     """The engine of the log and the state before the first move. Raises ``LogFormatError``."""
     engine = engine_for(log.game)
     names = log.players
@@ -168,7 +169,7 @@ def _start(log: GameLog) -> tuple[Engine, Any]:
 
 
 def _fold(
-    log: GameLog, engine: Engine, work: Any, require_complete: bool,
+    log: GameLog, engine: Engine[Any, M], work: Working[Any, M], require_complete: bool,
     before_move: Callable[[Any, int | None, Any], None] | None = None,
 ) -> Iterator[tuple[int, int | None, Any]]:
     """Make every move of the log on ``work`` (a ``replay.protocol.Working``), checking whose turn it
@@ -189,7 +190,7 @@ def _fold(
             raise _illegal(log, number, None, move, "game.over", f"the game is already over after move {index}; no further moves")
         seat = work.current_seat()
         if claimed is not None and claimed != seat:
-            raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({names[seat]}), not seat {claimed}'s")
+            raise _illegal(log, number, claimed, move, "turn.seat", f"it is seat {seat}'s turn ({seat_name(names, seat)}), not seat {claimed}'s")
         if before_move is not None:
             before_move(work, seat, move)
         try:
@@ -210,7 +211,7 @@ def _fold(
         yield number, seat, move
 
 
-def _finish(log: GameLog, engine: Engine, state: Any, require_complete: bool) -> None:
+def _finish(log: GameLog, engine: Engine[S, Any], state: S, require_complete: bool) -> None:
     """The checks of the state after the last move: over when the log must be complete, no unused
     setup, the recorded result. Raises as ``iter_replay``."""
     over = engine.is_over(state)
@@ -226,7 +227,7 @@ def _finish(log: GameLog, engine: Engine, state: Any, require_complete: bool) ->
             check_result(log, engine, state)
 
 
-def _read_move(engine: Rules, log: GameLog, index: int) -> tuple[Any, int | None]:
+def _read_move(engine: Rules[Any, M], log: GameLog, index: int) -> tuple[M, int | None]:
     """Move ``index`` of the log and the seat it names (None if it names none).
     Raises ``LogFormatError`` for a malformed move or seat."""
     raw = log.moves[index]
@@ -244,7 +245,7 @@ def _read_move(engine: Rules, log: GameLog, index: int) -> tuple[Any, int | None
     return move, claimed
 
 
-def fill_defaults(engine: Rules, state: Any, move: Any | None, claimed: int | None) -> Any:
+def fill_defaults(engine: Rules[S, M], state: S, move: M | None, claimed: int | None) -> S:
     """The state once the decisions a log left out before ``move`` are taken by default.
 
     While the seat to act has a default (``engine.default_move``), ``move`` is that seat's decision
@@ -298,7 +299,7 @@ def _illegal(log: GameLog, number: int, seat: int | None, move: Any, rule: str, 
     )
 
 
-def check_result(log: GameLog, engine: Rules, state: Any) -> None:
+def check_result(log: GameLog, engine: Rules[S, Any], state: S) -> None:
     """Compare the recorded ``result`` with the replay. Raises ``ResultMismatchError``."""
     error = result_error(log, [s.total for s in engine.scores(state)], engine.winners(state))
     if error is not None:

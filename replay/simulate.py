@@ -44,7 +44,7 @@ MAX_ATTEMPTS = 20
 STUCK_EVERY = 64
 
 
-def play_out(play: Working, choose: Callable[[int], Any], moves: list[dict[str, Any]]) -> bool:
+def play_out(play: Working[Any, Any], choose: Callable[[int], Any], moves: list[dict[str, Any]]) -> bool:
     """Play the working game ``play`` to its end, ``choose(seat)`` giving the move of the seat to act,
     appending each move a log records to ``moves`` (the loop of ``governor simulate`` and of the
     arena). False when the game goes past ``MAX_MOVES`` recorded moves or reaches a dead end, from

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from replay.engine_base import RulesEngine, StateRows
+from replay.engine_base import RulesEngine
 from replay.logfile import GameLog
-from replay.protocol import Engine, Rules
+from replay.protocol import Engine, Rules, StateRows
 from replay.puerto_rico import GAME, change_words, events, rows, rules, scoring, view
 from replay.puerto_rico.arrangements import colonists_to_place
 from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOODS, QUARRY, Power, role_of
@@ -372,7 +372,7 @@ class PuertoRicoEngine(RulesEngine):
         return replace(state, shuffle_seed=seed)
 
 
-def heuristic_bot(engine: Rules, seed: int) -> HeuristicPlayer:
+def heuristic_bot(engine: Rules[Any, Any], seed: int) -> HeuristicPlayer:
     """The heuristic bot (the declaration's ``heuristic``; ``engine`` is this game's own)."""
     from replay.puerto_rico.bots import HeuristicPlayer
 
@@ -381,6 +381,6 @@ def heuristic_bot(engine: Rules, seed: int) -> HeuristicPlayer:
 
 ENGINE = PuertoRicoEngine()
 #: mypy checks here that the engine has every hook of the protocol, with its types.
-_CONFORMS: Engine = ENGINE
+_CONFORMS: Engine[PuertoRicoState, PuertoRicoMove] = ENGINE
 
 __all__ = ["ENGINE", "PuertoRicoEngine"]

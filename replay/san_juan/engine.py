@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from replay.engine_base import RulesEngine, StateRows
+from replay.engine_base import RulesEngine
 from replay.errors import FieldError
 from replay.logfile import GameLog
-from replay.protocol import Engine, Rules
+from replay.protocol import Engine, Rules, StateRows
 from replay.san_juan import GAME, change_words, events, rows, rules, scoring, view
 from replay.san_juan.cards import (
     ARCHIVE,
@@ -323,7 +323,7 @@ class SanJuanEngine(RulesEngine):
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
 
 
-def heuristic_bot(engine: Rules, seed: int) -> HeuristicPlayer:
+def heuristic_bot(engine: Rules[Any, Any], seed: int) -> HeuristicPlayer:
     """The heuristic bot (the declaration's ``heuristic``; ``engine`` is this game's own)."""
     from replay.san_juan.bots import HeuristicPlayer
 
@@ -332,6 +332,6 @@ def heuristic_bot(engine: Rules, seed: int) -> HeuristicPlayer:
 
 ENGINE = SanJuanEngine()
 #: mypy checks here that the engine has every hook of the protocol, with its types.
-_CONFORMS: Engine = ENGINE
+_CONFORMS: Engine[SanJuanState, SanJuanMove] = ENGINE
 
 __all__ = ["ENGINE", "SanJuanEngine", "FieldError", "Good"]

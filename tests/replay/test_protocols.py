@@ -102,3 +102,14 @@ def test_chance_drawn_in_play_is_recorded_where_the_game_says() -> None:
     error = Drawing().unused_setup(extra, state)
     assert error is not None and str(error) == "setup.draws[1]: drew 1, recorded 2"
     assert [registry.engine_for(g).drawn_setup_key for g in registry.game_names()] == ["reshuffles", "reshuffles"]
+
+
+def test_the_protocol_is_typed_by_each_games_state_and_move_not_any() -> None:
+    """States and moves are the protocols' type variables (each game's own types); ``Any`` is left
+    only where a JSON object's values are (``protocol.JSON``), each line saying why."""
+    lines = (ROOT / "replay" / "protocol.py").read_text(encoding="utf-8").splitlines()
+    code = [(number, line) for number, line in enumerate(lines, 1) if not line.lstrip().startswith(("#", '"'))]
+    anys = [(number, line.strip()) for number, line in code if re.search(r"\bAny\b", line)]
+    assert [line for _, line in anys] == ["from typing import Any, ClassVar, Protocol, TypeAlias, TypeVar, runtime_checkable",
+                                          "JSON: TypeAlias = dict[str, Any]"]
+    assert lines[anys[1][0] - 2].startswith("#:")  # the alias is justified in its comment
