@@ -432,7 +432,7 @@ class GameView(Protocol[S]):
         as plain JSON for the browser."""
         ...
 
-    def final_scoring(self, rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    def final_scoring(self, rows: Sequence[JSON]) -> JSON | None:
         """The end-of-game scoring table a board shows under it, ``{"columns": [...], "rows": [[...],
         ...]}`` (one row per seat, in the order of ``columns``; the rules' tie-break among them), made
         from each seat's stored row at the last step as the viewer sees it (``view_seat_row``), so that

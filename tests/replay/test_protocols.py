@@ -63,7 +63,7 @@ def test_no_engine_typed_any_in_the_registry_replay_and_import() -> None:
     files = [ROOT / "replay" / "replayer.py", ROOT / "replay" / "registry.py", ROOT / "replay" / "engine_base.py",
              ROOT / "replay" / "simulate.py", *sorted((ROOT / "ingest").glob("*.py")),
              *sorted((ROOT / "replay").glob("*/engine.py"))]
-    pattern = re.compile(r"\bengine: (?:Any|object)\b|def engine_for\(.*\) -> Any")
+    pattern = re.compile(r"\bengine: (?:Any|object)\b|def engine_for\(.*\) -> Any\b")
     found = [f"{p.relative_to(ROOT)}:{n}" for p in files
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert found == []
