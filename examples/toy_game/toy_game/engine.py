@@ -9,8 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from replay.engine_base import RulesEngine
-from replay.errors import FieldError
-from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
+from replay.logfile import GameLog
 from replay.protocol import Engine, Rules
 from toy_game import GAME, rules, view
 from toy_game.bots import HeuristicPlayer
@@ -94,10 +93,6 @@ class ToyEngine(RulesEngine):
             raise ValueError(f"seat {seat} is not the seat to act and decides nothing of its move")
         return source
 
-    def unused_setup(self, log: GameLog, state: ToyState) -> FieldError | None:
-        """Nothing: the setup is the deck, which a game always uses whole."""
-        return None
-
     # -- words ---------------------------------------------------------------------------------
 
     def describe_move(self, state: ToyState, move: ToyMove, names: Sequence[str]) -> str:
@@ -165,18 +160,6 @@ class ToyEngine(RulesEngine):
         """A log with a shuffled deck and no moves."""
         setup = rules.random_setup(len(players), random.Random(f"toy:{seed}"))
         return GameLog(game=self.game, players=tuple(players), setup=setup, moves=(), options=dict(options))
-
-    def finish_log(self, log: GameLog, state: ToyState, moves: list[dict[str, Any]]) -> dict[str, Any]:
-        """The complete log of a simulated game: the setup already holds every chance outcome."""
-        obj: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "game": self.game}
-        if log.source_id:
-            obj["source_id"] = log.source_id
-        if log.meta:
-            obj["meta"] = log.meta
-        obj.update({"players": [{"name": n} for n in log.players], "options": log.options, "setup": dict(log.setup),
-                    "moves": moves,
-                    "result": {"scores": [s.total for s in self.scores(state)], "winners": self.winners(state)}})
-        return obj
 
 
 def heuristic_bot(engine: Rules, seed: int) -> HeuristicPlayer:
