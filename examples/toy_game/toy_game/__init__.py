@@ -19,6 +19,9 @@ GAME = GameDeclaration(
     order=50,
     # Its observation vector and action space, for learning code: governor.envs.toy_v0 plays it.
     spaces="toy_game.spaces",
+    # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.
+    board="toy_game:board.js",
+    board_style="toy_game:board.css",
     # Compiled with mypyc by ``governor native build``, beside Governor's own engines (in dependency
     # order; not ``engine``: an interpreted subclass of Governor's engine base).
     compiled=("toy_game.cards", "toy_game.moves", "toy_game.state", "toy_game.rules", "toy_game.view", "toy_game.bots"),

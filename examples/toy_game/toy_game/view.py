@@ -101,6 +101,14 @@ def board_catalogue() -> dict[str, Any]:
 
 
 def final_scoring(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """No scoring table under the board: Climb's score is the total its row shows."""
-    del rows
-    return None
+    """The scoring under the board at the end, from each seat's stored row at the last step as the
+    viewer sees it (``view_seat_row``: every hand is shown then): the ladder, the hand (counted against
+    the seat), the total and the tie-break, the ladder's length. A hand the rows leave out is None."""
+    out: list[list[int | None]] = []
+    for row in rows:
+        # Stored lists may come as arrays (a database's rows): counted value by value, never by truth.
+        stored, hand, vp = row.get("ladder"), row.get("hand"), row.get("vp")
+        ladder = [] if stored is None else [int(v) for v in stored]
+        out.append([sum(ladder), None if hand is None else -sum(int(v) for v in hand),
+                    None if vp is None else int(vp), len(ladder)])
+    return {"columns": ["ladder", "hand", "total", "tie-break (ladder length)"], "rows": out}

@@ -1,10 +1,13 @@
 """docs/adding-a-game.md walks through the toy game as it is: its declaration as the page shows it is the
-package's own, and the page's layout of the package lists every file it has."""
+package's own, every field of a declaration is explained, and the page's layout of the package lists
+every file it has."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
+from replay.game import GameDeclaration
 from tests.examples.conftest import ROOT, TOY
 
 PAGE = ROOT / "docs" / "adding-a-game.md"
@@ -23,6 +26,12 @@ def test_the_declaration_shown_is_the_packages() -> None:
     namespace: dict[str, object] = {}
     exec(shown.group(1), namespace)  # noqa: S102 (the page's own snippet, run to compare it)
     assert namespace["GAME"] == GAME
+
+
+def test_every_field_of_a_declaration_is_explained() -> None:
+    rows = re.findall(r"^\| `([a-z_]+)`(?:, `([a-z_]+)`)? \|", _text(), re.M)
+    explained = {name for row in rows for name in row if name}
+    assert {f.name for f in dataclasses.fields(GameDeclaration)} <= explained
 
 
 def test_the_package_layout_lists_every_file() -> None:

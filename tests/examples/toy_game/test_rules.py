@@ -194,3 +194,16 @@ def test_the_heuristic_beats_random_play() -> None:
                                 else rng.choice(rules.legal_moves(state)))
         wins += rules.winners(state) == [seed % 2]
     assert wins >= 30
+
+
+def test_the_final_scoring_under_the_board() -> None:
+    """From each seat's stored row at the last step as the viewer sees it (a database's rows hold
+    arrays): the ladder, the hand counted against the seat, the total and the tie-break; a hand the
+    view left out is None, never guessed."""
+    import numpy as np
+
+    rows = [{"ladder": np.array([2, 5, 9], dtype=np.int8), "hand": np.array([1, 4], dtype=np.int8), "vp": np.int32(11)},
+            {"ladder": np.array([], dtype=np.int8), "hand": [7], "vp": -7},
+            {"ladder": [3, 4], "hand_size": 2}]
+    assert view.final_scoring(rows) == {"columns": ["ladder", "hand", "total", "tie-break (ladder length)"],
+                                        "rows": [[16, -5, 11, 3], [0, -7, -7, 0], [7, None, None, 2]]}
