@@ -66,7 +66,7 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
 
 
 def _declared_bots() -> str:
-    """Each game's rollout bot, for the help (``San Juan: expert, Puerto Rico: heuristic``)."""
+    """Each game's rollout bot, for the help (``<title>: <bot kind>`` for each game, in the registry's order)."""
     from replay.registry import game_names, game_title, rollout_bot
 
     return ", ".join(f"{game_title(name)}: {rollout_bot(name)}" for name in game_names())
@@ -126,7 +126,7 @@ def _count(n: int, name: str) -> str:
 def line(decision: Decision) -> str:
     """One decision as a line of text."""
     played, best = decision.played, decision.best
-    # A part of another seat's move (a refrain from the councillor's draw) is marked as such.
+    # A part of another seat's move (refraining from a draw the move offers) is marked as such.
     who = decision.player if decision.mover is None else f"{decision.player} (in {decision.mover_player}'s move)"
     text = (
         f"move {decision.step:>3}  {printable(who)}: {played.text}  "

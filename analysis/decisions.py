@@ -2,7 +2,7 @@
 played and its tag (inaccuracy, mistake, blunder), computed by rollouts (``analysis.rollouts``).
 
 The candidates of a decision vary only what its seat decides: the acting seat's legal moves, each
-with the parts other seats decide in it (a San Juan seat refraining from the councillor's draw)
+with the parts other seats decide in it (another seat refraining from a draw the move offers)
 following the move played where they apply, else the rules' default. When there are more than
 ``top``, the move played, the rollout bot's move and the best of a cheap pre-ranking (a few
 rollouts each, over at most ``PRERANK_CAP`` moves) make up the ``top``. A part of a move that another
@@ -103,8 +103,8 @@ class Candidate:
 class Decision:
     """A decision of the game (a state where a seat had more than one choice): the candidates best
     first, the move played, the loss and its tag. Usually the decision of the seat to act; a part of
-    that seat's move that another seat decides (in San Juan, refraining from the councillor's draw or
-    declining a gold mine's card) is that other seat's decision at the same step, whose candidates
+    that seat's move that another seat decides (refraining from a draw the move offers, or declining
+    a card its building offers) is that other seat's decision at the same step, whose candidates
     are the move played with only that part varied: then ``mover`` and ``mover_player`` name the seat
     making the move. ``legal`` counts the seat's distinct choices."""
 

@@ -17,17 +17,9 @@ from typing import Any
 
 from replay.errors import FieldError
 from replay.logfile import GameLog, dumps_game, parse_game
-from replay.registry import engine_for, make_bot
+from replay.registry import engine_for, game_of, make_bot
 from replay.replayer import final_state
 from replay.simulate import MAX_MOVES
-
-#: How the legal moves are grouped for a person choosing one, by the move's ``kind``.
-GROUPS = {
-    "role": "Roles", "build": "Builds", "pass": "Pass", "produce": "Produce", "sell": "Sell",
-    "councillor": "Councillor", "gold_mine": "Gold mine", "chapel": "Chapel", "hand_limit": "Hand limit",
-    "draft": "Draft", "settle": "Plantations", "hacienda": "Plantations", "mayor": "Mayor",
-    "load": "Ship goods", "store": "Store goods", "extra_good": "Craftsman's extra good", "wharf": "Ship goods",
-}
 
 
 @dataclass(frozen=True)
@@ -76,31 +68,34 @@ def start(log: GameLog, branch: int, seed: int = 0) -> Variation:
 
 
 def choices(variation: Variation) -> list[Choice]:
-    """The seat to act's legal moves in words, grouped, in the engine's order."""
+    """The seat to act's legal moves in words, grouped as the game declares (``GameDeclaration.group_of``),
+    in the engine's order."""
     engine = variation.engine
     names = variation.log.players
+    declared = game_of(variation.log.game)
     out = []
     for move in engine.legal_moves(variation.state):
         kind = move.to_json().get("kind", "")
         out.append(Choice(move, move.text(), engine.describe_move(variation.state, move, names),
-                          GROUPS.get(kind, kind.replace("_", " ").capitalize())))
+                          declared.group_of(kind)))
     return out
 
 
 def _apply(variation: Variation, state: Any, move: Any) -> Any:
-    """Apply with the game's recorded reshuffles while they fit, else drawn from the seed."""
+    """Apply with the game's recorded reshuffles while they fit, else drawn from the seed (the engine's
+    ``redraw``)."""
     engine = variation.engine
     try:
         return engine.apply(state, move)
     except FieldError as err:
-        if not err.path.startswith("setup.reshuffles") or state.shuffle_seed is not None:
+        fresh = engine.redraw(state, err, variation.seed)
+        if fresh is None:
             raise
         number = variation.branch + len(variation.moves) + 1
         variation.notes.append(
             f"From move {number} on, the game's recorded reshuffles no longer fit this variation's discard "
             f"pile: reshuffles are drawn anew (seed {variation.seed})."
         )
-        fresh = replace(state, reshuffles=(), shuffle_seed=variation.seed)
         return engine.apply(fresh, move)
 
 

@@ -54,7 +54,7 @@ class Job:
 def tags_by_step(rows: pd.DataFrame) -> dict[int, str]:
     """The tag of each analysed move that has one (for the viewer's move list), from a game's stored
     analysis (``data.OpenedGame.analysis``, by step then as stored). A step may hold two decisions (a
-    refrain from the councillor's draw is the other seat's): the first tag of a step is kept."""
+    part of a move another seat decides, such as refraining from a draw, is that seat's): the first tag of a step is kept."""
     if rows.empty:
         return {}
     out: dict[int, str] = {}
@@ -79,8 +79,8 @@ def verdict(row: Any) -> str:
 
 
 def mover_of(row: Any) -> int | None:
-    """The seat that made the move of a decision that is a part of another seat's move (a refrain
-    from the councillor's draw is the other seat's decision inside the chooser's move), else None: a
+    """The seat that made the move of a decision that is a part of another seat's move (refraining
+    from a draw the move offers is the other seat's decision inside the chooser's move), else None: a
     row of ``data.STORED_ANALYSIS_SQL`` (its ``mover`` column; a row without one is its seat's own)."""
     mover = getattr(row, "mover", None)
     if mover is None or pd.isna(mover):  # no such column, or a step without a move row

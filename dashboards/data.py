@@ -170,8 +170,8 @@ def schema_columns() -> pd.DataFrame:
 
 #: The stored analysis of a game (``governor analyse --store``): one row per decision, the move played
 #: (engine text and words, estimate, interval, rollouts), with the best candidate's; by step, then the
-#: decisions of a step in the order they were stored (the seat to act's first: a refrain from the
-#: councillor's draw is the other seat's decision at the same step, stored after it); ``mover`` is the
+#: decisions of a step in the order they were stored (the seat to act's first: refraining from a
+#: draw the move offers is the other seat's decision at the same step, stored after it); ``mover`` is the
 #: seat that made the move (another seat's than ``seat`` when the decision is a part of its move).
 STORED_ANALYSIS_SQL = (
     "SELECT a.step, a.seat, a.player, m.seat AS mover, a.candidate, a.words, a.estimate, a.ci_low, a.ci_high, a.wins, a.rollouts, "

@@ -171,9 +171,9 @@ def _ask(game_row: dict[str, Any], log: GameLog, drill: D.Drill, names: list[str
         listed = list(range(len(choices)))
         words = ""
         if len(choices) > MAX_BUTTONS:
-            # A Puerto Rico mayor may have over a thousand placements: a filter narrows the buttons.
+            # A decision may have over a thousand variants (placements): a filter narrows the buttons.
             words = st.text_input(f"Filter the {plural(len(choices), 'legal move')}", key=f"drill_filter_{drill.index}",
-                                  placeholder="part of a move, e.g. coffee 2").strip().lower()
+                                  placeholder="part of a move, e.g. a name and a number").strip().lower()
             listed = [i for i in listed if words in texts[i].lower()]
             if len(listed) > MAX_BUTTONS:
                 ui.caption(f"The first {MAX_BUTTONS} of {plural(len(listed), 'move')}: type part of a move to narrow them.")

@@ -39,7 +39,7 @@ class Node:
 
 
 def parse_path(text: str | None) -> tuple[str, ...]:
-    """The path stored in the URL (``Builder,build Smithy``) as a tuple of tokens."""
+    """The path stored in the URL (``Role,build Card``: tokens joined by commas) as a tuple of tokens."""
     if not text:
         return ()
     return tuple(token.strip() for token in text.split(PATH_SEPARATOR) if token.strip())

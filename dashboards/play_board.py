@@ -5,7 +5,7 @@ laid out as the rows an import would store (as the What-if panel lays out a vari
 through the game's own view in the player's seat (``Viewer.of_seat``), so the browser never receives
 another seat's hand, the deck's order or any other hidden card. The legal moves are the seat's own
 (``play.session.seat_view``): each with its text form (what ``governor replay`` prints), its words and
-its JSON form. A kind of move with very many variants (Puerto Rico's mayor may place colonists in
+its JSON form. A kind of move with very many variants (a decision that may place pieces in
 thousands of ways) is sent as its parts only (``parts_of``): the browser assembles one and the server
 checks it.
 """

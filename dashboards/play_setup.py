@@ -1,6 +1,6 @@
 """The Play page's setup form and its list of games in progress.
 
-The form is filled from the address (``/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester``,
+The form is filled from the address (``/play?game=<game>&players=2&seat=1&bots=heuristic&seed=7&name=Tester``,
 ``play.session.Setup.from_query``'s parameters; seats numbered as the Replay page's ``view=seatN``), and
 "Start game" starts the game through the same ``Setup.from_query``, so the page and the address accept
 the same setups and refuse the others with the same message. Names typed by users are shown as plain

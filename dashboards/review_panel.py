@@ -32,7 +32,7 @@ from replay.protocol import Viewer
 from replay.registry import engine_for, view_for
 
 #: Rollouts per candidate and candidates per decision a review asks for unless told otherwise: a
-#: 2-player San Juan game in about a minute on 2 cores; ``governor analyse`` defaults to 100 and 6.
+#: 2-player game of the smaller of the built-in games in about a minute on 2 cores; ``governor analyse`` defaults to 100 and 6.
 ROLLOUTS = 30
 TOP = 4
 #: Below this many rollouts per candidate the review runs in the server's thread alone: starting

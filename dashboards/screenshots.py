@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -130,7 +131,8 @@ PAGES = {
     "games_compare": "/?compare=1&ids={ids}",
     "replay": "/replay?step=40",
     "statistics": "/statistics",
-    "explorer": f"/explorer?type={GAMES[0]}&players=3&path=Builder",
+    # The Explorer one decision deep: the most common first decision (``_first_decision``).
+    "explorer": f"/explorer?type={GAMES[0]}&players=3&path={{decision}}",
     "players": f"/players?type={GAMES[0]}&name=Ana",
     "sql": "/sql",
     "import": "/import",
@@ -140,7 +142,7 @@ PAGES = {
 def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, pages: list[str] | None = None) -> list[Path]:
     """Write one PNG per page into ``out`` (all of ``PAGES``, or those named in ``pages``); returns
     the files. The Replay page is shot at 1400 x 1000 as a game of the registry's first game
-    (``replay.png``, San Juan), of each other game (``replay_<game>.png``) and of the last one in the
+    (``replay.png``), of each other game (``replay_<game>.png``) and of the last one in the
     dark theme (``replay_dark.png``), each the largest game of its kind unless ``game_id`` names one."""
     from playwright.sync_api import sync_playwright
 
@@ -158,6 +160,8 @@ def take_screenshots(db: str | Path, out: Path, game_id: str | None = None, page
                 if ids is None:
                     continue
                 path = path.format(ids=ids)
+            if name == "explorer":
+                path = path.format(decision=urllib.parse.quote(_first_decision(db, GAMES[0]) or ""))
             page.goto(url + path)
             wait_for_app(page)
             if name == "sql":
@@ -245,6 +249,20 @@ def _compared(db: str | Path, game: str) -> str | None:
         return None
     found = rows.column("g").to_pylist()
     return ",".join(found) if len(found) == 2 else None
+
+
+def _first_decision(db: str | Path, game: str) -> str | None:
+    """The most common first decision of a kind of game in its stored openings (the Explorer's first
+    node), or None when there is none."""
+    from ingest.db import read_arrow
+
+    try:
+        rows = read_arrow(db, "SELECT decisions[1] AS d FROM openings WHERE game = ? AND len(decisions) > 0 "
+                          "GROUP BY 1 ORDER BY count(*) DESC, d LIMIT 1", [game])
+    except Exception:  # no database or no openings table: the Explorer's start
+        return None
+    found = rows.column("d").to_pylist()
+    return found[0] if found else None
 
 
 def _first_game(db: str | Path, game: str) -> str | None:

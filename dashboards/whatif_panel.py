@@ -6,7 +6,7 @@ shared link brings them back; the moves are played again from them (the bots are
 mainline and the database are never changed.
 
 The engine decides everything (``analysis.variation``): this module only shows its choices and lays
-out the variation's states with the importer's own row builder, in the viewer's format.
+out the variation's states with the importer's own rows, in the viewer's format.
 """
 
 from __future__ import annotations
@@ -258,7 +258,7 @@ def _words(game_id: str, code: str, view: str, _variation: V.Variation, _game_ro
 
 def show(game_row: dict[str, Any], log_text: str, step: int | None, viewer: Viewer | None = None) -> None:
     """The what-if controls under the viewer. In a view that may not see the seat to act's decisions
-    (another seat's hand in San Juan: ``GameView.sees_decisions``), no decision of that seat is listed
+    (another seat's hidden hand: ``GameView.sees_decisions``), no decision of that seat is listed
     and a line says why."""
     viewer = viewer or Viewer.everything()
     game_id = str(game_row["game_id"])

@@ -18,8 +18,13 @@ from __future__ import annotations
 
 import duckdb
 
-#: The per-game tables the Replay page reads whole, by game.
-LOCATED = ("moves", "san_juan_states", "san_juan_player_states", "puerto_rico_states", "puerto_rico_player_states")
+from replay.registry import game_names
+
+
+def located_tables() -> tuple[str, ...]:
+    """The tables the Replay page reads whole, by game: ``moves`` and every registered game's two state
+    tables (``<game>_states``, ``<game>_player_states``), in the registry's order."""
+    return ("moves", *(f"{game}_{kind}" for game in game_names() for kind in ("states", "player_states")))
 
 GAME_ROWS_DDL = (
     "CREATE TABLE IF NOT EXISTS game_rows "
@@ -33,7 +38,7 @@ def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     batch before it appends, for ``locate(con, since=...)``."""
     base = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'").fetchall()}
-    return {t: int(con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0]) for t in LOCATED if t in base}
+    return {t: int(con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0]) for t in located_tables() if t in base}
 
 
 def locate(con: duckdb.DuckDBPyConnection, since: dict[str, int] | None = None) -> int:
@@ -46,7 +51,7 @@ def locate(con: duckdb.DuckDBPyConnection, since: dict[str, int] | None = None) 
     base = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'").fetchall()}
     added = 0
-    for table in LOCATED:
+    for table in located_tables():
         if table not in base or (since is not None and table not in since):
             continue
         start = since[table] if since is not None else con.execute(

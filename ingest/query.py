@@ -514,7 +514,7 @@ def _shown(path: str | None) -> str:
 def _stop_if_interrupted(interrupted: BaseException | None) -> None:
     """Raise the interruption that ended the query: ``interrupted``, else a signal noted since the
     command began (``exits.raise_if_signalled``). An error met after one (the connection busy as it
-    closes, DuckDB's own interruption error, a library's error raised inside its callback) is the
+    closes, DuckDB's own interruption error, a package's error raised inside its callback) is the
     interruption's doing, not something to report."""
     if interrupted is not None:
         raise interrupted
@@ -642,7 +642,7 @@ def _leave(err: BaseException, temp: str | None, spill: str) -> NoReturn:
 @contextmanager
 def _output(out: str | None, binary: bool = False) -> Iterator[tuple[Any, str | None]]:
     """Where a result goes: standard output when ``out`` is None, else a new file that replaces ``out``
-    only once the block ends well (``replay.outputs.replacing``: made beside it, renamed over it; a link
+    only once the block succeeds (``replay.outputs.replacing``: made beside it, renamed over it; a link
     is written through and stays a link; a device or a pipe is written into). Yields the handle and the
     temporary file (None when there is nothing of ours to remove). Raises ``OutputError`` when the file
     cannot be made, written, closed (a full disk often shows only then, as the last bytes go) or put in

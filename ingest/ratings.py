@@ -10,7 +10,7 @@ order (``GAMES_IN_ORDER``): by ``played_at``, games without a date first; then b
 number at its end compared as a number (``arena-...-000009`` before ``arena-...-000010``, so an
 arena's games go in the order it played them); then by ``source_id`` as text and, last, by
 ``game_id``. Nothing depends on the order the logs were imported in: the whole history is rated
-again after an import that added games. San Juan and Puerto Rico are rated separately.
+again after an import that added games. Each game is rated separately.
 
 A player holding several seats of one game (an agent playing itself, a name given twice) is rated
 once for that game, at the mean of its seats' ranks, so that holding more seats neither helps nor

@@ -146,7 +146,7 @@ class Batch:
 
 def _array(values: list[Any], kind: pa.DataType) -> pa.Array:
     """``values`` as an Arrow array. A column of long lists that keep their value for many steps in a
-    row (Puerto Rico's buildings left) has each run's value converted once and repeated by ``take`` in
+    row (a game's buildings left in its supply) has each run's value converted once and repeated by ``take`` in
     C: twice as fast as converting every list. For short lists, finding the runs costs more than it
     saves (measured)."""
     if not pa.types.is_list(kind) or len(values) < 32 or len(values[0] or ()) < 12:

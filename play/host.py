@@ -16,7 +16,7 @@ name and version, then answers the arena's requests one at a time: the start of 
 - a copy of the host made by ``os.fork`` never answers: whatever returns into the host's loop in
   another process ends there, so only the host the arena started speaks for the agent.
 
-Only the standard library and the agent's own imports are loaded here before the agent.
+Only Python's own modules and the agent's own imports are loaded here before the agent.
 """
 
 from __future__ import annotations

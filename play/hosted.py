@@ -355,8 +355,8 @@ class HostedAgent:
 
     def decide(self, engine: Any, observation: dict[str, Any], legal: Sequence[Any]) -> tuple[Any, tuple[str, str] | None, float]:
         """The agent's move (one of ``legal``, the arena's own objects) or its fault, and its time.
-        ``legal`` is any sequence (an engine may list its moves lazily, as Puerto Rico's mayor
-        arrangements): the host is sent, and the answer checked against, a plain list of them."""
+        ``legal`` is any sequence (an engine may list its moves lazily, as a game with thousands
+        of arrangements of one decision): the host is sent, and the answer checked against, a plain list of them."""
         # A list: what the engine lists may be an object of its own that cannot cross the pipe.
         legal = legal if type(legal) is list else list(legal)
         answer, fault, waited = self._ask("act", observation, legal)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: The longest journal read (bytes): far past any game (a San Juan game is about 30 KB), short of
+#: The longest journal read (bytes): far past any game (a game of two hundred moves is about 30 KB), short of
 #: what would fill memory.
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 #: A journal's file name: the game's id and this suffix (not a log's: an import of the database's

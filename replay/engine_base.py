@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any, Generic, cast
 
@@ -39,10 +40,13 @@ class RulesEngine:
     parse: Callable[[Any, str], Any]
     over: Any
     #: The chance outcomes drawn as the game goes on (a deck's reshuffle), as the log records them: the
-    #: setup's key of their list (one outcome per draw, in the order drawn) and the state's attribute
-    #: holding those drawn so far; "" for a game whose setup holds every chance outcome from the start.
+    #: setup's key of their list (one outcome per draw, in the order drawn; the state holds those not
+    #: drawn yet under the same name), the state's attribute holding those drawn so far, and the
+    #: state's attribute of the seed that draws them once the log has none (None while it has); "" for
+    #: a game whose setup holds every chance outcome from the start.
     drawn_setup_key: str = ""
     drawn_state_attribute: str = ""
+    drawn_seed_attribute: str = ""
     #: What a finished game's setup holds past what the game drew, in words: ``used`` drawn, ``given``
     #: in the log.
     drawn_unused: str = "the game drew {used} outcome(s) but the log records {given}"
@@ -170,6 +174,16 @@ class RulesEngine:
             return FieldError(f"setup.{self.drawn_setup_key}[{used}]",
                               self.drawn_unused.format(used=used, given=len(given)))
         return None
+
+    def redraw(self, state: Any, error: FieldError, seed: int) -> Any | None:
+        """``state`` drawing from ``seed`` the chance outcomes still to come, those the log recorded and
+        not drawn yet dropped, when ``error`` is about one of those (its path in the setup's
+        ``drawn_setup_key``) and the state does not draw from a seed already; else None."""
+        if not self.drawn_setup_key or not error.path.startswith(f"setup.{self.drawn_setup_key}"):
+            return None
+        if getattr(state, self.drawn_seed_attribute) is not None:
+            return None
+        return replace(state, **{self.drawn_setup_key: (), self.drawn_seed_attribute: seed})
 
     def _player_row(self, player: Any) -> dict[str, Any]:
         raise NotImplementedError

@@ -104,6 +104,10 @@ class GameDeclaration:
     #: order: the game's hot path (rules, state, moves, scoring, bots, rows, view...). Each is a
     #: module of a package (never a top-level module, nor the package declaring the game); () for none.
     compiled: tuple[str, ...] = ()
+    #: How a person choosing a move sees the legal moves grouped: ``(kind, group)`` pairs, a move's
+    #: ``kind`` and the group's name (``("role", "Roles")``; several kinds may share a group). A kind not
+    #: listed is a group of its own, named after it (``hand_limit`` is "Hand limit").
+    move_groups: tuple[tuple[str, str], ...] = ()
     #: ``package:file`` of the game's board drawing, package data of the game (a script defining
     #: ``draw(game, step)``, which returns the board's status bar, one panel per seat and the class of
     #: the panels' box), or "" for a game the pages show without a board. It only lays out what the
@@ -149,6 +153,13 @@ class GameDeclaration:
         if not self.bots:
             raise KeyError(f"{self.title} declares no bot to play rollouts")
         return self.bots[0][0]
+
+    def group_of(self, kind: str) -> str:
+        """The group a move of ``kind`` is listed under (``move_groups``, else the kind in words)."""
+        for listed, group in self.move_groups:
+            if listed == kind:
+                return group
+        return kind.replace("_", " ").capitalize()
 
     def bot_path(self, kind: str) -> str:
         """Where the function that makes a ``kind`` bot lives. Raises ``KeyError`` naming the kinds there are."""

@@ -291,6 +291,13 @@ class Simulation(Protocol[S]):
         """The complete log of a simulated game: chance outcomes drawn during play and the result."""
         ...
 
+    def redraw(self, state: S, error: FieldError, seed: int) -> S | None:
+        """When ``error`` (raised applying a move to ``state``) says that a chance outcome the log
+        recorded does not fit what the game holds now (a variation that left the recorded game: its
+        discards differ), ``state`` drawing that outcome and every later one from ``seed`` instead;
+        None for any other error, or when the state draws from a seed already."""
+        ...
+
 
 @runtime_checkable
 class Engine(Rules[S, M], Words[S, M], StorageRows[S, M], Simulation[S], Protocol[S, M]):

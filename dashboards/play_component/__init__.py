@@ -20,7 +20,8 @@ HERE = Path(__file__).resolve().parent
 #: The Replay component's functions the Play component draws with.
 REPLAY_FUNCTIONS = ("esc", "expand", "columns", "rowAt", "nameHtml", "iso", "plural", "list", "num", "pairs", "badges",
                     "panelHead", "panelClass", "chip", "seatName", "decode", "isDark", "scoringHtml")
-#: The longest move a reply may carry (a mayor's arrangement in JSON is a few hundred characters).
+#: The longest move a reply may carry (the largest arrangement of pieces in JSON is a few hundred
+#: characters).
 MAX_MOVE_CHARS = 4000
 
 

@@ -6,7 +6,7 @@
 
 const PALETTE = ["#2f7ed8", "#d9412b", "#2e9a48", "#e08a00", "#8e5cc7", "#1a9c9c"];
 const STATE_KEY = "governor-replay:";
-// Each seat's line has a dash of its own as well as a colour: five seats stay apart without colour.
+// Each seat's line has a dash of its own beside a colour: five seats stay apart without colour.
 const DASHES = ["", "7 3", "2 3", "9 3 2 3", "4 2 1 2", "1 3"];
 const MARKS = ["circle", "square", "diamond", "triangle", "cross", "circle"];
 
@@ -162,8 +162,8 @@ function pct(v) { return `${Math.round(Number(v) * 100)}%`; }
 function chanceText(est, lo, hi) { return `${pct(est)} (${Math.round(Number(lo) * 100)}\u2013${pct(hi)})`; }
 
 // One decision in words: who, the chance after the move played with its interval, and the best move's.
-// A decision that is a part of another seat's move (d[11], the seat making the move: a refrain from
-// the councillor's draw) is worded as that move: it says whose decision it is first.
+// A decision that is a part of another seat's move (d[11], the seat making the move: refraining from
+// a draw the move offers) is worded as that move: it says whose decision it is first.
 function reviewText(game, d) {
   const who = iso(seatName(game, d[1]));
   const part = d[11] !== null && d[11] !== undefined ? `${who}'s decision in ${iso(seatName(game, d[11]))}'s move` : null;
@@ -348,7 +348,7 @@ function taggedSteps(game, view) {
   return Array.from(new Set(steps)).sort((a, b) => a - b);
 }
 
-// A seat's marker (moved to a point with a transform): a shape of its own as well as a colour.
+// A seat's marker (moved to a point with a transform): a shape of its own beside a colour.
 function markSvg(seat, cls) {
   const fill = PALETTE[seat % PALETTE.length];
   const shape = MARKS[seat % MARKS.length];

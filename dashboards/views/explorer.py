@@ -1,7 +1,7 @@
 """Explorer: the tree of the first decisions of every game (role choices, builds, plantations taken in
 the first rounds), like an opening explorer. Each node shows its games and the win rate of the seat that
 made the decision against chance; a row of the continuations table goes one decision deeper. The game
-type, player counts and path live in the URL (``?type=san_juan&players=3,4&path=Builder,build Smithy``),
+type, player counts and path live in the URL (``?type=<game>&players=3,4&path=<token>,<token>``),
 so a node can be linked; example games open on the Replay page at the node's move."""
 
 from __future__ import annotations

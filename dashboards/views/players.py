@@ -3,7 +3,7 @@ seat and player count, favourite roles and buildings, and rating after each game
 (Plackett-Luce) ratings computed at import (``ingest.ratings``). A bot (an agent of ``governor arena``,
 one player per agent name and version) is marked as one, and the page lists all players, humans only
 or bots only. The game type, the filter and the player live in the URL
-(``?type=san_juan&who=bots&name=heuristic%20v1&bot=1``). Names are shown as plain text only.
+(``?type=<game>&who=bots&name=heuristic%20v1&bot=1``). Names are shown as plain text only.
 
 Accuracy (0-100 per analysed seat, docs/analysis.md "Accuracy") is shown for the games with a stored
 analysis: each player's mean over them beside the leaderboard, and for one player its trend and its

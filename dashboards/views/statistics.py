@@ -4,7 +4,7 @@ scores, game length and VP curves over the games the filters select.
 Every rate is shown with its sample size (saying what it counts), a 95 % Wilson interval, its
 baseline (what chance gives a player of that player count) and its lift (rate / baseline). Rankings
 use the lower end of the lift's interval, or the lift itself, over rows with at least a minimum n.
-The filters are in the URL (``/statistics?game=san_juan&counts=2,3&...``)."""
+The filters are in the URL (``/statistics?game=<game>&counts=2,3&...``)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,9 @@ GAME = GameDeclaration(
           ("expert", "replay.puerto_rico.expert:expert_bot")),
     log_schema="pr_",
     log_schema_file="replay.puerto_rico:log.schema.json",
+    # How the legal moves are grouped for a person choosing one (the other kinds are groups of their own).
+    move_groups=(("role", "Roles"), ("build", "Builds"), ("settle", "Plantations"), ("hacienda", "Plantations"),
+                 ("load", "Ship goods"), ("store", "Store goods"), ("extra_good", "Craftsman's extra good")),
     # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.
     board="replay.puerto_rico:board.js",
     board_style="replay.puerto_rico:board.css",

@@ -16,6 +16,8 @@ GAME = GameDeclaration(
           ("expert", "replay.san_juan.expert:expert_bot")),
     log_schema="sj_",
     log_schema_file="replay.san_juan:log.schema.json",
+    # How the legal moves are grouped for a person choosing one (the other kinds are groups of their own).
+    move_groups=(("role", "Roles"), ("build", "Builds")),
     # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.
     board="replay.san_juan:board.js",
     board_style="replay.san_juan:board.css",

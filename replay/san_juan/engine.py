@@ -79,6 +79,7 @@ class SanJuanEngine(RulesEngine):
     # The deck's reshuffles, drawn in play: the log's setup records each one's order.
     drawn_setup_key = "reshuffles"
     drawn_state_attribute = "reshuffles_used"
+    drawn_seed_attribute = "shuffle_seed"
     drawn_unused = "the game reshuffles {used} time(s) but the log records {given} reshuffle order(s)"
 
     game = GAME.name

@@ -35,3 +35,17 @@ def test_the_servers_output_never_goes_through_a_planted_link(tmp_path: Path, mo
     assert str(info.value) == f"the dashboard did not start on http://127.0.0.1:{port}:\nno such database\n"
     assert victim.read_text() == "precious\n"
     assert sorted(p.name for p in shared.iterdir()) == [planted.name]
+
+
+def test_the_explorer_shot_follows_the_most_common_first_decision(tmp_path: Path) -> None:
+    """The Explorer's screenshot opens one decision deep, at the most common first decision the database
+    holds for the game (no game's word written in the script); none without openings."""
+    import duckdb
+
+    db = tmp_path / "g.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE openings (game VARCHAR, decisions VARCHAR[])")
+        con.execute("INSERT INTO openings VALUES ('g', ['B', 'x']), ('g', ['A']), ('g', ['B']), ('h', ['C']), ('g', [])")
+    assert screenshots._first_decision(db, "g") == "B"
+    assert screenshots._first_decision(db, "none") is None
+    assert screenshots._first_decision(tmp_path / "missing.duckdb", "g") is None

@@ -12,7 +12,7 @@ import pytest
 from dashboards import data
 from ingest.db import writer
 from ingest.importer import import_paths
-from ingest.locate import LOCATED
+from ingest.locate import located_tables
 from ingest.schema import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_game_is_located_in_each_of_its_tables(both: Path) -> None:
     located = rows(both, "SELECT table_name, count(*), sum(row_count) FROM game_rows GROUP BY 1 ORDER BY 1")
-    counts = {t: rows(both, f'SELECT count(*) FROM "{t}"')[0][0] for t in LOCATED}
+    counts = {t: rows(both, f'SELECT count(*) FROM "{t}"')[0][0] for t in located_tables()}
     assert located == [
         ("moves", 60, counts["moves"]),
         ("puerto_rico_player_states", 30, counts["puerto_rico_player_states"]),
@@ -121,3 +121,11 @@ def test_each_batch_locates_its_own_games_and_an_import_catches_up_on_unlocated_
     again = import_paths([LOGS / "san_juan" / "san_juan-2p-seed2026-0000.json"], db, workers=1)
     assert (again.imported, again.duplicates) == (0, 1)
     assert rows(db, "SELECT table_name, first_row, last_row, row_count FROM game_rows ORDER BY table_name, first_row") == ranges
+
+
+def test_the_located_tables_are_every_registered_games() -> None:
+    """The tables are the registry's games' own, so that a game added by a package is located too."""
+    from replay.registry import game_names
+
+    assert located_tables() == ("moves", *(f"{g}_{k}" for g in game_names() for k in ("states", "player_states")))
+    assert located_tables()[1:3] == tuple(f"{game_names()[0]}_{k}" for k in ("states", "player_states"))

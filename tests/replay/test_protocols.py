@@ -37,7 +37,7 @@ def test_the_protocols_split_the_hooks_without_overlap() -> None:
     assert {"apply", "legal_moves", "scores", "winners"} <= {m for m, p in seen.items() if p == "Rules"}
     assert {"describe_move", "render", "to_view"} <= {m for m, p in seen.items() if p == "Words"}
     assert {"global_schema", "player_rows", "state_rows"} <= {m for m, p in seen.items() if p == "StorageRows"}
-    assert {"new_random_game", "simulation_state", "finish_log"} == {m for m, p in seen.items() if p == "Simulation"}
+    assert {"new_random_game", "simulation_state", "finish_log", "redraw"} == {m for m, p in seen.items() if p == "Simulation"}
 
 
 def test_an_object_without_a_hook_is_no_engine() -> None:
@@ -113,3 +113,29 @@ def test_the_protocol_is_typed_by_each_games_state_and_move_not_any() -> None:
     assert [line for _, line in anys] == ["from typing import Any, ClassVar, Protocol, TypeAlias, TypeVar, runtime_checkable",
                                           "JSON: TypeAlias = dict[str, Any]"]
     assert lines[anys[1][0] - 2].startswith("#:")  # the alias is justified in its comment
+
+
+def test_a_variation_draws_anew_what_the_log_recorded_once_it_no_longer_fits() -> None:
+    """``redraw``: an error about a recorded chance outcome (in the setup's declared key) gives the state
+    drawing from the seed, the recorded outcomes dropped; any other error, or a state that draws from a
+    seed already, gives None; so does a game that draws nothing in play."""
+    from dataclasses import dataclass
+
+    from replay.engine_base import RulesEngine
+    from replay.errors import FieldError
+
+    @dataclass(frozen=True)
+    class State:
+        draws: tuple[int, ...] = (3, 1)
+        seed: int | None = None
+
+    class Drawing(RulesEngine):
+        drawn_setup_key = "draws"
+        drawn_state_attribute = "drawn"
+        drawn_seed_attribute = "seed"
+
+    misfit = FieldError("setup.draws[0]", "not an order of the discard pile")
+    assert Drawing().redraw(State(), misfit, 9) == State(draws=(), seed=9)
+    assert Drawing().redraw(State(seed=4), misfit, 9) is None
+    assert Drawing().redraw(State(), FieldError("moves[3].card", "not in hand"), 9) is None
+    assert RulesEngine().redraw(State(), misfit, 9) is None

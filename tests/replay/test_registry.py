@@ -394,3 +394,13 @@ def test_a_catalogue_declares_the_names_of_its_things(third_game: str) -> None:
     with pytest.raises(GameDeclarationError, match=r"^noughts.engine: the catalogue of Noughts and Crosses declares "
                                                    r"no NAMES \(a tuple of the names it gives its things\)$"):
         registry.catalogue_names(third_game)
+
+
+def test_the_legal_moves_are_grouped_as_each_game_declares() -> None:
+    """A person choosing a move sees the legal moves in the groups its game declares (several kinds in
+    one group), any other kind a group of its own named after it."""
+    sj, pr = registry.game_of("san_juan"), registry.game_of("puerto_rico")
+    assert [sj.group_of(k) for k in ("role", "build", "gold_mine", "hand_limit", "pass")] == \
+        ["Roles", "Builds", "Gold mine", "Hand limit", "Pass"]
+    assert [pr.group_of(k) for k in ("settle", "hacienda", "load", "store", "extra_good", "mayor")] == \
+        ["Plantations", "Plantations", "Ship goods", "Store goods", "Craftsman's extra good", "Mayor"]
