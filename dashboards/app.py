@@ -15,6 +15,8 @@ from streamlit.runtime import Runtime
 from dashboards import ui, url_state
 from dashboards.data import db_path
 from dashboards.uploads import cap_held_uploads
+from replay.game import GameDeclarationError
+from replay.registry import game_names
 
 st.set_page_config(page_title="Governor", page_icon="\U0001f3db", layout="wide")
 
@@ -80,7 +82,15 @@ with st.sidebar:
 keeps_url = page.url_path in KEEPS_URL
 if keeps_url:
     url_state.restore(page.url_path or "home")
-page.run()
+try:
+    # The games are found before any page runs: a game's package that does not load is its one line.
+    game_names()
+    page.run()
+except GameDeclarationError as err:
+    # A game's package is broken or half installed (the installation's fault, not the page's): the
+    # one line that names it, instead of a traceback.
+    ui.alert("error", str(err))
+    st.stop()
 if keeps_url:
     # What the page wrote to its URL itself (Explorer, Players). Not after a switch of page: the URL
     # then belongs to the page switched to.

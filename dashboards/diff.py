@@ -2,15 +2,16 @@
 state rows alone (the dashboard never replays).
 
 Each engine says how to speak of its columns (``change_words``: the kind of change and the game's word
-for each column, see ``replay/<game>/change_words.py``); this module only applies those formats, so it
-holds no game rules and no secrets (what a viewer may see is the game's view). A column the engine
-does not list is never shown, so no column name reaches the page.
+for each column, see ``replay/<game>/change_words.py``, and how to say the kinds of change only its
+columns have, under ``"kinds"``); this module only applies those formats, so it holds no game rules,
+no game words and no secrets (what a viewer may see is the game's view). A column the engine does not
+list is never shown, so no column name reaches the page.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -59,7 +60,8 @@ def _items(before: Any, after: Any) -> list[str]:
 
 
 def _tag_words(name: str) -> str:
-    """A tag's name in words: a second card of a role (``prospector_2``) is "prospector (2nd)"."""
+    """A tag's name in words: a name ending in ``_<n>`` is the n-th card of that name (``draw_2`` is
+    "draw (2nd)"), any other ``_`` a space."""
     base, _, number = name.rpartition("_")
     if base and number.isdecimal():
         return f"{base.replace('_', ' ')} ({ordinal(int(number))})"
@@ -77,25 +79,20 @@ def _tagged(value: Any) -> dict[str, int]:
     return out
 
 
-def _ship(text: str) -> tuple[str, str, str]:
-    """``"corn 3/4"`` -> ("corn", "3", "4")."""
-    good, _, load = text.rpartition(" ")
-    amount, _, capacity = load.partition("/")
-    return good, amount, capacity
+#: How a game says a change of a kind only its columns have: the column's values before and after
+#: (plain Python: lists, numbers, text; None for none), its label and the players' names, to phrases.
+KindWords = Callable[[Any, Any, "str | None", Sequence[str]], list[str]]
 
 
-def _ship_load(good: str, amount: str) -> str:
-    return "empty" if good in ("empty", "") or amount == "0" else f"{amount} {good}"
-
-
-def change(kind: str, label: str | None, before: Any, after: Any, names: Sequence[str] = ()) -> list[str]:
+def change(kind: str, label: str | None, before: Any, after: Any, names: Sequence[str] = (),
+           kinds: Mapping[str, KindWords] | None = None) -> list[str]:
     """One column's change as phrases in words (empty when it did not change).
 
     ``kind`` and ``label`` come from an engine's ``change_words``: ``value`` gives ``hand 3 → 1``,
-    ``seat`` the same with player names, ``items`` ``+Smithy`` (or ``roles taken: +builder`` with a
-    label), ``goods`` and ``count`` ``−2 tobacco``, ``tagged`` ``supply of corn 10 → 8``, ``ships``
-    ``the 4-ship: empty → 2 corn``, ``tiles`` ``+corn plantation``. Raises ``ValueError`` for an
-    unknown kind."""
+    ``seat`` the same with player names, ``items`` ``+Card`` (or ``cards taken: +card`` with a label),
+    ``goods`` and ``count`` ``−2 good``, ``tagged`` ``supply of good 10 → 8``; any other kind is one
+    the game says itself (``kinds``, its ``change_words["kinds"]``). Raises ``ValueError`` for a kind
+    neither knows."""
     before, after = _plain(before), _plain(after)
     if kind == "value":
         return [] if before == after else [f"{label} {_shown(before)} {ARROW} {_shown(after)}"]
@@ -126,39 +123,24 @@ def change(kind: str, label: str | None, before: Any, after: Any, names: Sequenc
             for name in list(dict.fromkeys([*old_tags, *new_tags]))
             if old_tags.get(name) != new_tags.get(name)
         ]
-    if kind == "ships":
-        out = []
-        for old_text, new_text in zip(_as_list(before), _as_list(after)):
-            if old_text == new_text:
-                continue
-            good_old, amount_old, capacity = _ship(str(old_text))
-            good_new, amount_new, _ = _ship(str(new_text))
-            out.append(f"the {capacity}-ship: {_ship_load(good_old, amount_old)} {ARROW} {_ship_load(good_new, amount_new)}")
-        return out
-    if kind == "tiles":
-        old_tiles = [str(t).rstrip("*") for t in _as_list(before)]
-        new_tiles = [str(t).rstrip("*") for t in _as_list(after)]
-        return [
-            f"{sign}{tile}{'' if tile == 'quarry' else ' plantation'}"
-            for sign, tile in (
-                [("+", t) for t in (Counter(new_tiles) - Counter(old_tiles)).elements()]
-                + [(MINUS, t) for t in (Counter(old_tiles) - Counter(new_tiles)).elements()]
-            )
-        ]
+    said = (kinds or {}).get(kind)
+    if said is not None:
+        return said(before, after, label, names)
     raise ValueError(f"unknown kind of change {kind!r}")
 
 
 def row_changes(
     words: Mapping[str, tuple[str, str | None]], before: Mapping[str, Any] | None, after: Mapping[str, Any],
-    names: Sequence[str] = (), skip: frozenset[str] = frozenset(),
+    names: Sequence[str] = (), skip: frozenset[str] = frozenset(), kinds: Mapping[str, KindWords] | None = None,
 ) -> list[str]:
     """Every change of one stored row in words, in the order of ``words`` (the engine's column words);
-    columns not in ``words`` or in ``skip`` are left out."""
+    columns not in ``words`` or in ``skip`` are left out. ``kinds``: the game's own kinds of change
+    (see ``change``)."""
     out: list[str] = []
     for column, (kind, label) in words.items():
         if column in skip or column not in after:
             continue
-        out.extend(change(kind, label, (before or {}).get(column), after[column], names))
+        out.extend(change(kind, label, (before or {}).get(column), after[column], names, kinds))
     return out
 
 
@@ -182,9 +164,9 @@ def step_changes(
     ``replay.registry.view_for``): what it may not see never reaches a phrase. ``public=True`` is
     ``viewer=Viewer.public()``; the default viewer sees everything. Returns ``[(who, phrases)]``:
     ``"Table"`` for the global row first, then each player whose row changed, in seat order, e.g.
-    ``("Ana", ["+Coffee roaster", "hand 3 → 1", "−2 tobacco"])``. Raises ``KeyError`` for an
-    unknown game."""
+    ``("Ana", ["+Card", "hand 3 → 1", "−2 good"])``. Raises ``KeyError`` for an unknown game."""
     words = engine_for(game).change_words
+    kinds = words.get("kinds")
     if viewer is None:
         viewer = Viewer.public() if public else Viewer.everything()
     if not viewer.sees_everything:
@@ -195,27 +177,27 @@ def step_changes(
         players_before = [seen.view_seat_row(dict(r), int(r["seat"]), viewer, over) for r in players_before]
         players_after = [seen.view_seat_row(dict(r), int(r["seat"]), viewer, over) for r in players_after]
     out: list[tuple[str, list[str]]] = []
-    table = row_changes(words["global"], state_before, state_after, names)
+    table = row_changes(words["global"], state_before, state_after, names, kinds=kinds)
     if table:
         out.append((TABLE, table))
     before_by_seat = {int(r["seat"]): r for r in players_before}
     for row in sorted(players_after, key=lambda r: int(r["seat"])):
         seat = int(row["seat"])
-        phrases = row_changes(words["player"], before_by_seat.get(seat), row, names)
+        phrases = row_changes(words["player"], before_by_seat.get(seat), row, names, kinds=kinds)
         if phrases:
             out.append((names[seat] if 0 <= seat < len(names) else f"Seat {seat}", phrases))
     return out
 
 
 def changes_text(changes: list[tuple[str, list[str]]]) -> str:
-    """The changes as plain text, one line per player: ``Ana: +Coffee roaster, hand 3 → 1, −2 tobacco``."""
+    """The changes as plain text, one line per player: ``Ana: +Card, hand 3 → 1, −2 good``."""
     return "\n".join(f"{who}: {', '.join(phrases)}" for who, phrases in changes)
 
 
 def _coloured(phrase: str) -> str:
     head, sep, tail = phrase.partition(": ")
     if sep and tail[:1] in ("+", MINUS):
-        # A labelled list ("roles taken: +builder"): colour each item.
+        # A labelled list ("cards taken: +card"): colour each item.
         return f"{escape(head)}: " + ", ".join(_coloured(item) for item in tail.split(", "))
     if phrase[:1] == "+":
         return f'<span class="plus">{escape(phrase)}</span>'

@@ -130,7 +130,7 @@ _SUMMARY_SEATS = ("JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat A
 def roles(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     """The roles the player chose, most often first: ``choices``, ``share`` of their role choices,
     and the win rate of the games in which they chose it (``n`` games, ``wins``), each role in words
-    (``role_words``: "Prospector (2nd)"). Read from the importer's summary table ``player_roles``."""
+    (``role_words``: "Draw (2nd)"). Read from the importer's summary table ``player_roles``."""
     rows = data.frame(
         f"""SELECT t.role, count(*) AS choices, count(DISTINCT t.game_id) AS n,
                   count(DISTINCT CASE WHEN t.won THEN t.game_id END) AS wins

@@ -108,8 +108,8 @@ def ordinal(number: int) -> str:
 
 
 def role_words(card: str) -> str:
-    """A role card as words: ``builder`` is "Builder", and a second card of a role (``prospector_2``)
-    is "Prospector (2nd)"; the stored names are never shown as they are."""
+    """A role card as words: ``some_role`` is "Some role", and a second card of a role (``draw_2``) is
+    "Draw (2nd)"; the stored names are never shown as they are."""
     base, _, number = str(card).rpartition("_")
     if base and number.isdecimal():
         nth = int(number)

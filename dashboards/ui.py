@@ -130,10 +130,6 @@ def require_games() -> None:
         st.stop()
 
 
-#: Every declared game's title by name (``replay.registry``: each game declares its own).
-GAME_TITLES = {name: registry.game_title(name) for name in registry.game_names()}
-
-
 def game_title(game: str) -> str:
     """The display name of a game type (a name no game declares is written from its words)."""
     return registry.game_title(game)

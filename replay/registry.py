@@ -42,11 +42,24 @@ def game_title(game: str) -> str:
     return found.title if found is not None else game.replace("_", " ").title()
 
 
+def _loaded(found: GameDeclaration, what: str, path: str) -> Any:
+    """What ``path`` of the declaration ``found`` names (its ``what``: "engine", "view"...). Raises
+    ``GameDeclarationError``, one line naming it and the game, when it does not load (a game's package
+    broken or half installed: whatever its import raises)."""
+    try:
+        return load(path)
+    except Exception as err:  # a third party's import may raise anything: one line naming it
+        raise GameDeclarationError(f"the {what} of {found.title} ({path}) cannot be loaded: "
+                                   f"{type(err).__name__}: {err}") from err
+
+
 def engine_for(game: str) -> AnyEngine:
     """The engine of ``game``, loaded from its declaration when first asked for. Raises ``KeyError``
-    naming the known games for a game no package declares."""
+    naming the known games for a game no package declares, ``GameDeclarationError`` when the engine
+    does not load."""
     if game not in _ENGINES:
-        _ENGINES[game] = load(declaration(game).engine)
+        found = declaration(game)
+        _ENGINES[game] = _loaded(found, "engine", found.engine)
     return _ENGINES[game]
 
 
@@ -57,16 +70,20 @@ def all_engines() -> dict[str, AnyEngine]:
 
 def view_for(game: str) -> AnyView:
     """What a viewer of ``game`` may see: the module its declaration names (``replay/<game>/view.py``,
-    a ``replay.protocol.GameView``). Raises ``KeyError`` for a game the registry does not know."""
+    a ``replay.protocol.GameView``). Raises ``KeyError`` for a game the registry does not know,
+    ``GameDeclarationError`` when the module does not load."""
     if game not in _VIEWS:
-        _VIEWS[game] = load(declaration(game).view)
+        found = declaration(game)
+        _VIEWS[game] = _loaded(found, "view", found.view)
     return _VIEWS[game]
 
 
 def make_bot(game: str, kind: str, seed: int) -> AnyBot:
     """A new ``kind`` bot (``heuristic``, ``random``, as ``game`` declares them) seeded with ``seed``.
-    Raises ``KeyError`` naming the known games, or the game's bot kinds, for others."""
-    make = load(declaration(game).bot_path(kind))
+    Raises ``KeyError`` naming the known games, or the game's bot kinds, for others,
+    ``GameDeclarationError`` when the bot's code does not load."""
+    found = declaration(game)
+    make = _loaded(found, f"{kind} bot", found.bot_path(kind))
     bot: AnyBot = make(engine_for(game), seed)
     return bot
 
@@ -84,7 +101,7 @@ def catalogue_names(game: str) -> tuple[str, ...]:
     games for another name, ``GameDeclarationError`` when the catalogue declares no ``NAMES`` (a tuple of
     strings)."""
     found = declaration(game)
-    names = getattr(load(found.catalogue), "NAMES", None)
+    names = getattr(_loaded(found, "catalogue", found.catalogue), "NAMES", None)
     if not isinstance(names, tuple) or not all(isinstance(name, str) for name in names):
         raise GameDeclarationError(f"{found.catalogue}: the catalogue of {found.title} declares no NAMES (a tuple of "
                                    "the names it gives its things)")

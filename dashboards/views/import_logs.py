@@ -27,6 +27,7 @@ from dashboards.uploads import (
     find_box,
     import_box,
 )
+from replay import registry
 
 #: Session key of this session's upload box.
 BOX_KEY = "import_box"
@@ -85,8 +86,11 @@ def _clear() -> None:
 
 
 st.title("Import")
+# Every registered game by its title, in the registry's order ("A or B", "A, B or C").
+_titles = [registry.game_title(game) for game in registry.game_names()]
+_games = " or ".join(_titles) if len(_titles) < 3 else ", ".join(_titles[:-1]) + " or " + _titles[-1]
 st.caption(
-    f"Upload San Juan or Puerto Rico logs: .json (one game), .jsonl (one game a line), either gzipped (.gz); "
+    f"Upload {_games} logs: .json (one game), .jsonl (one game a line), either gzipped (.gz); "
     f"at most {MAX_FILE_BYTES // 2**20} MB per file, and per upload at most {MAX_GAMES:,} games and "
     f"{MAX_UPLOAD_BYTES // 2**20} MB once decompressed (use `governor import` for more). Games already stored are "
     "skipped; bad games are listed with the reason and recorded in the rejections table."

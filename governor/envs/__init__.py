@@ -4,7 +4,7 @@
 There is one module ``<game>_v0`` for every game whose declaration names an observation vector and
 action space (``spaces``); each is made from the game's declaration when first named
 (``governor.envs.aec.environment_module``), so importing this package costs nothing and a new game
-gets its environment without a file here. ``import governor.envs.<game>_v0`` works as well.
+gets its environment without a file here. ``import governor.envs.<game>_v0`` works too.
 
 Needs the ``env`` extra (``pip install 'governor[env]'``: numpy, pettingzoo, gymnasium); the rest of
 Governor does not.

@@ -312,3 +312,18 @@ def test_streamlit_holds_no_more_uploads_than_one_import_takes() -> None:
     store.remove_file("s1", "f1")
     put("s1", "f4", 100)
     assert sorted(store.file_storage["s1"]) == ["f0", "f2", "f3", "f4"] and store._total_bytes == 850
+
+
+def test_the_import_page_names_every_registered_game(dash_db_copy: Path, open_page,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page says which games' logs it takes: every registered game by its title, in the registry's
+    order (none written in the page), a third one too."""
+    from replay import registry
+
+    at = open_page(dash_db_copy, "views/import_logs.py")
+    titles = [registry.game_title(g) for g in registry.game_names()]
+    assert at.caption[0].value.startswith(f"Upload {titles[0]} or {titles[1]} logs: .json (one game)")
+    names = registry.game_names()
+    monkeypatch.setattr(registry, "game_names", lambda: (names[0], "noughts_and_crosses", *names[1:]))
+    at.run()
+    assert at.caption[0].value.startswith(f"Upload {titles[0]}, Noughts And Crosses or {titles[1]} logs: ")

@@ -11,6 +11,7 @@ from dashboards.diff import change, changes_html, step_changes
 from dashboards.replay_data import runs
 from dashboards.stats import FEW_GAMES, rate_label, wilson, with_intervals
 from dashboards.ui import md_text
+from replay.registry import engine_for
 
 
 def test_wilson_known_values() -> None:
@@ -46,12 +47,18 @@ def test_diff_kinds_speak_words_and_never_column_names() -> None:
     # A second card of a role in words, never its internal label.
     assert change("tagged", "doubloons on", ["settler:0", "prospector_2:0"], ["settler:1", "prospector_2:1"]) == [
         "doubloons on settler 0 \u2192 1", "doubloons on prospector (2nd) 0 \u2192 1"]
-    assert change("ships", None, ["empty 0/4", "corn 5/5"], ["indigo 2/4", "empty 0/5"]) == [
+    # A kind of change only one game's columns have is said by that game (its ``change_words["kinds"]``).
+    kinds = engine_for("puerto_rico").change_words["kinds"]
+    assert change("ships", None, ["empty 0/4", "corn 5/5"], ["indigo 2/4", "empty 0/5"], kinds=kinds) == [
         "the 4-ship: empty \u2192 2 indigo", "the 5-ship: 5 corn \u2192 empty"
     ]
-    assert change("tiles", None, ["corn"], ["corn*", "quarry", "sugar"]) == ["+quarry", "+sugar plantation"]
+    assert change("tiles", None, ["corn"], ["corn*", "quarry", "sugar"], kinds=kinds) == ["+quarry", "+sugar plantation"]
+    assert change("tiles", None, None, ["corn"], kinds=kinds) == ["+corn plantation"]
     with pytest.raises(ValueError, match="unknown kind of change 'colour'"):
         change("colour", None, 1, 2)
+    # Nothing of one game's own kinds is known without it.
+    with pytest.raises(ValueError, match="unknown kind of change 'ships'"):
+        change("ships", None, ["empty 0/4"], ["corn 1/4"])
     # Columns the engine has no words for (keys, derived counts, seats of roles) are never shown.
     changes = step_changes(
         "san_juan", {"game_id": "g", "step": 1, "round": 1, "to_act": 0, "stage": "role"},

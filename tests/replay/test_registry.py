@@ -404,3 +404,19 @@ def test_the_legal_moves_are_grouped_as_each_game_declares() -> None:
         ["Roles", "Builds", "Gold mine", "Hand limit", "Pass"]
     assert [pr.group_of(k) for k in ("settle", "hacienda", "load", "store", "extra_good", "mayor")] == \
         ["Plantations", "Plantations", "Ship goods", "Store goods", "Craftsman's extra good", "Mayor"]
+
+
+def test_a_games_module_that_does_not_load_is_one_line_naming_it(third_game: str, tmp_path: Path) -> None:
+    """A declared module whose import fails (a half-installed package) is a ``GameDeclarationError`` naming
+    what of which game did not load, as the command and the dashboard say it in one line."""
+    (tmp_path / third_game / "engine.py").write_text("raise ImportError('numpy is missing')\n", encoding="utf-8")
+    with pytest.raises(GameDeclarationError, match=r"^the engine of Noughts and Crosses \(noughts.engine:ENGINE\) "
+                                                   r"cannot be loaded: ImportError: numpy is missing$"):
+        registry.engine_for(third_game)
+    # A bot is made for its game's engine: the engine's line again.
+    with pytest.raises(GameDeclarationError, match=r"^the engine of Noughts and Crosses \(noughts.engine:ENGINE\)"):
+        registry.make_bot(third_game, "random", 1)
+    (tmp_path / third_game / "view.py").write_text("TITLE = \n", encoding="utf-8")
+    with pytest.raises(GameDeclarationError, match=r"^the view of Noughts and Crosses \(noughts.view\) cannot be "
+                                                   r"loaded: SyntaxError: "):
+        registry.view_for(third_game)
