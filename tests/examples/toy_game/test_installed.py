@@ -21,10 +21,14 @@ def site(pip_installed_toy: Path) -> Path:
     return pip_installed_toy
 
 
-def test_pip_installs_the_package_with_its_entry_point(site: Path) -> None:
+def test_pip_installs_the_package_built_by_setuptools_with_its_data_and_entry_point(site: Path) -> None:
     info = site / "governor_toy_game-0.1.0.dist-info"
     assert sorted(p.name for p in site.iterdir()) == [info.name, "toy_game"]
-    assert (info / "entry_points.txt").read_text(encoding="utf-8") == "[governor.games]\ntoy = toy_game:GAME\n\n"
+    # The backend its pyproject.toml declares, as a real package's: no build code of the example's own.
+    generator = [line for line in (info / "WHEEL").read_text(encoding="utf-8").splitlines()
+                 if line.startswith("Generator: ")]
+    assert [line.split(" (")[0] for line in generator] == ["Generator: setuptools"]
+    assert (info / "entry_points.txt").read_text(encoding="utf-8") == "[governor.games]\ntoy = toy_game:GAME\n"
     assert sorted(p.name for p in (site / "toy_game").iterdir()) == sorted(
         p.name for p in TOY.joinpath("toy_game").iterdir() if p.name != "__pycache__")
     found = subprocess.run(
