@@ -409,7 +409,7 @@ def log_payload(log: GameLog, name: str, viewer: Viewer | None = None, complete:
     under the source ``name``; ``complete=False`` for a game that has not ended. Raises ``ValueError``
     when the game cannot be laid out as rows."""
     # Here, not at the top: the importer's modules are for these games only, not for every Replay page.
-    from ingest.lake import expand_player_changes
+    from ingest.lake_write import expand_player_changes
     from ingest.rows import Batch, add_record
 
     batch = Batch()

@@ -384,8 +384,8 @@ def _context() -> Any:
         context = mp.get_context("forkserver")
         # "__main__" too: the server imports the main script once, and its children, seeing it
         # imported, do not run it again for every query (multiprocessing's spawn preparation).
-        # ingest.lake is what ingest.db.reader imports on each call: seconds a query should not pay.
-        context.set_forkserver_preload(["__main__", "dashboards.sql_sandbox", "ingest.lake"])
+        # ingest.lake_read is what ingest.db.reader imports on each call: seconds a query should not pay.
+        context.set_forkserver_preload(["__main__", "dashboards.sql_sandbox", "ingest.lake_read"])
         _CONTEXT = context
     return _CONTEXT
 

@@ -8,7 +8,7 @@ import threading
 
 from ingest.db import DatabaseError
 from ingest.executors import ExecutorError
-from ingest.lake import LakeError
+from ingest.lake_files import LakeError
 from ingest.pipeline import import_paths
 from ingest.stores import StoreError, open_store
 from replay import exits

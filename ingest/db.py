@@ -216,11 +216,13 @@ def reader(path: str | Path, timeout: float = 30.0, config: dict[str, Any] | Non
 
     Raises ``DatabaseError`` when the file is missing, not ours, or stays locked past ``timeout``."""
     path = str(path)
-    from ingest.lake import Lake, LakeError, is_lake
+    from ingest.lake import Lake, is_lake
+    from ingest.lake_files import LakeError
+    from ingest.lake_read import connect_lake
 
     if is_lake(path):
         try:
-            con = Lake(path).connect(config)
+            con = connect_lake(Lake(path), config)
         except (LakeError, OSError, duckdb.Error) as err:
             raise DatabaseError(f"{path}: cannot read the lake: {_first_line(err)}") from None
         try:

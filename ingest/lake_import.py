@@ -26,7 +26,7 @@ def import_to_lake(
     keep_ids: bool = True,
 ) -> ImportSummary:
     """Import every game under ``paths`` into the lake at ``root`` (created when missing), ``batch_games``
-    games a batch. Raises ``ingest.lake.LakeError`` when the lake cannot be used and
+    games a batch. Raises ``ingest.lake_files.LakeError`` when the lake cannot be used and
     ``ingest.executors.ExecutorError`` when ``cluster`` cannot start; paths that name nothing are listed
     in the summary's ``problems``. The other arguments as in ``ingest.pipeline.import_paths``."""
     return import_paths(paths, LakeStore(root, batch_games=batch_games), cluster=cluster, workers=workers,

@@ -1,6 +1,6 @@
 """The Parquet lake as an import's store (``ingest.pipeline``): a task is a group of files (about
 ``LAKE_BATCH`` games; a ``.jsonl`` file is never split), which the worker reads itself, replays and
-writes as the batch's files under temporary names (``ingest.lake.write_batch``). The driver takes the
+writes as the batch's files under temporary names (``ingest.lake_write.write_batch``). The driver takes the
 tasks' results in order, drops any game a previous batch of the same run already holds (rare: the same
 game twice in one import), and commits each batch's manifest. So the tables are the ones a DuckDB
 import of the same paths writes, row for row (tested), and a rerun skips every game the lake holds.
@@ -16,7 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ingest.lake import Lake, local_path, refresh_derived, rewrite_without, write_batch
+from ingest.lake import Lake
+from ingest.lake_files import local_path
+from ingest.lake_read import known, rejected_positions
+from ingest.lake_repair import derived_stale, drop_stale_derived, refuse_links, remove_orphans
+from ingest.lake_write import refresh_derived, rewrite_without, write_batch, writing
 from ingest.pipeline import ImportSummary, Staged, count_files
 from ingest.rows import parse_item, process_arrow
 from ingest.stored import StoredGame, StoredGames
@@ -86,19 +90,19 @@ class LakeStore:
         return [(local, "the lake this import writes")] if local is not None else []
 
     def prepare(self) -> StoredGames:
-        """Take the lake for writing (``Lake.writing``: other importers wait their turn), make it (or
-        check it), delete what a killed import left, and read what it holds. Raises
-        ``ingest.lake.LakeError`` when the lake cannot be used or is damaged, or when a link (or a file
+        """Take the lake for writing (``ingest.lake_write.writing``: other importers wait their turn),
+        make it (or check it), delete what a killed import left, and read what it holds. Raises
+        ``ingest.lake_files.LakeError`` when the lake cannot be used or is damaged, or when a link (or a file
         where a folder belongs) stands where the lake keeps its own files: nothing is written then."""
-        self.lake.refuse_links()  # before anything is read, written or removed in the lake
+        refuse_links(self.lake)  # before anything is read, written or removed in the lake
         self.lake.refuse_foreign()  # before the lock file is made in a folder that is not a lake
-        self._held.enter_context(self.lake.writing())
+        self._held.enter_context(writing(self.lake))
         self.lake.create()
-        self.lake.drop_stale_derived()
-        self.lake.remove_orphans()
-        known_games, known_rejections = self.lake.known()
+        drop_stale_derived(self.lake)
+        remove_orphans(self.lake)
+        known_games, known_rejections = known(self.lake)
         self.seen_games, self.seen_rejections = set(known_games), set(known_rejections)
-        self.rejected_at = self.lake.rejected_positions()
+        self.rejected_at = rejected_positions(self.lake)
         return known_games
 
     def tasks(self, files: Sequence[Path], display_names: dict[str, str]) -> Iterator[Any]:
@@ -135,7 +139,7 @@ class LakeStore:
     def refresh_derived(self, summary: ImportSummary) -> None:
         """The derived tables, made again when this run stored games or when they do not match the
         lake's batches (a run killed after its batches, before its derived batch)."""
-        if summary.imported or self.lake.derived_stale():
+        if summary.imported or derived_stale(self.lake):
             refresh_derived(self.lake, self.run_id)
 
     def close(self) -> None:

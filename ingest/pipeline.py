@@ -167,7 +167,7 @@ def import_paths(
     soon as it is found; ``keep_ids`` keeps the stored games' ids in the summary.
 
     Raises what the store raises when it cannot be written (``ingest.db.DatabaseError``,
-    ``ingest.lake.LakeError``) and ``ingest.executors.ExecutorError`` for a cluster that cannot start."""
+    ``ingest.lake_files.LakeError``) and ``ingest.executors.ExecutorError`` for a cluster that cannot start."""
     start = time.monotonic()
     found = find_logs(paths, stores=store.own_paths(), marks=STORE_MARKS)
     files = found.files

@@ -85,7 +85,7 @@ SPILL_PREFIX = "governor-query-"
 
 def query_config(lake: bool) -> dict[str, Any]:
     """The settings a ``governor query`` connection opens with: its bounds. A lake's connection
-    (``ingest.lake``) applies them with ``SET`` in this order, the lock last; a database file's gets the
+    (``ingest.lake_read``) applies them with ``SET`` in this order, the lock last; a database file's gets the
     rest from ``lock_down`` (DuckDB refuses a ``temp_directory`` once external access is off, even in
     the same config)."""
     bounds: dict[str, Any] = {"memory_limit": QUERY_MEMORY_LIMIT, "max_temp_directory_size": QUERY_SPILL_LIMIT}

@@ -878,7 +878,7 @@ class Store:
 
         from ingest.db import DatabaseError
         from ingest.importer import import_paths
-        from ingest.lake import LakeError
+        from ingest.lake_files import LakeError
         from ingest.stores import StoreError
         from replay.logfile import dumps_game
 

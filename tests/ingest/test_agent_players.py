@@ -181,10 +181,11 @@ def test_a_version_8_file_is_migrated(arena_db: Path, tmp_path: Path) -> None:
 def test_a_lake_file_written_before_bot_reads_as_people(arena_logs: Path, arena_db: Path, tmp_path: Path) -> None:
     from ingest.lake import Lake
     from ingest.lake_import import import_to_lake
+    from ingest.lake_read import connect_lake
 
     lake = tmp_path / "lake"
     import_to_lake([arena_logs], str(lake), workers=1)
-    con = Lake(str(lake)).connect()
+    con = connect_lake(Lake(str(lake)))
     try:
         assert con.execute("SELECT name, bot FROM players ORDER BY ALL").fetchall() == rows(
             arena_db, "SELECT name, bot FROM players ORDER BY ALL")
@@ -193,7 +194,7 @@ def test_a_lake_file_written_before_bot_reads_as_people(arena_logs: Path, arena_
     # The players file as schema 8 wrote it: no bot column.
     (part,) = (lake / "players").rglob("*.parquet")
     pq.write_table(pq.read_table(part).drop_columns(["bot"]), part)
-    con = Lake(str(lake)).connect()
+    con = connect_lake(Lake(str(lake)))
     try:
         assert con.execute("SELECT count(*), count(bot) FROM players").fetchall() == [(15, 0)]
     finally:

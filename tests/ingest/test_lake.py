@@ -14,7 +14,8 @@ import pytest
 
 from ingest.db import reader
 from ingest.importer import import_paths
-from ingest.lake import LAKE_MARK, Lake, LakeError
+from ingest.lake import LAKE_MARK, Lake
+from ingest.lake_files import LakeError
 from ingest.lake_import import import_to_lake
 from ingest.schema import VIEWS, table_schemas
 
@@ -99,7 +100,7 @@ def test_a_killed_run_leaves_nothing_visible_and_is_cleaned(logs: Path, tmp_path
     import_to_lake([logs / "sample_logs" / "san_juan"], str(lake_dir), workers=1)
     lake = Lake(str(lake_dir))
     # What a run killed after writing a batch's files but before its manifest leaves behind.
-    from ingest.lake import write_batch
+    from ingest.lake_write import write_batch
     from ingest.rows import process
     from replay.log_reader import read_records
 

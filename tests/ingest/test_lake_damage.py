@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from ingest.db import DatabaseError, reader
-from ingest.lake import LAKE_MARK, MANIFESTS, LakeError
+from ingest.lake import LAKE_MARK, MANIFESTS
+from ingest.lake_files import LakeError
 from ingest.lake_import import import_to_lake
 
 ROOT = Path(__file__).resolve().parents[2]

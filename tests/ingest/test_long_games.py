@@ -19,6 +19,7 @@ from ingest.db import writer
 from ingest.importer import import_paths
 from ingest.lake import Lake
 from ingest.lake_import import import_to_lake
+from ingest.lake_read import connect_lake
 from ingest.schema import SCHEMA_VERSION, table_schemas
 from replay.registry import engine_for
 from replay.san_juan.moves import Build, Pass
@@ -91,7 +92,7 @@ def test_a_game_of_hundreds_of_rounds_is_stored_in_full(folder: Path, tmp_path: 
     summary = import_to_lake([folder], str(lake), workers=2)
     assert (summary.imported, summary.rejected) == (61, 0)
     for target in (str(db), str(lake)):
-        con = Lake(target).connect() if target == str(lake) else duckdb.connect(target, read_only=True)
+        con = connect_lake(Lake(target)) if target == str(lake) else duckdb.connect(target, read_only=True)
         try:
             rounds, moves = con.execute(
                 "SELECT rounds, moves FROM games WHERE source_id = 'quiet-300'").fetchall()[0]
@@ -132,7 +133,7 @@ def test_a_game_whose_rows_fail_is_rejected_alone(folder: Path, tmp_path: Path,
     summary = import_to_lake([folder], str(tmp_path / "lake"), workers=1, on_rejection=lake_messages.append)
     assert (summary.imported, summary.rejected) == (60, 1)
     assert lake_messages == messages
-    con = Lake(str(tmp_path / "lake")).connect()
+    con = connect_lake(Lake(str(tmp_path / "lake")))
     try:
         assert con.execute("SELECT count(*) FROM games").fetchall() == [(60,)]
     finally:
@@ -177,7 +178,7 @@ def test_a_game_of_more_than_32767_rounds_is_stored_in_full(tmp_path: Path) -> N
     db = tmp_path / "g.duckdb"
     assert (import_paths([folder], db, workers=2).imported, import_to_lake([folder], str(tmp_path / "lake"),
                                                                          workers=2).imported) == (61, 61)
-    for con in (duckdb.connect(str(db), read_only=True), Lake(str(tmp_path / "lake")).connect()):
+    for con in (duckdb.connect(str(db), read_only=True), connect_lake(Lake(str(tmp_path / "lake")))):
         try:
             assert con.execute("SELECT count(*), max(rounds) FROM games").fetchall() == [(61, 32_775)]
             assert con.execute("SELECT max(round) FROM moves").fetchall() == [(32_775,)]

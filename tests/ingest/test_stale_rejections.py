@@ -15,6 +15,7 @@ import pytest
 from ingest.importer import import_paths
 from ingest.lake import Lake
 from ingest.lake_import import import_to_lake
+from ingest.lake_read import connect_lake
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ = sorted((ROOT / "sample_logs" / "san_juan").glob("*.json"))
@@ -22,7 +23,7 @@ BAD = ROOT / "tests" / "replay" / "bad_logs" / "logs" / "build_underpaid.json"
 
 
 def _rejections(target: Path, lake: bool) -> list[tuple[str, int, str]]:
-    con = Lake(str(target)).connect() if lake else duckdb.connect(str(target), read_only=True)
+    con = connect_lake(Lake(str(target))) if lake else duckdb.connect(str(target), read_only=True)
     try:
         return [(Path(f).name, i, k) for f, i, k in con.execute(
             "SELECT file, game_index, kind FROM rejections ORDER BY file, game_index").fetchall()]
@@ -31,7 +32,7 @@ def _rejections(target: Path, lake: bool) -> list[tuple[str, int, str]]:
 
 
 def _games(target: Path, lake: bool) -> int:
-    con = Lake(str(target)).connect() if lake else duckdb.connect(str(target), read_only=True)
+    con = connect_lake(Lake(str(target))) if lake else duckdb.connect(str(target), read_only=True)
     try:
         return int(con.execute("SELECT count(*) FROM games").fetchall()[0][0])
     finally:
