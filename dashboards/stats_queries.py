@@ -26,6 +26,7 @@ import pandas as pd
 
 from dashboards import data
 from dashboards.stats import with_intervals
+from replay.game import declarations
 
 #: How a full tie counts: ``full`` = a win for every tied player (the ``won`` column of ``players``);
 #: ``share`` = ``1/k`` of a win for each of the ``k`` tied players (win shares of a game add up to 1).
@@ -156,6 +157,15 @@ def _from_summary(filters: Filters, table: str, keys: str, where: str = "", more
     return with_intervals(rows)
 
 
+def _declared(game: str, part: str) -> tuple[str | None, str | None]:
+    """The kind of move and the JSON path of what it names, of the sort ``part`` (``build``, ``choice``)
+    that ``game`` declares (``GameDeclaration``): (None, None), which selects no move, for a game that
+    declares none or that no package declares."""
+    found = declarations().get(game)
+    move = getattr(found, part, None) if found is not None else None
+    return (move.kind, f"$.{move.key}") if move is not None else (None, None)
+
+
 def win_rate_by_building(filters: Filters, split: bool = False) -> pd.DataFrame:
     """Win rate of players owning each building at the end of the game; ``n`` counts players
     (a player owning two of a building counts once). ``split``: one row per player count too."""
@@ -177,14 +187,15 @@ def win_rate_by_building_round(filters: Filters, by_round: int, split: bool = Fa
     if _has_summaries():
         return _from_summary(filters, "player_builds", "t.building", "t.round <= ?", [by_round], split)
     cols, order = _split(split)
+    kind, path = _declared(filters.game, "build")
     rows = _run(
         filters,
         f"SELECT {cols.replace('player_count', 'pl.player_count')}b.building, count(*) AS n, sum(pl.w) AS wins, "
         "sum(pl.p0) AS expected FROM "
-        "(SELECT game_id, seat, json_extract_string(details, '$.building') AS building FROM moves "
-        " WHERE kind = 'build' AND round <= ? AND game_id IN (SELECT game_id FROM sel) GROUP BY ALL) b "
+        "(SELECT game_id, seat, json_extract_string(details, ?) AS building FROM moves "
+        " WHERE kind = ? AND round <= ? AND game_id IN (SELECT game_id FROM sel) GROUP BY ALL) b "
         f"JOIN pl ON pl.game_id = b.game_id AND pl.seat = b.seat GROUP BY ALL ORDER BY {order}b.building",
-        [by_round],
+        [path, kind, by_round],
     )
     return with_intervals(rows)
 
@@ -197,12 +208,14 @@ def win_rate_by_role_round(filters: Filters, split: bool = False) -> pd.DataFram
     if _has_summaries():
         return _from_summary(filters, "player_roles", "t.round, t.role", split=split)
     cols, order = _split(split)
+    kind, path = _declared(filters.game, "choice")
     rows = _run(
         filters,
         f"SELECT {cols.replace('player_count', 'pl.player_count')}m.round, "
-        "json_extract_string(m.details, '$.role') AS role, count(*) AS n, sum(pl.w) AS wins, sum(pl.p0) AS expected "
+        "json_extract_string(m.details, ?) AS role, count(*) AS n, sum(pl.w) AS wins, sum(pl.p0) AS expected "
         "FROM moves m JOIN pl ON pl.game_id = m.game_id AND pl.seat = m.seat "
-        f"WHERE m.kind = 'role' AND m.game_id IN (SELECT game_id FROM sel) GROUP BY ALL ORDER BY {order}m.round, role",
+        f"WHERE m.kind = ? AND m.game_id IN (SELECT game_id FROM sel) GROUP BY ALL ORDER BY {order}m.round, role",
+        [path, kind],
     )
     return with_intervals(rows)
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterator, Mapping
 
 import pyarrow as pa
 
 from ingest.accuracy_sql import ACCURACY_SQL
+from ingest.game_moves import part_filter, part_value
 from ingest.locate import GAME_ROWS_DDL
 from replay.protocol import StorageRows
 from replay.registry import all_engines
@@ -226,7 +228,7 @@ def table_schemas() -> dict[str, pa.Schema]:
 
 GAME_TABLES_WITH_ID = ("players", "moves")
 
-VIEWS: dict[str, str] = {
+_VIEWS: dict[str, str] = {
     # Win rate by seat and player count.
     "win_rate_by_seat": """
         SELECT g.game, g.player_count, p.seat, count(*) AS games, sum(p.won::INT) AS wins,
@@ -240,25 +242,12 @@ VIEWS: dict[str, str] = {
         FROM (SELECT game_id, won, unnest(list_distinct(final_buildings)) AS building FROM players) b
         JOIN games g USING (game_id)
         GROUP BY ALL ORDER BY g.game, g.player_count, b.building""",
-    # The round in which each player first built each building (per game and seat).
-    "buildings_built": """
-        SELECT m.game_id, g.game, g.player_count, m.seat, json_extract_string(m.details, '$.building') AS building,
-               min(m.round) AS round, min(m.step) AS step
-        FROM moves m JOIN games g USING (game_id)
-        WHERE m.kind = 'build'
-        GROUP BY ALL""",
     # Win rate of players who built a building by round k (k = the round it was first built).
     "win_rate_by_building_round": """
         SELECT b.game, b.player_count, b.building, b.round AS built_in_round, count(*) AS builders,
                sum(p.won::INT) AS wins, avg(p.won::INT) AS win_rate
         FROM buildings_built b JOIN players p ON p.game_id = b.game_id AND p.seat = b.seat
         GROUP BY ALL ORDER BY b.game, b.building, built_in_round""",
-    # Roles chosen, per round, with whether the chooser won.
-    "roles_chosen": """
-        SELECT m.game_id, g.game, g.player_count, m.round, m.step, m.governor, m.seat,
-               json_extract_string(m.details, '$.role') AS role, p.won
-        FROM moves m JOIN games g USING (game_id) JOIN players p ON p.game_id = m.game_id AND p.seat = m.seat
-        WHERE m.kind = 'role'""",
     "win_rate_by_role": """
         SELECT game, player_count, role, count(*) AS choices, sum(won::INT) AS wins, avg(won::INT) AS win_rate
         FROM roles_chosen GROUP BY ALL ORDER BY game, player_count, role""",
@@ -272,6 +261,48 @@ VIEWS: dict[str, str] = {
     # Each analysed seat's accuracy over its game, from the stored analyses (``ingest.accuracy_sql``).
     "accuracy": ACCURACY_SQL,
 }
+
+
+def game_views() -> dict[str, str]:
+    """The views that read the moves each game declares (``GameDeclaration.build`` and ``choice``,
+    through ``ingest.game_moves``): made from the registered games, so that no view holds a game's kind
+    of move."""
+    return {
+        # The round in which each player first built each building (per game and seat).
+        "buildings_built": f"""
+        SELECT m.game_id, g.game, g.player_count, m.seat, {part_value("build")} AS building,
+               min(m.round) AS round, min(m.step) AS step
+        FROM moves m JOIN games g USING (game_id)
+        WHERE {part_filter("build")}
+        GROUP BY ALL""",
+        # Roles chosen, per round, with whether the chooser won.
+        "roles_chosen": f"""
+        SELECT m.game_id, g.game, g.player_count, m.round, m.step, m.governor, m.seat,
+               {part_value("choice")} AS role, p.won
+        FROM moves m JOIN games g USING (game_id) JOIN players p ON p.game_id = m.game_id AND p.seat = m.seat
+        WHERE {part_filter("choice")}""",
+    }
+
+
+class _Views(Mapping[str, str]):
+    """Every view's SQL by name, in creation order (a view before those that read it): the games'
+    (``game_views``, made from the registry each time they are read), then the fixed ones."""
+
+    def _all(self) -> dict[str, str]:
+        return {**game_views(), **_VIEWS}
+
+    def __getitem__(self, name: str) -> str:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+#: Every view's SQL by name, in creation order (``_Views``).
+VIEWS: Mapping[str, str] = _Views()
 
 
 def vp_by_step_view() -> str:

@@ -20,6 +20,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from ingest.game_moves import part_filter, part_value
+
 _COMMON = [
     ("game_id", pa.string()), ("game", pa.string()), ("player_count", pa.int8()), ("seat", pa.int8()),
     ("name", pa.string()), ("won", pa.bool_()), ("winners", pa.int8()),
@@ -31,22 +33,30 @@ PLAYER_OWNED = pa.schema(_COMMON + [("building", pa.string())])
 SUMMARY_TABLES = {"player_builds": PLAYER_BUILDS, "player_roles": PLAYER_ROLES, "player_owned": PLAYER_OWNED}
 
 _SEAT = "p.game_id, g.game, g.player_count, p.seat, p.name, p.won, len(g.winners) AS winners"
-_FILL = {
-    "player_builds": (
-        f"SELECT {_SEAT}, json_extract_string(m.details, '$.building') AS building, min(m.round) AS round "
-        "FROM {moves} m JOIN {players} p ON p.game_id = m.game_id AND p.seat = m.seat "
-        "JOIN {games} g ON g.game_id = m.game_id WHERE m.kind = 'build' AND {where} GROUP BY ALL"
-    ),
-    "player_roles": (
-        f"SELECT {_SEAT}, m.round, json_extract_string(m.details, '$.role') AS role "
-        "FROM {moves} m JOIN {players} p ON p.game_id = m.game_id AND p.seat = m.seat "
-        "JOIN {games} g ON g.game_id = m.game_id WHERE m.kind = 'role' AND {where}"
-    ),
-    "player_owned": (
-        f"SELECT {_SEAT}, unnest(list_distinct(p.final_buildings)) AS building "
-        "FROM {players} p JOIN {games} g ON g.game_id = p.game_id WHERE {where}"
-    ),
-}
+
+
+def fill_sql() -> dict[str, str]:
+    """Each summary table's filling query, with ``{moves}``, ``{players}``, ``{games}`` and ``{where}``
+    to be filled: the moves each game declares as its builds and its choices of a role
+    (``ingest.game_moves``), the buildings each seat owned at the end."""
+    return {
+        "player_builds": (
+            f"SELECT {_SEAT}, {part_value('build')} AS building, min(m.round) AS round "
+            "FROM {moves} m JOIN {players} p ON p.game_id = m.game_id AND p.seat = m.seat "
+            f"JOIN {{games}} g ON g.game_id = m.game_id WHERE {part_filter('build')} AND {{where}} GROUP BY ALL"
+        ),
+        "player_roles": (
+            f"SELECT {_SEAT}, m.round, {part_value('choice')} AS role "
+            "FROM {moves} m JOIN {players} p ON p.game_id = m.game_id AND p.seat = m.seat "
+            f"JOIN {{games}} g ON g.game_id = m.game_id WHERE {part_filter('choice')} AND {{where}}"
+        ),
+        "player_owned": (
+            f"SELECT {_SEAT}, unnest(list_distinct(p.final_buildings)) AS building "
+            "FROM {players} p JOIN {games} g ON g.game_id = p.game_id WHERE {where}"
+        ),
+    }
+
+
 _STORED = {"moves": "moves", "players": "players", "games": "games"}
 
 
@@ -58,7 +68,7 @@ def fill(con: duckdb.DuckDBPyConnection, game_ids: list[str] | None = None,
     the batch being written: reading the stored tables made each batch cost more than the last)."""
     where, params = ("true", []) if game_ids is None else ("g.game_id IN (SELECT unnest(?::VARCHAR[]))", [game_ids])
     tables = {**_STORED, **(source or {})}
-    for name, sql in _FILL.items():
+    for name, sql in fill_sql().items():
         columns = ", ".join(f'"{c}"' for c in SUMMARY_TABLES[name].names)
         con.execute(f'INSERT INTO "{name}" ({columns}) ' + sql.format(where=where, **tables), params or None)
 

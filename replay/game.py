@@ -34,6 +34,39 @@ DISTRIBUTION = "governor"
 
 
 @dataclass(frozen=True)
+class MovePart:
+    """A sort of move the statistics count: its ``kind`` and the key of its JSON form that names what it
+    chose (``MovePart("role", "role")``: the role chosen; ``MovePart("build", "building")``: the
+    building built)."""
+
+    kind: str
+    key: str
+
+    def __post_init__(self) -> None:
+        if not self.kind or not self.key.isidentifier():
+            raise ValueError(f"move part {self.kind!r}, {self.key!r}: a kind and a key (a name) of its JSON form")
+
+
+@dataclass(frozen=True)
+class OpeningMove:
+    """A kind of move the Explorer counts among a game's first decisions (``ingest.openings``), and the
+    token it becomes there. It counts in the phase ``phase`` only (the moves table's ``role``: the part
+    of the round it is made in), in any phase when "". Its token is ``words`` followed by the value of
+    its JSON form's ``key`` (``build`` and the building: "build <building>"); the value alone, first
+    letter capitalised, with no ``words`` (a role chosen: "<Role>"); ``words`` alone with no ``key``; the
+    kind itself with neither ("pass")."""
+
+    kind: str
+    phase: str = ""
+    words: str = ""
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.kind or (self.key and not self.key.isidentifier()):
+            raise ValueError(f"opening move {self.kind!r}: a kind, and a key that is a name of its JSON form")
+
+
+@dataclass(frozen=True)
 class GameOption:
     """A game option a log's ``options`` may hold (a variant of the rules: ``short_game``)."""
 
@@ -87,9 +120,18 @@ class GameDeclaration:
     log_schema_file: str
     #: The options a log may set, each with its description.
     options: tuple[GameOption, ...] = ()
-    #: Which first decisions the Explorer counts besides role choices and builds, as the end of its
-    #: sentence (``", plantations and quarries taken"``), or "".
+    #: The first decisions the Explorer counts (``openings``), in words, as its sentence ends
+    #: (``role choices and builds``); "" for none.
     opening_words: str = ""
+    #: The moves the Explorer counts among the first decisions, each with its token (``OpeningMove``);
+    #: () for none (the game is not in the Explorer).
+    openings: tuple[OpeningMove, ...] = ()
+    #: The move a seat chooses its part of a round with, as the Statistics and Players pages count it
+    #: (their roles: which is chosen, in which round, by whom), or None.
+    choice: MovePart | None = None
+    #: The move that builds, as the Statistics page counts it (the buildings built, by which round), or
+    #: None; what each seat owns at the end is ``StorageRows.buildings_of``.
+    build: MovePart | None = None
     #: Where the game is listed among the games (lower first; then by name).
     order: int = 100
     #: The module of the game's flat observation vector and fixed action space for learning code

@@ -1,5 +1,5 @@
-"""Explorer: the tree of the first decisions of every game (role choices, builds, plantations taken in
-the first rounds), like an opening explorer. Each node shows its games and the win rate of the seat that
+"""Explorer: the tree of the first decisions of every game (the moves each game declares as such, in its
+first rounds: ``ingest.openings``), like an opening explorer. Each node shows its games and the win rate of the seat that
 made the decision against chance; a row of the continuations table goes one decision deeper. The game
 type, player counts and path live in the URL (``?type=<game>&players=3,4&path=<token>,<token>``),
 so a node can be linked; example games open on the Replay page at the node's move."""
@@ -104,9 +104,10 @@ left, right = st.columns([1, 2])
 left.selectbox("Game", types, format_func=ui.game_title, key="explorer_type", on_change=_on_type)
 right.multiselect("Player count", available, key="explorer_counts", on_change=_on_counts,
                   help="No player count chosen counts every player count. A new game chooses all of its own.")
+# The decisions counted, in the game's own words (its declaration's ``opening_words``).
+counted = registry.game_of(game).opening_words if game in registry.game_names() else ""
 st.caption(
-    f"Decisions of the first {OPENING_ROUNDS} rounds: role choices and builds"
-    + (registry.game_of(game).opening_words if game in registry.game_names() else "")
+    f"Decisions of the first {OPENING_ROUNDS} rounds" + (f": {counted}" if counted else "")
     + f". A win counts for the seat that made the decision (on a full tie every tied seat wins); "
     f"the baseline is chance, 1 / player count. Rates from fewer than {FEW_GAMES} games are marked few."
 )

@@ -2,7 +2,7 @@
 
 This file declares the game and imports nothing else: reading the declaration costs no engine."""
 
-from replay.game import GameDeclaration
+from replay.game import GameDeclaration, MovePart, OpeningMove
 
 GAME = GameDeclaration(
     name="puerto_rico",
@@ -16,13 +16,20 @@ GAME = GameDeclaration(
           ("expert", "replay.puerto_rico.expert:expert_bot")),
     log_schema="pr_",
     log_schema_file="replay.puerto_rico:log.schema.json",
+    # What the statistics count: the role chosen, the building built; the Explorer's first decisions.
+    choice=MovePart("role", "role"),
+    build=MovePart("build", "building"),
+    openings=(OpeningMove("role", key="role"), OpeningMove("build", phase="builder", words="build", key="building"),
+              OpeningMove("pass", phase="builder"),
+              OpeningMove("settle", phase="settler", words="settle", key="plantation"),
+              OpeningMove("hacienda", phase="settler", words="hacienda draw"), OpeningMove("pass", phase="settler")),
+    opening_words="role choices and builds, plantations and quarries taken",
     # How the legal moves are grouped for a person choosing one (the other kinds are groups of their own).
     move_groups=(("role", "Roles"), ("build", "Builds"), ("settle", "Plantations"), ("hacienda", "Plantations"),
                  ("load", "Ship goods"), ("store", "Store goods"), ("extra_good", "Craftsman's extra good")),
     # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.
     board="replay.puerto_rico:board.js",
     board_style="replay.puerto_rico:board.css",
-    opening_words=", plantations and quarries taken",
     order=1,
     spaces="replay.puerto_rico.spaces",
     # The strongest bot that keeps a whole game's analysis under a minute (docs/analysis.md): the

@@ -2,7 +2,7 @@
 
 This file declares the game and imports nothing else: reading the declaration costs no engine."""
 
-from replay.game import GameDeclaration, GameOption
+from replay.game import GameDeclaration, GameOption, MovePart, OpeningMove
 
 GAME = GameDeclaration(
     name="san_juan",
@@ -16,6 +16,12 @@ GAME = GameDeclaration(
           ("expert", "replay.san_juan.expert:expert_bot")),
     log_schema="sj_",
     log_schema_file="replay.san_juan:log.schema.json",
+    # What the statistics count: the role chosen, the building built; the Explorer's first decisions.
+    choice=MovePart("role", "role"),
+    build=MovePart("build", "building"),
+    openings=(OpeningMove("role", key="role"), OpeningMove("build", phase="builder", words="build", key="building"),
+              OpeningMove("pass", phase="builder")),
+    opening_words="role choices and builds",
     # How the legal moves are grouped for a person choosing one (the other kinds are groups of their own).
     move_groups=(("role", "Roles"), ("build", "Builds")),
     # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.

@@ -41,7 +41,7 @@ GAME = GameDeclaration(
     log_schema="nc_",
     log_schema_file="{name}:log.schema.json",
     options=(GameOption("misere", "three in a row loses"),),
-    opening_words=", corners taken",
+    opening_words="corners taken",
     order=1,
 )
 '''
@@ -114,7 +114,7 @@ def test_a_third_game_is_its_package_and_nothing_else(third_game: str) -> None:
     assert registry.game_names() == ("san_juan", "noughts", "puerto_rico")
     assert registry.game_title(third_game) == "Noughts and Crosses"
     assert registry.view_for(third_game).TITLE == "Noughts and Crosses"
-    assert registry.game_of(third_game).opening_words == ", corners taken"
+    assert registry.game_of(third_game).opening_words == "corners taken"
     # The log reader knows it by name (the rest of the log is the game's engine's to check).
     assert parse_game(_log(third_game, 2)).game == third_game
     bot = registry.make_bot(third_game, "random", 5)
