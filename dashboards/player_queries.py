@@ -97,7 +97,7 @@ def results(game: str, name: str, bot: bool = False) -> dict[str, Any]:
         "FROM mine",
         (game, name, bool(bot)),
     ).iloc[0]
-    return row.to_dict()
+    return dict(row.to_dict())
 
 
 def by_seat(game: str, name: str, bot: bool = False) -> pd.DataFrame:

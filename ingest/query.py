@@ -206,7 +206,7 @@ def _weight(array: Any) -> int:
         return _weight(array.dictionary_decode())
     if _is_text(kind):
         # A slice counts only the bytes it refers to.
-        return values + TEXT_FACTOR * array.nbytes
+        return values + TEXT_FACTOR * int(array.nbytes)
     return values
 
 
@@ -688,7 +688,7 @@ def write_parquet(schema: Any, batches: Iterable[Any], path: str | Path | IO[byt
     count = 0
     try:
         with contextlib.ExitStack() as stack:
-            handle = path if hasattr(path, "write") else stack.enter_context(open(path, "wb"))  # type: ignore[arg-type]
+            handle = path if hasattr(path, "write") else stack.enter_context(open(path, "wb"))
             sink = stack.enter_context(pq.ParquetWriter(handle, schema))
             group: list[Any] = []
             rows = size = 0

@@ -255,4 +255,4 @@ def write_ratings(
         finally:
             con.unregister("incoming_history")
     con.execute("INSERT OR REPLACE INTO governor_meta VALUES (?, ?)", [BASIS_KEY, basis])
-    return table.num_rows
+    return int(table.num_rows)

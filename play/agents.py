@@ -68,7 +68,7 @@ class EngineAgent(Agent):
     def reset(self, seed: int) -> None:
         """Start a new game with bots seeded from ``seed``."""
 
-    def choose_working(self, play: Working) -> Any:
+    def choose_working(self, play: Working[Any, Any]) -> Any:
         """The move of the seat to act in the working game ``play`` (read, left as it is)."""
         raise NotImplementedError
 
@@ -86,7 +86,7 @@ class RandomAgent(EngineAgent):
     def reset(self, seed: int) -> None:
         self.pick = random.Random(seed)
 
-    def choose_working(self, play: Working) -> Any:
+    def choose_working(self, play: Working[Any, Any]) -> Any:
         return self.pick.choice(self.engine.legal_moves(play.snapshot()))
 
 
@@ -102,7 +102,7 @@ class BotAgent(EngineAgent):
     def reset(self, seed: int) -> None:
         self.bot = make_engine_bot(self.game, self.kind, seed)
 
-    def choose_working(self, play: Working) -> Any:
+    def choose_working(self, play: Working[Any, Any]) -> Any:
         return self.bot.choose_working(play)
 
 
@@ -143,7 +143,7 @@ class SearchAgent(EngineAgent):
         self.decision = 0
         self.prior = make_engine_bot(self.game, self.bot, seed)
 
-    def choose_working(self, play: Working) -> Any:
+    def choose_working(self, play: Working[Any, Any]) -> Any:
         from analysis.rollouts import RolloutTask, run_task
 
         state = play.snapshot()

@@ -60,7 +60,8 @@ def described(value: Any) -> str:
         if isinstance(value, BaseException):
             message = str(value)
             text = f"{_type_name(value)}: {message}" if message else _type_name(value)
-        elif type(value).__repr__ is object.__repr__:
+        # (mypy types a class's __repr__ and object's apart; at run time they are one function when not overridden.)
+        elif type(value).__repr__ is object.__repr__:  # type: ignore[comparison-overlap]
             # Without its address, which would make the same arena's logs differ.
             text = f"<{_type_name(value)} object>"
         else:

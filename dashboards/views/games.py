@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import board_parts, charts, data, ui, url_state
-from dashboards.plain import NAME_CHARS, cut, isolate, isolate_column, isolated, sql_name, sql_names
+from dashboards.plain import NAME_CHARS, cut, isolate, isolate_column, isolated, name_html, sql_name, sql_names
 from dashboards.stats import plural
 
 #: Rows sent to the browser at most (the count of all matches is always given).
@@ -104,7 +104,7 @@ def compare(ids: list[str]) -> None:
             st.markdown(f"**{letter}: {ui.game_title(game)}**, {int(row['player_count'])} players, "
                         f"{int(row['rounds'])} rounds, {int(row['moves'])} moves")
             played = f" (played {escape(str(row['played_at']))})" if row.get("played_at") else ""
-            st.html('<div class="gv-text">' + " \u2013 ".join(ui.name_html(n) for n in names) + played + "</div>")
+            st.html('<div class="gv-text">' + " \u2013 ".join(name_html(n) for n in names) + played + "</div>")
             st.caption(f"game id `{game_id}`; end: {row.get('end_reason') or 'not recorded'}")
             st.page_link("views/replay.py", label=f"Replay game {letter}", icon=":material/play_circle:",
                          query_params={"game": game_id, "step": "0"})

@@ -12,6 +12,7 @@ over it is stored in the database (``dashboards.play_store``), and its log can b
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import quote
 
 import streamlit as st
@@ -43,7 +44,7 @@ def _say(kind: str, text: str) -> None:
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _data(game_id: str, version: int, seat: int, _session: Session) -> dict:
+def _data(game_id: str, version: int, seat: int, _session: Session) -> dict[str, Any]:
     return play_data(_session, seat)
 
 
@@ -84,7 +85,7 @@ def _shown_seat(session: Session) -> int | None:
     return None
 
 
-def _act(session: Session, asked: dict) -> None:
+def _act(session: Session, asked: dict[str, Any]) -> None:
     """The move the browser sent, made (or refused, saying why); the page is run again."""
     games = store()
     try:

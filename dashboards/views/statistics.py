@@ -67,7 +67,7 @@ def rate_table(frame: pd.DataFrame, label: str, n_label: str, n_help: str, split
         "lift_high": st.column_config.NumberColumn("lift high", format="%.2f", help="95% CI high / baseline"),
         "few_games": st.column_config.CheckboxColumn(f"few (n < {FEW_GAMES})"),
     }
-    st.dataframe(shown, hide_index=True, column_config=config, width="stretch",  # type: ignore[arg-type]
+    st.dataframe(shown, hide_index=True, column_config=config, width="stretch",
                  height=min(400, 38 + 35 * max(1, len(frame))))
 
 

@@ -28,7 +28,7 @@ _LOG_ORDER = ("format", "version", "game", "source_id", "meta", "players", "opti
 OBSERVATION_HIGH = 1000.0
 
 
-class ActionSpace(spaces.Discrete):  # type: ignore[misc]
+class ActionSpace(spaces.Discrete):
     """``Discrete(n)`` whose membership test answers a Python ``int`` without numpy (PettingZoo's
     out-of-bounds wrapper asks it at every step); anything else is answered as ``Discrete`` does."""
 
@@ -83,10 +83,10 @@ class GovernorEnv(AECEnv):  # type: ignore[misc]
 
     # -- the PettingZoo API ------------------------------------------------------------------------
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
