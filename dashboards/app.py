@@ -14,7 +14,7 @@ from streamlit.runtime import Runtime
 
 from dashboards import ui, url_state
 from dashboards.data import db_path
-from dashboards.uploads import cap_held_uploads
+from dashboards.upload_route import cap_held_uploads
 from replay.game import GameDeclarationError
 from replay.registry import game_names
 

@@ -4,7 +4,7 @@
 started (``dashboards.first_paint``): a Replay link opened in a new tab shows its board at once. Every
 other page's address answers with Streamlit's page naming the server's base (no 404 in the console).
 ``PUT /upload`` takes one file of the Import page's upload box, written to disk as it arrives
-(``dashboards.uploads.receive_upload``).
+(``dashboards.upload_route.receive_upload``).
 ``governor dashboard`` runs ``streamlit run`` on this file (``dashboards.launch``).
 """
 
@@ -65,8 +65,8 @@ async def other_page(request: Request) -> Response:
 
 
 async def upload(request: Request) -> Response:
-    """One file of the Import page's upload box (``dashboards.uploads.receive_upload``)."""
-    from dashboards.uploads import receive_upload
+    """One file of the Import page's upload box (``dashboards.upload_route.receive_upload``)."""
+    from dashboards.upload_route import receive_upload
 
     return await receive_upload(request)
 

@@ -1,10 +1,10 @@
 """The Import page's upload box: one ``st.components.v2`` component that sends each chosen file to the
-dashboard's own route ``PUT /upload`` (``dashboards.uploads.receive_upload``), one at a time, the
+dashboard's own route ``PUT /upload`` (``dashboards.upload_route.receive_upload``), one at a time, the
 bytes streamed from the browser's file (never read whole into the page), with its progress; files
 past the size limit per file are sent without their bytes, so the server refuses them unread.
 
 The box holds no file itself: what arrived, accepted or refused, is in the session's
-``dashboards.uploads.UploadBox``, which the page lists. The component says when a file has been
+``dashboards.upload_box.UploadBox``, which the page lists. The component says when a file has been
 answered (``sent``), so the page runs again and shows it. Its JavaScript and CSS ship in this folder
 (``upload.js``, ``upload.css``): no build step, nothing fetched from elsewhere."""
 
@@ -15,7 +15,8 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards.uploads import MAX_FILE_BYTES, NAME_HEADER, SIZE_HEADER, TOKEN_HEADER
+from dashboards.upload_files import MAX_FILE_BYTES
+from dashboards.upload_route import NAME_HEADER, SIZE_HEADER, TOKEN_HEADER
 
 HERE = Path(__file__).resolve().parent
 JS = (HERE / "upload.js").read_text(encoding="utf-8")

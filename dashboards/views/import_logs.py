@@ -2,7 +2,7 @@
 
 The upload box (``dashboards.upload_component``) sends each file to the dashboard's route
 ``PUT /upload``, which writes it to this session's ``UploadBox`` (a folder of its own) as it arrives,
-counting bytes and files against the limits (``dashboards.uploads``): the server never holds a file
+counting bytes and files against the limits (``dashboards.upload_box``): the server never holds a file
 whole in memory. The page lists what the box holds, accepted or refused with the reason, and imports
 it with ``ingest.importer.import_paths`` in a separate process, so the importer's write connection
 never meets the dashboard's read-only ones in one process. File names and messages come from the
@@ -17,16 +17,10 @@ import streamlit as st
 
 from dashboards import data, ui
 from dashboards.plain import bdi, isolate, sql_names
+from dashboards.upload_box import Unavailable, UploadBox, find_box
 from dashboards.upload_component import upload_box
-from dashboards.uploads import (
-    MAX_FILE_BYTES,
-    MAX_GAMES,
-    MAX_UPLOAD_BYTES,
-    Unavailable,
-    UploadBox,
-    find_box,
-    import_box,
-)
+from dashboards.upload_files import MAX_FILE_BYTES, MAX_GAMES, MAX_UPLOAD_BYTES
+from dashboards.uploads import import_box
 from replay import registry
 
 #: Session key of this session's upload box.

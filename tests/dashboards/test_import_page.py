@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dashboards import uploads
-from dashboards.uploads import MAX_FILE_BYTES, check_upload, import_uploads, log_suffix
+from dashboards import upload_box, upload_files, upload_route, uploads
+from dashboards.upload_files import MAX_FILE_BYTES, check_upload, log_suffix
+from dashboards.uploads import import_uploads
 
 from .conftest import alerts
 
@@ -53,14 +54,14 @@ def test_decompression_is_bounded(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert check_upload("bomb.json.gz", bomb) == "expands to more than 16 MB, the limit per game (a .json file holds one game)"
     packed, expanded = tmp_path / "bomb.gz", tmp_path / "bomb"
     packed.write_bytes(bomb)
-    assert uploads._gunzip_file(packed, expanded, 1001) == 1001  # never more than the limit + 1 written
+    assert upload_files._gunzip_file(packed, expanded, 1001) == 1001  # never more than the limit + 1 written
     assert expanded.stat().st_size == 1001
-    monkeypatch.setattr(uploads, "MAX_EXPANDED_BYTES", 2**20)  # the limit per .jsonl file (200 MB), made small
+    monkeypatch.setattr(upload_files, "MAX_EXPANDED_BYTES", 2**20)  # the limit per .jsonl file (200 MB), made small
     lines = gzip.compress(b"\n" * (2**20 + 1))
     assert check_upload("bomb.jsonl.gz", lines) == "expands to more than 1 MB, the limit per .jsonl file"
     # Members of a multi-member gzip file are all read.
     two = gzip.compress(b'{"a": 1}\n') + gzip.compress(b'{"b": 2}\n')
-    assert uploads.spool_upload(uploads._Bytes("two.jsonl.gz", two), tmp_path, 1).games == 2
+    assert upload_files.spool_upload(upload_files.BytesSource("two.jsonl.gz", two), tmp_path, 1).games == 2
     assert (tmp_path / "upload-001.jsonl").read_bytes() == b'{"a": 1}\n{"b": 2}\n'
     # Zero padding after the last member is allowed.
     assert check_upload("pad.jsonl.gz", two + b"\x00" * 100) is None
@@ -75,7 +76,8 @@ def test_games_per_upload_are_capped() -> None:
 
 
 def test_an_upload_is_capped_across_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(uploads, "MAX_GAMES", 3)
+    monkeypatch.setattr(upload_files, "MAX_GAMES", 3)
+    monkeypatch.setattr(upload_box, "MAX_GAMES", 3)
     report = import_uploads([("a.jsonl", b"{}\n{}\n"), ("b.jsonl", b"{}\n{}\n")], str(tmp_path / "db.duckdb"))
     assert report.refused == [("b.jsonl", "the upload would hold more than 3 games: import this file separately")]
     assert report.rejected == 2
@@ -156,11 +158,11 @@ def listed(at) -> list[list[str]]:
     return [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
 
 
-def page_box(at) -> uploads.UploadBox:
+def page_box(at) -> upload_box.UploadBox:
     """The upload box of the page's session (the page makes it; the browser's files go into it through
     ``PUT /upload``, here through ``UploadBox.add_file``, the same path)."""
     box = at.session_state["import_box"]
-    assert isinstance(box, uploads.UploadBox) and uploads.find_box(box.token) is box
+    assert isinstance(box, upload_box.UploadBox) and upload_box.find_box(box.token) is box
     return box
 
 
@@ -221,7 +223,8 @@ class CountingUpload:
 
 def test_files_past_the_upload_limits_are_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Ten 45 MB files used to add 1.2 GB to the server: each was held whole before a limit applied.
-    monkeypatch.setattr(uploads, "MAX_GAMES", 10**9)
+    monkeypatch.setattr(upload_files, "MAX_GAMES", 10**9)
+    monkeypatch.setattr(upload_box, "MAX_GAMES", 10**9)
     files = [CountingUpload(f"big{i}.jsonl", 45 * 2**20, b"{}" + b" " * 97 + b"\n") for i in range(10)]
     files.append(CountingUpload("huge.jsonl", MAX_FILE_BYTES + 1))
     imported: list[list[str]] = []
@@ -242,19 +245,19 @@ def test_a_file_is_read_in_chunks_never_whole(tmp_path: Path) -> None:
     upload = CountingUpload("big.jsonl", 40 * 2**20, line)
     tracemalloc.start()
     try:
-        spooled = uploads.spool_upload(upload, tmp_path, 0)
+        spooled = upload_files.spool_upload(upload, tmp_path, 0)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert len(line) == 8192 and spooled.games == 5120
     assert upload.served == 40 * 2**20 and spooled.path.stat().st_size == 40 * 2**20
-    assert peak < 8 * uploads.CHUNK  # a few chunks, not 40 MB
+    assert peak < 8 * upload_files.CHUNK  # a few chunks, not 40 MB
 
 
 def test_a_file_that_says_less_than_it_holds_is_cut_at_the_limit(tmp_path: Path) -> None:
     liar = CountingUpload("liar.json", 10, holds=100 * 2**20)  # it says 10 bytes
-    with pytest.raises(uploads.Refused, match="^the file holds more than the limit of 50 MB per file$"):
-        uploads.spool_upload(liar, tmp_path, 0)
+    with pytest.raises(upload_files.Refused, match="^the file holds more than the limit of 50 MB per file$"):
+        upload_files.spool_upload(liar, tmp_path, 0)
     assert liar.served == MAX_FILE_BYTES + 1 and list(tmp_path.iterdir()) == []
 
 
@@ -292,8 +295,8 @@ def test_streamlit_holds_no_more_uploads_than_one_import_takes() -> None:
     from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
     store = MemoryUploadedFileManager("/_stcore/upload_file")
-    assert uploads.cap_held_uploads(store, per_session=450, total=1000)
-    assert not uploads.cap_held_uploads(store)  # once only
+    assert upload_route.cap_held_uploads(store, per_session=450, total=1000)
+    assert not upload_route.cap_held_uploads(store)  # once only
 
     def put(session: str, file_id: str, size: int) -> None:
         store.add_file(session, UploadedFileRec(file_id, f"{file_id}.json", "application/json", b" " * size))

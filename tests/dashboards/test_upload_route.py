@@ -18,8 +18,10 @@ import anyio
 import pytest
 from starlette.requests import Request
 
-from dashboards import uploads
-from dashboards.uploads import MAX_FILE_BYTES, UploadBox, receive_upload
+from dashboards import upload_box, upload_files, upload_route
+from dashboards.upload_box import UploadBox
+from dashboards.upload_files import MAX_FILE_BYTES
+from dashboards.upload_route import receive_upload
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "san_juan"
 #: What a browser sends at a time (about what uvicorn hands the app).
@@ -70,7 +72,9 @@ def box() -> Iterator[UploadBox]:
 
 def test_ten_45_mb_files_are_taken_as_they_arrive_and_refused_past_the_limit(
         box: UploadBox, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(uploads, "MAX_GAMES", 10**9)  # the limit of size is the one met here
+    # The limit of size is the one met here.
+    monkeypatch.setattr(upload_files, "MAX_GAMES", 10**9)
+    monkeypatch.setattr(upload_box, "MAX_GAMES", 10**9)
     line = b"{}" + b" " * 125 + b"\n"  # 128 bytes
     answers, bodies = [], []
     tracemalloc.start()
@@ -83,7 +87,7 @@ def test_ten_45_mb_files_are_taken_as_they_arrive_and_refused_past_the_limit(
     finally:
         tracemalloc.stop()
     # A few pieces and chunks at a time, never a file (45 MB) whole.
-    assert peak < 8 * uploads.CHUNK, peak
+    assert peak < 8 * upload_files.CHUNK, peak
     games = 45 * 2**20 // len(line)
     assert answers[:4] == [(200, {"name": f"big{i}.jsonl", "accepted": True, "games": games, "bytes": 45 * 2**20,
                                   "reason": None}) for i in range(4)]
@@ -95,7 +99,7 @@ def test_ten_45_mb_files_are_taken_as_they_arrive_and_refused_past_the_limit(
     assert all(b.read == 45 * 2**20 for b in bodies)
     assert sorted(p.name for p in box.folder.iterdir()) == [f"upload-{i:03d}.jsonl" for i in range(4)]
     assert box.files()[4:] == [(f"big{i}.jsonl", None, None, full) for i in range(4, 10)]
-    assert uploads.HELD.bytes >= 4 * 45 * 2**20
+    assert upload_box.HELD.bytes >= 4 * 45 * 2**20
 
 
 def test_a_file_past_the_limit_per_file_is_refused_as_it_arrives(box: UploadBox) -> None:
@@ -104,7 +108,7 @@ def test_a_file_past_the_limit_per_file_is_refused_as_it_arrives(box: UploadBox)
     assert put(box, "liar.jsonl", liar.pieces(), size=10) == (
         413, {"name": "liar.jsonl", "accepted": False, "games": 0, "bytes": 0,
               "reason": "the file holds more than the limit of 50 MB per file"})
-    assert liar.read <= uploads.DRAIN_BYTES + PIECE and list(box.folder.iterdir()) == []
+    assert liar.read <= upload_route.DRAIN_BYTES + PIECE and list(box.folder.iterdir()) == []
     # The browser sends a file past the limit without its bytes: refused by the size it declares.
     assert put(box, "huge.json", [], size=60 * 2**20)[1]["reason"] == "60.0 MB is more than the limit of 50 MB per file"
     assert put(box, "notes.txt", [b"{}"])[1]["reason"] == "not a log file (.json, .jsonl, .json.gz or .jsonl.gz)"
@@ -112,8 +116,9 @@ def test_a_file_past_the_limit_per_file_is_refused_as_it_arrives(box: UploadBox)
 
 
 def test_files_and_games_are_counted_as_they_arrive(box: UploadBox, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(uploads, "MAX_GAMES", 3)
-    monkeypatch.setattr(uploads, "MAX_FILES", 4)
+    monkeypatch.setattr(upload_files, "MAX_GAMES", 3)
+    monkeypatch.setattr(upload_box, "MAX_GAMES", 3)
+    monkeypatch.setattr(upload_box, "MAX_FILES", 4)
     assert put(box, "a.jsonl", [b"{}\n{}\n"])[0] == 200
     assert put(box, "b.jsonl", [b"{}\n{}\n"]) == (
         413, {"name": "b.jsonl", "accepted": False, "games": 0, "bytes": 0,
@@ -135,7 +140,7 @@ def test_an_unknown_box_a_busy_box_and_a_full_server_take_nothing(box: UploadBox
     assert status == 503 and answer["reason"].startswith("another file is arriving in this box or it is being imported")
     box.clear()
     # Every box together holds at most MAX_HELD_BYTES on disk: past it, a file waits for room.
-    monkeypatch.setattr(uploads, "MAX_HELD_BYTES", uploads.HELD.bytes + 100)
+    monkeypatch.setattr(upload_box, "MAX_HELD_BYTES", upload_box.HELD.bytes + 100)
     status, answer = put(box, "a.jsonl", [b"{}\n" * 100])
     assert (status, answer["reason"]) == (503, "the server holds as many uploads as it may: try again in a moment")
     # Neither is recorded: the same file may be sent again.
@@ -147,10 +152,10 @@ def test_a_box_goes_with_its_session(tmp_path: Path) -> None:
     folder, token = made.folder, made.token
     made.add_file(("a.jsonl", b"{}\n"))
     assert folder.is_dir() and oct(folder.stat().st_mode & 0o777) == "0o700"
-    held = uploads.HELD.bytes
+    held = upload_box.HELD.bytes
     del made  # the session's state is dropped when the session ends
     gc.collect()
-    assert not folder.exists() and uploads.find_box(token) is None and uploads.HELD.bytes == held - 3
+    assert not folder.exists() and upload_box.find_box(token) is None and upload_box.HELD.bytes == held - 3
 
 
 def test_a_name_is_never_a_path(box: UploadBox) -> None:
