@@ -116,7 +116,7 @@ class LakeFiles:
     @contextmanager
     def creating(self, rel: str) -> Iterator[Any]:
         """A new file at ``rel``, written under a temporary name of a random suffix and renamed into
-        place when the block ends well (removed when it does not). On disk, nothing on the way is
+        place when the block succeeds (removed when it does not). On disk, nothing on the way is
         followed (``replay.outputs.creating_in``); on an object store, pyarrow's own files."""
         if self.disk:
             folder, name = posixpath.split(rel)

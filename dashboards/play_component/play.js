@@ -19,24 +19,16 @@ const PLAY_HTML = `<div class="gv-root gv-play">
   </div>
 </div>`;
 
-// A name or word as a board and a move may both write it: "Indigo plant", "indigo_plant", "Settler +1$".
+// A name as a board and a move may both write it: "Some card", "some_card", "some  CARD".
 function norm(text) {
-  return String(text === null || text === undefined ? "" : text).replace(/\s*\+\d+\$$/, "").replace(/\s*\(worked\)$/, "")
-    .replace(/_/g, " ").replace(/\s+/g, " ").trim().toLowerCase();
+  return String(text === null || text === undefined ? "" : text).replace(/_/g, " ").replace(/\s+/g, " ").trim().toLowerCase();
 }
 
 function kindWords(kind) { return String(kind).replace(/_/g, " "); }
 
-// What a piece of the board names: its own name (a card's, a building's), else its title up to the
-// first colon, else its text.
+// What a piece of the board names: the name its board gives it as moves write it (``data-piece``).
 function tokensOf(el) {
-  const out = [];
-  const named = el.querySelector(".cname, .bname");
-  if (named) { out.push(named.textContent); }
-  const title = el.getAttribute("title");
-  if (title) { out.push(title.split(":")[0]); }
-  out.push(el.textContent);
-  return Array.from(new Set(out.map(norm).filter(Boolean)));
+  return [norm(el.getAttribute("data-piece"))].filter(Boolean);
 }
 
 // Every name a move's JSON holds (values, and the keys of its maps), in its field order.
@@ -170,7 +162,7 @@ function renderAll(s) {
   else if (data.to_act === seat) { status = `Your move, ${iso(me)}`; }
   else { status = `Waiting for ${iso(seatName(game, data.to_act))}`; }
   if (!moving && !over && data.asked) {
-    // The move's words name its mover already ("Ana chooses the councillor; ...").
+    // The move's words name its mover already ("Ana chooses ...; ...").
     status += ` \u00b7 ${data.asked.words}: your part of it is asked`;
   }
   ui.status.textContent = status;
@@ -186,8 +178,8 @@ function renderAll(s) {
 function sentMoves(s) { return list(s.data.legal && s.data.legal.moves); }
 function partKinds(s) { return (s.data.legal && s.data.legal.parts) || {}; }
 
-// A kind of move is assembled part by part when one of its fields is a list or a map (a councillor's
-// cards kept, a payment, a mayor's colonists, a captain's storage) and it has several variants.
+// A kind of move is assembled part by part when one of its fields is a list or a map (cards kept, a
+// payment, pieces placed, goods stored) and it has several variants.
 function assembled(s, kind) {
   if (partKinds(s)[kind]) { return partKinds(s)[kind].fields; }
   const moves = sentMoves(s).filter((m) => m.move.kind === kind).map((m) => m.move);
@@ -340,7 +332,8 @@ function bump(s, name, item) {
 function boardClick(s, event) {
   const { data } = s;
   if (animating(s) || data.over || data.to_act !== data.seat || s.busy) { return; }
-  const el = event.target.closest(".chip, .mini, .card, .bld, .tile, .ship, .gq, [title]");
+  // A game's board marks the pieces a player may click with the name moves give them (``data-piece``).
+  const el = event.target.closest("[data-piece]");
   if (!el || !s.ui.board.contains(el)) { return; }
   const tokens = tokensOf(el);
   if (s.pick && pickToken(s, tokens)) { renderLegal(s); return; }

@@ -144,7 +144,12 @@ function panelClass(flags) {
   return "player" + (flags.acting ? " acting" : "") + (flags.winner ? " winner" : "");
 }
 
-function chip(text, cls) { return `<span class="chip ${cls}">${esc(text)}</span>`; }
+// A chip of the status bar; ``piece``: the name a move gives what it shows (a board's piece the Play
+// page lets a player click: ``data-piece``).
+function chip(text, cls, piece) {
+  const named = piece === undefined || piece === null ? "" : ` data-piece="${esc(piece)}"`;
+  return `<span class="chip ${cls}"${named}>${esc(text)}</span>`;
+}
 
 function seatName(game, seat) {
   return seat !== null && seat !== undefined && seat >= 0 && seat < game.names.length ? game.names[seat] : "?";

@@ -25,7 +25,7 @@ function prRoleWords(card) {
 function prTile(kind) {
   const worked = kind.endsWith("*");
   const name = kind.replace(/\*+$/, "");
-  return `<span class="tile t-${esc(name)}" title="${esc(name)}${worked ? " (worked)" : ""}">${esc(name.slice(0, 3))}`
+  return `<span class="tile t-${esc(name)}" title="${esc(name)}${worked ? " (worked)" : ""}" data-piece="${esc(name)}">${esc(name.slice(0, 3))}`
     + `${prColonists(worked ? 1 : 0, 1)}</span>`;
 }
 
@@ -33,7 +33,7 @@ function prBuilding(name, workers, cards) {
   const b = cards[name];
   const circles = b ? b.circles : Math.max(workers, 1);
   const title = `${name}: cost ${b ? b.cost : "?"}, ${b ? b.vp : "?"} VP, ${workers}/${circles} colonists`;
-  return `<div class="bld ${esc(b ? b.cls : "violet")}" title="${esc(title)}"><span class="bname">${esc(name)}</span>`
+  return `<div class="bld ${esc(b ? b.cls : "violet")}" title="${esc(title)}" data-piece="${esc(name)}"><span class="bname">${esc(name)}</span>`
     + `<span class="bfoot"><span class="vp">${esc(b ? b.vp : "?")}</span><span class="circles">${prColonists(workers, circles)}</span></span></div>`;
 }
 
@@ -44,9 +44,9 @@ function draw(game, step) {
   const taken = list(t.roles_taken);
   const roleChips = pairs(t.role_doubloons).map(([card, coins]) => {
     const extra = coins && coins !== "0" ? ` +${coins}$` : "";
-    return chip(prRoleWords(card) + extra, card === t.role ? "now" : taken.includes(card) ? "done" : "");
+    return chip(prRoleWords(card) + extra, card === t.role ? "now" : taken.includes(card) ? "done" : "", card);
   }).join("");
-  const ships = list(t.ships).map((s) => `<span class="ship">${esc(s)}</span>`).join("");
+  const ships = list(t.ships).map((s) => `<span class="ship" data-piece="${esc(s)}">${esc(s)}</span>`).join("");
   const house = list(t.trading_house).join(", ") || "empty";
   const supply = pairs(t.goods_supply).map(([g, n]) => `${g} ${n}`).join(", ");
   const faceUp = list(t.face_up_plantations).map((k) => prTile(String(k))).join("");
@@ -81,7 +81,7 @@ function draw(game, step) {
     const parts = sees
       ? `chips ${num(p.vp_chips)} + buildings ${num(p.vp_buildings)} + bonus ${num(p.vp_bonus)}`
       : `buildings ${num(p.vp_buildings)} + bonus ${num(p.vp_bonus)}; VP chips lie face down`;
-    const goods = list(catalogue.goods).map((g) => `<span class="gq"><span class="sq good-${g}"></span>${g} ${esc(num(p["goods_" + g] || 0))}</span>`).join("");
+    const goods = list(catalogue.goods).map((g) => `<span class="gq" data-piece="${esc(g)}"><span class="sq good-${g}"></span>${g} ${esc(num(p["goods_" + g] || 0))}</span>`).join("");
     const island = list(p.island).map((k) => prTile(String(k))).join("")
       + '<span class="tile t-empty"></span>'.repeat(Math.max(0, Number(catalogue.island_spaces || 0) - list(p.island).length));
     const city = list(p.city);

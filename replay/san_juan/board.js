@@ -23,8 +23,8 @@ function sjCard(name, good, cards) {
   const cost = card ? card.cost : "?";
   const vpText = card ? card.vp_text : "? VP";
   const title = `${name}: cost ${cost}, ${card ? card.vp : "?"} VP` + (good ? `, holds ${good}` : "");
-  const goodHtml = good ? `<span class="good good-${esc(good)}" title="${esc(good)}"></span>` : "";
-  return `<div class="card ${esc(card ? card.cls : "violet")}" title="${esc(title)}"><span class="cost">${esc(cost)}</span>`
+  const goodHtml = good ? `<span class="good good-${esc(good)}" title="${esc(good)}" data-piece="${esc(good)}"></span>` : "";
+  return `<div class="card ${esc(card ? card.cls : "violet")}" title="${esc(title)}" data-piece="${esc(name)}"><span class="cost">${esc(cost)}</span>`
     + `<span class="vp">${esc(vpText)}</span><span class="cname">${esc(name)}</span>${goodHtml}</div>`;
 }
 
@@ -33,7 +33,7 @@ function draw(game, step) {
   const cards = game.data.catalogue.cards || {};
   const tiles = game.data.catalogue.tiles || {};
   const taken = list(t.roles_taken);
-  const roleChips = list(game.data.catalogue.roles).map((r) => chip(r, t.role === r && taken.includes(r) ? "now" : taken.includes(r) ? "done" : "")).join("");
+  const roleChips = list(game.data.catalogue.roles).map((r) => chip(r, t.role === r && taken.includes(r) ? "now" : taken.includes(r) ? "done" : "", r)).join("");
   let tile;
   if (t.tile) {
     const prices = (tiles[String(t.tile)] || []).map(([g, p]) => `${g} ${p}`).join(", ");
@@ -67,7 +67,7 @@ function draw(game, step) {
       hand = p.hand.map((c) => {
         const card = cards[c];
         const tip = card ? `${c}: cost ${card.cost}, ${card.vp} VP` : c;
-        return `<span class="mini ${esc(card ? card.cls : "violet")}" title="${esc(tip)}">${esc(c)}</span>`;
+        return `<span class="mini ${esc(card ? card.cls : "violet")}" title="${esc(tip)}" data-piece="${esc(c)}">${esc(c)}</span>`;
       }).join("") || '<span class="meta">(empty)</span>';
     } else {
       const n = Number(p.hand_size || 0);
