@@ -4,7 +4,7 @@ The board is the Replay page's (``dashboards.replay_data``): the game so far (``
 laid out as the rows an import would store (as the What-if panel lays out a variation) and seen
 through the game's own view in the player's seat (``Viewer.of_seat``), so the browser never receives
 another seat's hand, the deck's order or any other hidden card. The legal moves are the seat's own
-(``play.session.seat_view``): each with its text form (what ``governor replay`` prints), its words and
+(``play.shown.seat_view``): each with its text form (what ``governor replay`` prints), its words and
 its JSON form. A kind of move with very many variants (a decision that may place pieces in
 thousands of ways) is sent as its parts only (``parts_of``): the browser assembles one and the server
 checks it.
@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from dashboards.replay_data import log_payload
-from play.session import Session, game_log, seat_view
+from play.session import Session, game_log
+from play.shown import seat_view
 from replay.protocol import Viewer
 
 #: Legal moves sent one by one at most (about 250 bytes each); past it, a kind with more than

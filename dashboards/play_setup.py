@@ -1,7 +1,7 @@
 """The Play page's setup form and its list of games in progress.
 
 The form is filled from the address (``/play?game=<game>&players=2&seat=1&bots=heuristic&seed=7&name=Tester``,
-``play.session.Setup.from_query``'s parameters; seats numbered as the Replay page's ``view=seatN``), and
+``play.setup.Setup.from_query``'s parameters; seats numbered as the Replay page's ``view=seatN``), and
 "Start game" starts the game through the same ``Setup.from_query``, so the page and the address accept
 the same setups and refuse the others with the same message. Names typed by users are shown as plain
 text only.
@@ -16,7 +16,8 @@ import streamlit as st
 
 from dashboards import ui
 from dashboards.play_store import store
-from play.session import PlayError, Setup, SetupError, seats_of
+from play.errors import PlayError, SetupError
+from play.setup import Setup, seats_of
 from replay.game import declarations
 
 #: The bots offered in the form's lists; any other agent spec the arena accepts may be typed.

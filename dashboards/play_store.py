@@ -1,7 +1,7 @@
-"""The Play page's games: the one ``play.session.Store`` of the dashboard's database, and the storing
+"""The Play page's games: the one ``play.store.Store`` of the dashboard's database, and the storing
 of a finished game in that database.
 
-The games in progress live in ``<db>.play/`` beside the database (``play.session.play_folder``), one
+The games in progress live in ``<db>.play/`` beside the database (``play.store.play_folder``), one
 journal each: every move is on disk before the page shows it. A finished game is stored in the
 database through the product's one import (``Store.finish``) in a process of its own, as the Import
 page does: DuckDB refuses, within one process, a connection that writes next to the dashboard's
@@ -19,7 +19,7 @@ import streamlit as st
 
 from dashboards.child import run_in_child
 from dashboards.data import db_path
-from play.session import Store, play_folder
+from play.store import Store, play_folder
 
 #: How long storing a finished game may take before its process is stopped (the import waits for a
 #: lock held by another program up to its own limit, longer than this).

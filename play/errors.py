@@ -1,4 +1,4 @@
-"""The errors of playing a game (``play.session``): each one printable line saying what and why."""
+"""The errors of playing a game (``play.store``): each one printable line saying what and why."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Play: a game against the bots (or several people at one screen) in the browser.
 
 Without ``id`` in the address: the setup form (filled from the address, ``dashboards.play_setup``) and
-the games in progress. With ``id``: that game, resumed where it stands (``play.session.Store``: every
+the games in progress. With ``id``: that game, resumed where it stands (``play.store.Store``: every
 move is on disk before the page shows it). The bots move on the server, each move on disk; the page
 then shows them one by one (``dashboards.play_component``). The player's legal moves are buttons and
 the board's pieces shortcuts to them; every move is checked by the engine on the server, and a move
@@ -21,17 +21,8 @@ from dashboards import data, play_setup, ui
 from dashboards.play_board import play_data
 from dashboards.play_component import play_board
 from dashboards.play_store import NotStored, store, store_finished
-from play.session import (
-    NotAMove,
-    NotYourTurn,
-    PlayError,
-    Session,
-    SessionNotFound,
-    StaleVersion,
-    TakebackRefused,
-    game_log,
-    log_of,
-)
+from play.errors import NotAMove, NotYourTurn, PlayError, SessionNotFound, StaleVersion, TakebackRefused
+from play.session import Session, game_log, log_of
 from replay.errors import IllegalMoveError
 
 #: Bot moves made in one run of the page at most (a game has fewer; a runaway never holds the page).

@@ -1,5 +1,5 @@
 """``governor play``: play a game against the bots in a terminal, on the code the Play page uses
-(``play.session``).
+(``play.store``).
 
 The seat's view is shown as the game's own text (in that seat's view), its legal moves numbered with
 their text forms; a move is typed as its number or its text; ``undo`` takes the last move back (a
@@ -19,22 +19,11 @@ import sys
 from typing import TextIO
 
 from governor.commands.common import DEFAULT_DB, Subcommands, default_db, listed
-from play.session import (
-    NotAMove,
-    PlayError,
-    Session,
-    SessionDamaged,
-    SessionNotFound,
-    Setup,
-    SetupError,
-    Store,
-    StoreFailed,
-    TakebackRefused,
-    moves_seen,
-    play_folder,
-    seat_view,
-    seats_of,
-)
+from play.errors import NotAMove, PlayError, SessionDamaged, SessionNotFound, SetupError, StoreFailed, TakebackRefused
+from play.session import Session
+from play.setup import Setup, seats_of
+from play.shown import moves_seen, seat_view
+from play.store import Store, play_folder
 from replay import exits
 from replay.errors import IllegalMoveError, printable
 from replay.game import declarations

@@ -12,7 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboards.play_board import MAX_MOVES, legal_for_browser, parts_of, play_data
-from play.session import Setup, Store, play_folder
+from play.setup import Setup
+from play.store import Store, play_folder
 from tests.dashboards.conftest import APP, alerts
 
 SETUP = {"game": "san_juan", "players": "2", "seat": "1", "bots": "heuristic", "seed": "7", "name": "Tester"}

@@ -22,7 +22,9 @@ import duckdb
 import pytest
 
 from dashboards.screenshots import CHROMIUM, dashboard_process, launch_browser, wait_for_app
-from play.session import Store, game_log, moves_seen, play_folder, seat_view
+from play.session import game_log
+from play.shown import moves_seen, seat_view
+from play.store import Store, play_folder
 from replay.protocol import Viewer
 from replay.puerto_rico.view import chip_points
 from tests.dashboards.test_replay_secrets_browser import named

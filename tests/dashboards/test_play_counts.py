@@ -20,7 +20,8 @@ from streamlit.testing.v1 import AppTest
 
 from dashboards import play_component
 from play.agents import built_in_agent
-from play.session import Store, game_log, play_folder
+from play.session import game_log
+from play.store import Store, play_folder
 from replay.log_reader import read_records
 from replay.replayer import final_state
 from tests.dashboards.conftest import APP, alerts

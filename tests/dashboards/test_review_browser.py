@@ -119,7 +119,9 @@ def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_dril
     runs on it (a tiny budget) and shows each seat's accuracy, and "Learn from these mistakes" starts."""
     from playwright.sync_api import expect
 
-    from play.session import Setup, Store, game_log, play_folder
+    from play.session import game_log
+    from play.setup import Setup
+    from play.store import Store, play_folder
     from tests.dashboards.test_play_browser import Player, dashboard
 
     db = tmp_path / "games.duckdb"

@@ -16,7 +16,7 @@ import pytest
 
 from governor.cli import main
 from ingest.importer import import_paths
-from play.session import Store, play_folder
+from play.store import Store, play_folder
 from tests.hostile import ROOT
 
 

@@ -12,7 +12,9 @@ import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 
-from play.session import Session, Setup, Store, log_of
+from play.session import Session, log_of
+from play.setup import Setup
+from play.store import Store
 from tests.hostile import ROOT
 
 SETUP = {"game": "san_juan", "players": "2", "seat": "0", "bots": "heuristic", "seed": "11", "name": "Tester"}
@@ -24,7 +26,8 @@ PLAYER = textwrap.dedent("""
     import os, signal, sys
     from datetime import UTC, datetime
     from play import journal
-    from play.session import Setup, Store
+    from play.setup import Setup
+    from play.store import Store
 
     folder, cut = sys.argv[1], int(sys.argv[2])
     writes = 0

@@ -15,21 +15,19 @@ from typing import Any
 import duckdb
 import pytest
 
-from play.session import (
+from play.errors import (
     NotAMove,
     NotYourTurn,
-    Session,
     SessionDamaged,
     SessionNotFound,
-    Setup,
     SetupError,
     StaleVersion,
-    Store,
     TakebackRefused,
-    log_of,
-    play_folder,
-    seat_view,
 )
+from play.session import Session, log_of
+from play.setup import Setup
+from play.shown import seat_view
+from play.store import Store, play_folder
 from replay.errors import IllegalMoveError
 from replay.logfile import parse_game
 from replay.replayer import final_state
@@ -326,7 +324,7 @@ def test_a_users_agent_is_told_the_game_is_over_and_its_process_ends(tmp_path: P
         session = play_out(store, store.start(setup(bots=f"{AGENTS}:SeededRandomAgent")), pick_with(4))
         # The agent's on_game_end prints (its output is this process's standard error) and its host ends.
         assert capfd.readouterr().err.startswith("chose among: ")
-        assert hosted._LIVE == set() and store._hosted == {}
+        assert hosted._LIVE == set() and store.bots.hosted == {}
     assert session.over and session.setup.names[1] == "seeded-random"
 
 

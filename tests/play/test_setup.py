@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from play.session import Setup, SetupError
+from play.errors import SetupError
+from play.setup import Setup
 
 AGENTS = Path(__file__).resolve().parents[1] / "governor" / "arena" / "agents_for_tests.py"
 
