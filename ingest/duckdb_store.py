@@ -27,7 +27,7 @@ from ingest.locate import locate, row_counts
 from ingest.openings import fill_openings
 from ingest.pipeline import ImportSummary, Staged
 from ingest.rows import READ_POSITIONS, parse_item, process_arrow, rejection_id
-from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, expand_runs_sql, player_states_of
+from ingest.schema import GAMES, PLAYERS, REJECTIONS, expand_runs_sql, moves_schema, player_states_of
 from ingest.stored import StoredGame, StoredGames, id_keys, source_conflict, stored_in
 from replay.collector import collector_paused
 from replay.errors import InternalError
@@ -41,7 +41,6 @@ WRITE_BATCH = int(os.environ.get("GOVERNOR_WRITE_BATCH", "1024"))
 #: A task also ends past this many bytes of games, so that tasks in flight stay small in memory
 #: whatever the size of the games (each may be up to ``MAX_GAME_BYTES``).
 CHUNK_BYTES = 32 * 1024 * 1024
-_SCHEMAS = {"games": GAMES, "players": PLAYERS, "moves": MOVES}
 
 
 
@@ -208,7 +207,8 @@ def write_batch(db: str | Path, tables: list[dict[str, pa.Table]], summary: Impo
                 # tables, each batch scanned every move stored so far, so an import slowed as it grew.
                 source = {name: f"batch_{name}" for name in ("games", "players", "moves")}
                 for name, view in source.items():
-                    con.register(view, written.get(name, _SCHEMAS[name].empty_table()))
+                    schema = {"games": GAMES, "players": PLAYERS, "moves": moves_schema()}[name]
+                    con.register(view, written.get(name, schema.empty_table()))
                 try:
                     summaries.fill(con, fresh_ids, source)
                     fill_openings(con, fresh_ids, source)

@@ -12,7 +12,15 @@ import duckdb
 import pyarrow as pa
 
 from ingest.locate import GAME_ROWS_DDL
-from ingest.schema import DERIVED_TABLES, SCHEMA_VERSION, VIEWS, schema_digest, table_schemas, vp_by_step_view
+from ingest.schema import (
+    DERIVED_TABLES,
+    SCHEMA_VERSION,
+    VIEWS,
+    moves_schema,
+    schema_digest,
+    table_schemas,
+    vp_by_step_view,
+)
 
 
 class SchemaError(Exception):
@@ -23,6 +31,17 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -
     """Create table ``name`` with the columns of ``schema`` unless it exists."""
     empty = schema.empty_table()  # noqa: F841 - read by DuckDB through the replacement scan
     con.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM empty WHERE false')
+
+
+def add_columns(con: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -> None:
+    """Add to the table ``name`` the columns of ``schema`` it lacks, NULL in the rows it holds (a game
+    registered since the file was made declares step columns of its own: ``ingest.schema.moves_schema``)."""
+    present = {r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ?", [name]
+    ).fetchall()}
+    for column, kind in declared_types(schema).items():
+        if column not in present:
+            con.execute(f'ALTER TABLE "{name}" ADD COLUMN "{column}" {kind}')
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
@@ -57,6 +76,8 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, path: str) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS governor_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
     for name, schema in table_schemas().items():
         create_table(con, name, schema)
+    # A game registered since the file was made may store columns of its own with each move.
+    add_columns(con, "moves", moves_schema())
     con.execute(GAME_ROWS_DDL)
     for name, sql in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import pyarrow as pa
 
-from ingest.schema import GAMES, MOVES, PLAYERS, REJECTIONS, player_change_schema, state_schemas
+from ingest.schema import GAMES, MOVE_FIELDS, PLAYERS, REJECTIONS, moves_schema, player_change_schema, state_schemas
 from ingest.stored import StoredGame, copy_error
 from replay.errors import GovernorError, InternalError, LogFormatError, has_control, printable
 from replay.log_reader import RawGame
@@ -211,6 +211,10 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
             _reject(batch, record, error, now)
         return
     names = log.players
+    # The moves table's columns: the games' own step columns (``step_info`` gives this game's; another
+    # game's are None here) sit between the round and the move.
+    schema = moves_schema()
+    own = schema.names[3:-len(MOVE_FIELDS)]
     global_rows: list[dict[str, Any]] = []
     move_rows: list[tuple[Any, ...]] = []
     # Per-seat rows are stored as runs: a seat's row is emitted once for the steps it stays the same
@@ -261,7 +265,7 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
             take(number)
             kind, text, details = move_forms(move)
             move_rows.append((
-                number, info_before["round"], info_before["governor"], info_before["role"], seat,
+                number, info_before["round"], *[info_before.get(column) for column in own], seat,
                 names[seat] if seat is not None else None, kind, text, told[0], details,
                 automatic_events(None, move, state, names),
             ))
@@ -317,9 +321,9 @@ def add_record(batch: Batch, record: LogRecord, now: datetime, known: Mapping[st
     }
     for key, value in row.items():
         games[key].append(value)
-    moves = batch.table("moves", MOVES)
+    moves = batch.table("moves", schema)
     moves["game_id"].extend([game_id] * len(move_rows))
-    for key, values in zip(MOVES.names[1:], zip(*move_rows)):
+    for key, values in zip(schema.names[1:], zip(*move_rows)):
         moves[key].extend(values)
     global_schema, _ = state_schemas(engine)
     states = batch.table(f"{log.game}_states", global_schema)

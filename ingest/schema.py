@@ -2,7 +2,9 @@
 migrates it in a database file).
 
 Game-specific state tables are made from each engine's Arrow schemas (``<game>_states`` and
-``<game>_player_states``), so this module knows no game rules.
+``<game>_player_states``), the games' own columns of ``moves`` and the views that read their moves
+from their declarations (``GameDeclaration.step_columns``, ``ingest.game_moves``), so this module knows
+no game and no game rules.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import pyarrow as pa
 from ingest.accuracy_sql import ACCURACY_SQL
 from ingest.game_moves import part_filter, part_value
 from ingest.locate import GAME_ROWS_DDL
+from replay.game import GameDeclarationError
 from replay.protocol import StorageRows
-from replay.registry import all_engines
+from replay.registry import all_engines, game_names, game_of
 
 #: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits; version 9 added ``bot``
 #: to ``players`` and the ratings (``ingest.migrations``).
@@ -63,23 +66,47 @@ PLAYERS = pa.schema(
     ]
 )
 
-MOVES = pa.schema(
-    [
-        ("game_id", pa.string()),
-        ("step", pa.int32()),
-        ("round", pa.int32()),
-        ("governor", pa.int8()),
-        ("role", pa.string()),
-        ("seat", pa.int8()),
-        ("player", pa.string()),
-        ("kind", pa.string()),
-        ("text", pa.string()),
-        ("words", pa.string()),
-        ("details", pa.string()),
-        # What the rules did by themselves after the move, in words (NULL: imported before schema 3).
-        ("events", pa.list_(pa.string())),
-    ]
-)
+#: The columns of ``moves`` every game has: the keys and the round, then (after the games' own step
+#: columns, ``moves_schema``) the move itself.
+MOVE_KEYS = [("game_id", pa.string()), ("step", pa.int32()), ("round", pa.int32())]
+MOVE_FIELDS = [
+    ("seat", pa.int8()),
+    ("player", pa.string()),
+    ("kind", pa.string()),
+    ("text", pa.string()),
+    ("words", pa.string()),
+    ("details", pa.string()),
+    # What the rules did by themselves after the move, in words (NULL: imported before schema 3).
+    ("events", pa.list_(pa.string())),
+]
+
+
+def step_columns() -> list[tuple[str, pa.DataType]]:
+    """Every registered game's own columns of ``moves`` (``GameDeclaration.step_columns``: the phase
+    of the game a move is made in), in the registry's order, each once. Raises
+    ``GameDeclarationError`` when two games declare one column with two types."""
+    found: dict[str, tuple[str, str]] = {}
+    for game in game_names():
+        for column, kind in game_of(game).step_columns:
+            if column in found and found[column][1] != kind:
+                raise GameDeclarationError(f"the step column {column!r} of the moves table is declared as "
+                                           f"{found[column][1]} by {found[column][0]} and as {kind} by {game}")
+            found.setdefault(column, (game, kind))
+    return [(column, getattr(pa, kind)()) for column, (_, kind) in found.items()]
+
+
+def moves_schema() -> pa.Schema:
+    """The columns of ``moves``: the keys and the round, every registered game's step columns
+    (``step_columns``), then the move itself. Raises ``GameDeclarationError`` as ``step_columns``."""
+    # Asked for every game an import lays out: made once for each set of declared step columns.
+    return _moves_schema(tuple(game_of(game).step_columns for game in game_names()))
+
+
+@functools.cache
+def _moves_schema(declared: tuple[tuple[tuple[str, str], ...], ...]) -> pa.Schema:
+    del declared  # the cache's key: step_columns reads the same declarations
+    return pa.schema(MOVE_KEYS + step_columns() + MOVE_FIELDS)
+
 
 REJECTIONS = pa.schema(
     [
@@ -215,7 +242,7 @@ def table_schemas() -> dict[str, pa.Schema]:
     """Every table's Arrow schema by table name, in creation order."""
     from ingest.summaries import SUMMARY_TABLES
 
-    tables = {"games": GAMES, "players": PLAYERS, "moves": MOVES, "rejections": REJECTIONS}
+    tables = {"games": GAMES, "players": PLAYERS, "moves": moves_schema(), "rejections": REJECTIONS}
     for game, engine in sorted(all_engines().items()):
         global_schema, player_schema = state_schemas(engine)
         tables[f"{game}_states"] = global_schema

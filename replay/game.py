@@ -33,6 +33,13 @@ GROUP = "governor.games"
 DISTRIBUTION = "governor"
 
 
+#: The columns of the ``moves`` table every game has (``ingest.schema``): a game's own step columns
+#: take none of these names.
+MOVE_COLUMNS = frozenset({"game_id", "step", "round", "seat", "player", "kind", "text", "words", "details", "events"})
+#: The Arrow types a game's step column may have, by name.
+STEP_TYPES = ("int8", "int16", "int32", "int64", "float64", "bool", "string")
+
+
 @dataclass(frozen=True)
 class MovePart:
     """A sort of move the statistics count: its ``kind`` and the key of its JSON form that names what it
@@ -146,6 +153,13 @@ class GameDeclaration:
     #: order: the game's hot path (rules, state, moves, scoring, bots, rows, view...). Each is a
     #: module of a package (never a top-level module, nor the package declaring the game); () for none.
     compiled: tuple[str, ...] = ()
+    #: The columns the game stores in the ``moves`` table beside each move, besides the round: the
+    #: phase of the game the move is made in (``step_info`` gives them), each ``(name, type)`` with an
+    #: Arrow type name (``int8``, ``int16``, ``int32``, ``int64``, ``float64``, ``bool``, ``string``):
+    #: ``(("leader", "int8"), ("phase", "string"))``. The table holds every registered game's (a
+    #: column the game does not declare is NULL in its moves); two games declaring one name declare
+    #: one type.
+    step_columns: tuple[tuple[str, str], ...] = ()
     #: How a person choosing a move sees the legal moves grouped: ``(kind, group)`` pairs, a move's
     #: ``kind`` and the group's name (``("role", "Roles")``; several kinds may share a group). A kind not
     #: listed is a group of its own, named after it (``hand_limit`` is "Hand limit").
@@ -174,6 +188,10 @@ class GameDeclaration:
                                  "(package.module)")
         if len(set(self.compiled)) != len(self.compiled):
             raise ValueError(f"game {self.name}: a compiled module declared twice in {list(self.compiled)}")
+        for column, kind in self.step_columns:
+            if not column.isidentifier() or column in MOVE_COLUMNS or kind not in STEP_TYPES:
+                raise ValueError(f"game {self.name}: step column {column!r} of type {kind!r}: a name the moves "
+                                 f"table does not hold already, of a type among {', '.join(STEP_TYPES)}")
         for kind, path in (("board", self.board), ("board style", self.board_style)):
             package, colon, file = path.partition(":")
             if path and not (colon and file and all(part.isidentifier() for part in package.split("."))):

@@ -239,7 +239,8 @@ class Words(Protocol[S_contra, M_contra]):
         ...
 
     def step_info(self, state: S_contra) -> JSON:
-        """Phase information for the moves table: round, governor seat, current role."""
+        """What the moves table stores of the phase a move is made in: ``round``, and a value for each of
+        the game's declared ``step_columns`` (``GameDeclaration``)."""
         ...
 
 

@@ -16,6 +16,8 @@ GAME = GameDeclaration(
           ("expert", "replay.san_juan.expert:expert_bot")),
     log_schema="sj_",
     log_schema_file="replay.san_juan:log.schema.json",
+    # Stored with each move (step_info): the governor's seat and the role being played.
+    step_columns=(("governor", "int8"), ("role", "string")),
     # What the statistics count: the role chosen, the building built; the Explorer's first decisions.
     choice=MovePart("role", "role"),
     build=MovePart("build", "building"),
