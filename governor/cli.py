@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = exits.ENVIRONMENT
         except Exception as err:
             if exits.signalled():
-                # A library turned the interruption into an error of its own (DuckDB, inside an Arrow scan).
+                # A package turned the interruption into an error of its own (DuckDB, inside an Arrow scan).
                 return stopped(err)
             print_traceback()
             print(exits.report_request("the command stopped"), file=sys.stderr)

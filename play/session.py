@@ -112,7 +112,7 @@ class Session:
         """The moves the seat to act may make now, each once, in the engine's order: for a person
         making a move, its own variants (the other seats' parts at the rules' default: a bot decides
         its own); for a person asked for a part, the move with only that part varied. Empty when the
-        game is over. (Made once per session: a Puerto Rico mayor may have thousands.)"""
+        game is over. (Made once per session: one decision may have thousands of variants.)"""
         return list(self._choices)
 
     @cached_property

@@ -1,7 +1,7 @@
 """Games in progress: a person (or several, hot-seat) against bots, one move at a time, on disk.
 
 ``Setup`` (``play.setup``) says what game is played and who sits where (``Setup.from_query`` reads
-the Play page's address, ``/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester``);
+the Play page's address, ``/play?game=<game>&players=2&seat=1&bots=heuristic&seed=7&name=Tester``);
 ``Store`` keeps the games of one database in a folder beside it (``play_folder``: ``<db>.play/``), each
 in a journal of its own (``play.journal``, folded by ``play.line``), and hands out ``Session``s
 (``play.session``): immutable snapshots of a game, each with the ``version`` a client sends back with
@@ -14,8 +14,8 @@ refused (``StaleVersion``) instead of applied twice.
   can show them one by one. A bot's move at move index k is seeded from the game's seed and k (built-in
   agents; a user's agent runs in a process of its own as in the arena: ``play.hosted``), so a game
   resumed after a restart goes on exactly as it would have (``play.bot_turns``).
-- A part of another seat's move that a person decides (San Juan: refraining from the councillor's
-  draw, declining a gold mine's card: ``Engine.deciders``) is asked of that person before the move is
+- A part of another seat's move that a person decides (refraining from a draw the move offers,
+  declining a card a building offers: ``Engine.deciders``) is asked of that person before the move is
   made (``Session.asked``); a bot's part of a person's move is the rules' default.
 - A take-back (``Store.takeback``: only a person playing bots alone) undoes the person's last decision
   and every bot move after it; the log keeps only the final line, and the game is marked (its
@@ -153,7 +153,7 @@ class Store:
         """The game's journal open and locked, folded (``Line``), with the note of a dropped last line;
         with ``over_as_none``, a game whose last entry says it is over is not folded (None). The fold
         is kept for the next call (only the lines added since are folded then), once the block ended
-        well: a block that raised may have left its fold half-changed."""
+        without an error: a block that raised may have left its fold half-changed."""
         name = self._name(game_id)
         with self._folder() as folder:
             try:
