@@ -105,7 +105,7 @@ def summary(filters: Filters) -> dict[str, Any]:
         "coalesce(sum(p0), 0) AS expected, avg(score) AS avg_score, (SELECT avg(rounds) FROM sel) AS avg_rounds, "
         "(SELECT avg(moves) FROM sel) AS avg_moves FROM pl",
     )
-    return row.iloc[0].to_dict()
+    return dict(row.iloc[0].to_dict())
 
 
 def win_rate_by_seat(filters: Filters) -> pd.DataFrame:

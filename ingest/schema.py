@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import pyarrow as pa
 
@@ -206,7 +207,7 @@ KEYS_STATE = [("game_id", pa.string()), ("step", pa.int32())]
 KEYS_PLAYER_STATE = [("game_id", pa.string()), ("step", pa.int32()), ("seat", pa.int8())]
 
 
-def state_schemas(engine: StorageRows) -> tuple[pa.Schema, pa.Schema]:
+def state_schemas(engine: StorageRows[Any, Any]) -> tuple[pa.Schema, pa.Schema]:
     """The Arrow schemas of an engine's two state tables, keys first."""
     global_schema = pa.schema(KEYS_STATE + list(zip(engine.global_schema.names, engine.global_schema.types)))
     player_schema = pa.schema(
@@ -215,7 +216,7 @@ def state_schemas(engine: StorageRows) -> tuple[pa.Schema, pa.Schema]:
     return global_schema, player_schema
 
 
-def player_change_schema(engine: StorageRows) -> pa.Schema:
+def player_change_schema(engine: StorageRows[Any, Any]) -> pa.Schema:
     """Schema of the runs the importer sends for per-seat state: one row per seat and stretch of
     steps ``[from_step, to_step)`` over which the seat's row stays the same."""
     return pa.schema(

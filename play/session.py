@@ -16,8 +16,7 @@ from typing import Any
 
 from play.setup import Setup
 from replay.logfile import GameLog
-from replay.protocol import Engine
-from replay.registry import engine_for
+from replay.registry import AnyEngine, engine_for
 
 #: ``meta.generator`` of a finished game's log.
 GENERATOR = "governor play"
@@ -76,7 +75,7 @@ class Session:
     decided: int = 0
 
     @property
-    def engine(self) -> Engine:
+    def engine(self) -> AnyEngine:
         """The game's engine."""
         return engine_for(self.setup.game)
 
@@ -148,7 +147,7 @@ class Session:
         return [{"move": p.number, "seat": p.seat, **f} for p in self.moves for f in p.faults]
 
 
-def move_key(engine: Engine, move: Any) -> str:
+def move_key(engine: AnyEngine, move: Any) -> str:
     """What tells two decisions apart: the JSON of the form ``legal_moves`` lists."""
     return json.dumps(engine.canonical_move(move).to_json(), sort_keys=True)
 

@@ -240,7 +240,8 @@ class Store:
         """The game ``game_id`` as it stands (a last line cut short by a crash is dropped, with a note).
         Raises ``SessionNotFound`` and ``SessionDamaged`` (naming the file and the line)."""
         with self._opened(game_id, exclusive=False) as (_, line, notes):
-            return line.session(notes)
+            session: Session = line.session(notes)
+            return session
 
     def act(self, game_id: str, given: Any, expected_version: int) -> Session:
         """A person's move: ``given`` is a move of the game (typed), its JSON form (a dict, or its
