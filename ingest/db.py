@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 
 from ingest.migrations import SchemaError, ensure_schema
-from ingest.paths import is_text, openable
+from ingest.paths import is_text, links_folder, openable
 from replay import exits
 from replay.errors import printable
 
@@ -166,19 +166,20 @@ def _turnstile(target: str, key: str, deadline: float) -> Iterator[None]:
     """Wait in turn. DuckDB's file lock is not fair: an importer lets go of the file between its
     batches only for a moment, and a reader that retries with pauses could miss every such moment until
     the import ends. So whoever waits for the file first holds a turnstile while it waits (an exclusive
-    ``flock`` on the database file, which neither touches the file nor meets DuckDB's own ``fcntl``
-    locks), and whoever comes next, the importer's next batch included, waits at the turnstile until the
-    first has the file. Nothing is waited for when the file does not exist yet or is not a regular file,
-    or when this process already holds a connection to it; past ``deadline`` the turnstile is skipped."""
+    ``flock`` on a lock file of the database's own, ``turnstile_file``), and whoever comes next, the
+    importer's next batch included, waits at the turnstile until the first has the file.
+
+    The lock is never taken on the database file itself: closing any descriptor of a file lets go of
+    every ``fcntl`` lock the process holds on it, DuckDB's own included, and would let a second writer in.
+    Nothing is waited for when the database does not exist yet, when this process already holds a
+    connection to it, or when the lock file cannot be made (a read-only cache folder); past
+    ``deadline`` the turnstile is skipped."""
     with _HOLDING_LOCK:
         holding = _HOLDING.get(key, 0) > 0
     fd = -1
     if not holding:
         try:
-            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                os.close(fd)
-                fd = -1
+            fd = _open_turnstile(target)
         except OSError:
             fd = -1
     try:
@@ -199,6 +200,24 @@ def _turnstile(target: str, key: str, deadline: float) -> Iterator[None]:
     finally:
         if fd >= 0:
             os.close(fd)  # lets go of the turnstile (closing is what releases a flock)
+
+
+def turnstile_file(target: str) -> Path:
+    """The lock file of the database ``target`` in Governor's cache folder, named after the file's
+    device and inode (every spelling of its path, links included, shares it). Raises ``OSError`` when
+    the database does not exist."""
+    info = os.stat(target)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(f"{target}: not a regular file")
+    return links_folder().parent / "turns" / f"{info.st_dev:x}-{info.st_ino:x}"
+
+
+def _open_turnstile(target: str) -> int:
+    """A descriptor of ``turnstile_file(target)``, made if missing (in a folder only its user may
+    enter). Raises ``OSError`` when it cannot be made or opened."""
+    path = turnstile_file(target)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
 
 
 def _first_line(err: Exception) -> str:

@@ -10,7 +10,9 @@ import threading
 import time
 from pathlib import Path
 
-from ingest.db import reader, writer
+import pytest
+
+from ingest.db import reader, turnstile_file, writer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,10 +55,49 @@ def test_a_reader_gets_in_between_two_batches_of_a_writer_that_never_pauses(tmp_
 
 
 def _hold_turnstile(db: Path) -> int:
-    """Someone else waiting for the file: the turnstile (an exclusive flock on the file) held."""
-    fd = os.open(db, os.O_RDONLY)
+    """Someone else waiting for the file: the turnstile (an exclusive flock on its lock file) held."""
+    path = turnstile_file(str(db))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
+
+
+OTHER_WRITER = """
+import sys
+from ingest.db import DatabaseError, writer
+try:
+    with writer(sys.argv[1], timeout=1.0):
+        print("in")
+except DatabaseError as err:
+    print("refused:", err)
+"""
+
+
+def test_a_writer_keeps_the_file_to_itself_once_it_has_it(tmp_path: Path) -> None:
+    """Taking one's turn touches no descriptor of the database file: closing one would let go of the
+    lock DuckDB holds on it, and a second writer would get in beside the first."""
+    db = tmp_path / "mine.duckdb"
+    with writer(db):
+        pass
+    with writer(db) as con:
+        con.execute("CREATE TABLE t (n INTEGER)")
+        other = subprocess.run([sys.executable, "-c", OTHER_WRITER, str(db)], cwd=ROOT, capture_output=True,
+                               text=True, timeout=60)
+        assert other.stdout.startswith("refused: "), other.stdout + other.stderr
+        assert "cannot open for writing" in other.stdout
+
+
+def test_the_turnstile_is_a_file_of_its_own_for_every_spelling_of_the_path(tmp_path: Path) -> None:
+    db = tmp_path / "spelt.duckdb"
+    with writer(db):
+        pass
+    link = tmp_path / "link.duckdb"
+    link.symlink_to(db)
+    assert turnstile_file(str(db)) == turnstile_file(str(link)) == turnstile_file(str(tmp_path / "." / "spelt.duckdb"))
+    assert turnstile_file(str(db)).parent.name == "turns"
+    with pytest.raises(OSError):
+        turnstile_file(str(tmp_path / "missing.duckdb"))  # a database not made yet has no turnstile
 
 
 def test_a_reader_waits_at_the_turnstile_for_whoever_came_first(tmp_path: Path) -> None:
