@@ -62,7 +62,7 @@ def world_rng(seed: int, step: int, rollout: int) -> random.Random:
     return random.Random(f"analysis:{seed}:{step}:{rollout}")
 
 
-def play_out(engine: Any, game: Working, players: int, rng: random.Random,
+def play_out(engine: Any, game: Working[Any, Any], players: int, rng: random.Random,
              bot: str = "heuristic") -> list[int] | None:
     """Play the working ``game`` (of ``players`` seats) to the end in place with one ``bot`` per seat
     seeded from ``rng``; the winners, or None when the game does not end within the simulation's
@@ -76,7 +76,7 @@ def play_out(engine: Any, game: Working, players: int, rng: random.Random,
     return list(engine.winners(game.snapshot()))
 
 
-def play_to_end(engine: Any, game: Working, players: int, rng: random.Random, bot: str = "heuristic") -> bool:
+def play_to_end(engine: Any, game: Working[Any, Any], players: int, rng: random.Random, bot: str = "heuristic") -> bool:
     """``play_out``'s moves: whether the game ended within the simulation's move limit. Raises
     ``KeyError`` naming the game's bots for a kind it does not declare."""
     choose = [make_bot(engine.game, bot, rng.randrange(2**31)).choose_working for _ in range(players)]

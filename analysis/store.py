@@ -52,7 +52,7 @@ def store(db: str | Path, game_id: str, engine_version: str, decisions: Sequence
             con.execute("DELETE FROM analysis WHERE game_id = ? AND list_contains(?, step)", [game_id, steps])
         con.execute("INSERT INTO analysis SELECT * FROM rows")
         con.execute("COMMIT")
-    return rows.num_rows
+    return int(rows.num_rows)
 
 
 #: A step may hold several decisions (the seat to act's, then those of the seats deciding a part of
