@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ingest.db import DatabaseError, reader
-from ingest.query import OutputError, write_parquet
+from ingest.query_output import OutputError, write_parquet
 from ingest.schema import table_schemas
 from replay import exits
 from replay.errors import printable

@@ -11,9 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import ingest.query as query
+import ingest.query_bounds as query_bounds
+import ingest.query_output as query_output
 from governor.cli import main
-from ingest.query import TABLE_MAX_CELL, clean_stale_spill, run_query
+from ingest.query import OUT_OF_MEMORY, run_query
+from ingest.query_bounds import clean_stale_spill
+from ingest.query_output import TABLE_MAX_CELL
 from tests.hostile import ROOT, as_nobody
 
 
@@ -29,8 +32,8 @@ def spill_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_query_over_its_memory_bound_is_one_line_and_status_1(
     sample_db: Path, spill_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(query, "QUERY_MEMORY_LIMIT", "32MiB")
-    monkeypatch.setattr(query, "QUERY_SPILL_LIMIT", "1MiB")
+    monkeypatch.setattr(query_bounds, "QUERY_MEMORY_LIMIT", "32MiB")
+    monkeypatch.setattr(query_bounds, "QUERY_SPILL_LIMIT", "1MiB")
     assert run_query("SELECT list(range) FROM range(20000000)", str(sample_db), "csv") == 1
     err = capsys.readouterr().err
     assert err.startswith("governor query: Out of Memory Error: ") and err.count("\n") == 1
@@ -76,7 +79,7 @@ def test_a_spill_folder_left_by_a_killed_run_is_removed_by_the_next(sample_db: P
 
 def test_the_table_format_cuts_huge_cells_in_sql(sample_db: Path, spill_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     seen: list[int] = []
-    real = query._rows
+    real = query_output._rows
 
     def counted(batch: object) -> object:
         rows = list(real(batch))
@@ -85,11 +88,11 @@ def test_the_table_format_cuts_huge_cells_in_sql(sample_db: Path, spill_root: Pa
 
     sql = ("SELECT range(0, 5000000) AS l, repeat('ab', 10000000) AS s, [repeat('x', 1000000)] AS n, "
            "{'k': repeat('y', 1000000)} AS st, 7 AS i")
-    query._rows = counted  # type: ignore[assignment]
+    query_output._rows = counted  # type: ignore[assignment]
     try:
         assert run_query(sql, str(sample_db)) == 0
     finally:
-        query._rows = real  # type: ignore[assignment]
+        query_output._rows = real  # type: ignore[assignment]
     out = capsys.readouterr().out.splitlines()
     cells = [c.strip() for c in out[2].split(" | ")]
     assert cells[0] == str(list(range(201)))[: TABLE_MAX_CELL - 1] + "…"
@@ -197,19 +200,19 @@ def test_rows_are_converted_a_bounded_piece_at_a_time_in_order(
     sql = "SELECT range AS i, repeat('x', (range % 40)::INT) AS s, [range, NULL] AS l FROM range(3000) ORDER BY i"
     assert run_query(sql, str(sample_db), fmt) == 0
     whole = capsys.readouterr().out
-    monkeypatch.setattr(query, "PIECE_MEMORY", 4096)
+    monkeypatch.setattr(query_output, "PIECE_MEMORY", 4096)
     seen: list[int] = []
-    real = query._pieces
+    real = query_output._pieces
 
     def counted(batch: object, first_row: int) -> object:
         for piece in real(batch, first_row):
             seen.append(piece.num_rows)
             yield piece
 
-    monkeypatch.setattr(query, "_pieces", counted)
+    monkeypatch.setattr(query_output, "_pieces", counted)
     assert run_query(sql, str(sample_db), fmt) == 0
     assert capsys.readouterr().out == whole
-    assert max(seen) < 20 and sum(seen) == (3000 if fmt != "table" else query.TABLE_MAX_ROWS)
+    assert max(seen) < 20 and sum(seen) == (3000 if fmt != "table" else query_output.TABLE_MAX_ROWS)
 
 
 def test_the_whole_command_stays_under_2_gib(sample_db: Path, tmp_path: Path) -> None:
@@ -233,5 +236,5 @@ def test_the_whole_command_stays_under_2_gib(sample_db: Path, tmp_path: Path) ->
     assert child.stderr in (
         # DuckDB's own limit, or the command's bound met first by DuckDB (the order depends on the machine).
         "governor query: Out of Memory Error: failed to allocate data of size 16.0 MiB (1008.0 MiB/1.0 GiB used)\n",
-        f"governor query: {query.OUT_OF_MEMORY}\n"), child.stderr
+        f"governor query: {OUT_OF_MEMORY}\n"), child.stderr
     assert int(peak.read_text()) / 1024 < 2048

@@ -262,8 +262,9 @@ def test_query_formats(sample_db: Path, tmp_path: Path) -> None:
 def test_query_table_shows_a_bounded_part_of_a_large_result(sample_db: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     from ingest import query as cli
+    from ingest import query_output
 
-    monkeypatch.setattr(cli, "TABLE_MAX_ROWS", 3)
+    monkeypatch.setattr(query_output, "TABLE_MAX_ROWS", 3)
     monkeypatch.setattr(cli, "QUERY_BATCH_ROWS", 2)
     code = cli.run_query("SELECT i, repeat('x', 250) AS long FROM range(7) t(i) ORDER BY i", str(sample_db))
     assert code == 0
@@ -273,7 +274,7 @@ def test_query_table_shows_a_bounded_part_of_a_large_result(sample_db: Path, mon
         "i | long" + " " * 196, "--+-" + "-" * 200, f"0 | {cut}", f"1 | {cut}", f"2 | {cut}",
         "(3 of 7 rows shown; --format csv or json, or parquet with --out FILE, writes every row)",
     ]
-    monkeypatch.setattr(cli, "TABLE_MAX_ROWS", 7)
+    monkeypatch.setattr(query_output, "TABLE_MAX_ROWS", 7)
     assert cli.run_query("SELECT i FROM range(7) t(i) ORDER BY i", str(sample_db)) == 0
     assert capsys.readouterr().out.splitlines()[-2:] == ["6", "(7 rows)"]
 

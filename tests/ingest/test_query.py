@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from governor.cli import main
-from ingest import query
+from ingest import query, query_bounds
 
 
 class _Result:
@@ -25,7 +25,7 @@ class _Result:
 def test_a_query_thread_that_ends_after_the_grace_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """DuckDB may take longer than the grace to stop (a busy machine): the error the thread ends with
     then, which holds the result reader, is dropped, not kept for a caller that has gone on."""
-    monkeypatch.setattr(query, "STOP_GRACE", 0.05)
+    monkeypatch.setattr(query_bounds, "STOP_GRACE", 0.05)
     release, ended = threading.Event(), threading.Event()
     held: list[weakref.ref[_Result]] = []
 
@@ -41,7 +41,7 @@ def test_a_query_thread_that_ends_after_the_grace_keeps_nothing(monkeypatch: pyt
     stops: list[str] = []
     threading.Timer(0.2, _thread.interrupt_main).start()
     with pytest.raises(KeyboardInterrupt) as caught:
-        query._in_thread(work, lambda: stops.append("stop"))
+        query_bounds.in_thread(work, lambda: stops.append("stop"))
     release.set()
     assert ended.wait(10)
     for thread in threading.enumerate():
@@ -72,7 +72,7 @@ def test_a_connection_that_fails_to_close_after_an_interruption_adds_no_line(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(query, "reader", busy_on_close)
-    monkeypatch.setattr(query, "_in_thread", interrupted)
+    monkeypatch.setattr(query, "in_thread", interrupted)
     with pytest.raises(KeyboardInterrupt):
         query.run_query("SELECT 1", str(sample_db))
     assert capsys.readouterr() == ("", "")
