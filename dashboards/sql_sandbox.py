@@ -17,23 +17,19 @@ Layers, each enough on its own for some attacks and together for all we know of:
    meant for display.
 
 The text itself is hostile too: one longer than ``MAX_SQL_CHARS`` is refused unread, and even a
-short one is parsed only inside the query's process (a few kilobytes of nested parentheses make
-DuckDB's parser take megabytes). What a query spills to disk goes to a folder of its own
-(``spill_root``), at most ``spill_mb`` MiB, removed when the query ends or is killed; folders left by
-a dashboard process that died are removed by the next query.
+short one is parsed (``dashboards.sql_check``) only inside the query's process (a few kilobytes of
+nested parentheses make DuckDB's parser take megabytes). What a query spills to disk goes to a folder
+of its own (``dashboards.sql_spill.spill_root``), at most ``spill_mb`` MiB, removed when the query ends
+or is killed; folders left by a dashboard process that died are removed by the next query.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import multiprocessing as mp
 import os
-import re
 import resource
 import shutil
 import signal
-import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -44,9 +40,9 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 
+from dashboards.sql_check import SandboxError, check_length, check_statement, first_line
+from dashboards.sql_spill import remove_stale_spills, spill_root
 from ingest.db import DatabaseError, reader
 
 #: The configuration of every connection the dashboard opens. The dashboard process uses one
@@ -73,34 +69,12 @@ DEFAULT_DOWNLOAD_BYTES = 50 * 2**20
 #: DuckDB memory limit and fixed (thread stacks, allocator arenas, the Arrow copy of the result).
 _ADDRESS_SPACE_FACTOR = 2
 _ADDRESS_SPACE_FIXED = 512 * 2**20
-#: The longest query text taken, in characters; a longer one is refused before it is parsed.
-MAX_SQL_CHARS = 100_000
 #: Disk a query may fill with what it spills (sorts, joins, aggregates larger than its memory), in MiB.
 DEFAULT_SPILL_MB = 2048
-#: The folder, next to the database, that holds each running query's spill folder.
-SPILL_SUFFIX = ".sql-spill"
 #: Address space the parse of a query's text may add (a text at the length limit needs about 400 MB).
 _PARSE_BYTES = 1536 * 2**20
 #: How often the caller's ``on_wait`` is called while a query runs, in seconds.
 _POLL = 0.1
-
-#: Words that make an ``EXPLAIN`` or a multi-part statement (a ``PIVOT`` without an ``IN`` list,
-#: which DuckDB splits in two) something other than a read: ``EXPLAIN ANALYZE`` runs its statement,
-#: the others start a write, a setting, a file access or a transaction.
-_WRITE_WORDS = frozenset({
-    "ABORT", "ALTER", "ANALYSE", "ANALYZE", "ATTACH", "BEGIN", "CALL", "CHECKPOINT", "COMMIT", "COPY",
-    "CREATE", "DEALLOCATE", "DELETE", "DETACH", "DROP", "EXECUTE", "EXPORT", "FORCE", "IMPORT", "INSERT",
-    "INSTALL", "LOAD", "MERGE", "PRAGMA", "PREPARE", "RESET", "ROLLBACK", "SET", "TRUNCATE", "UPDATE",
-    "USE", "VACUUM",
-})
-#: The first word of a multi-part statement that is a query.
-_QUERY_STARTS = frozenset({"SELECT", "WITH", "FROM", "PIVOT", "PIVOT_WIDER", "UNPIVOT", "PIVOT_LONGER", "VALUES"})
-_ALLOWED_TEXT = "SELECT, WITH, FROM, VALUES, PIVOT, UNPIVOT, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN"
-
-
-class SandboxError(Exception):
-    """The query was refused, failed, ran out of time or memory, or was cancelled; the message says
-    which and why."""
 
 
 @dataclass(frozen=True)
@@ -124,145 +98,6 @@ def page_timeout() -> float:
     except ValueError:
         return DEFAULT_TIMEOUT
     return value if value > 0 else DEFAULT_TIMEOUT
-
-
-def check_length(sql: str) -> None:
-    """Raises ``SandboxError`` when ``sql`` is longer than ``MAX_SQL_CHARS`` characters."""
-    if len(sql) > MAX_SQL_CHARS:
-        raise SandboxError(
-            f"The query is {len(sql):,} characters long; the limit is {MAX_SQL_CHARS:,}. Shorten it "
-            "(a long list of values belongs in a table)."
-        )
-
-
-def spill_root(db_path: str | Path) -> Path:
-    """The folder that holds the spill folders of the queries on ``db_path``: next to the database
-    (on its disk, like DuckDB's own ``<db>.tmp``), else this user's own in the system's temporary
-    folder (``governor-<uid>.sql-spill``), else a new one of a random name there. A folder is used only
-    when it is a folder of this user's, never through a link: what a query spills, and the stale
-    folders removed (``remove_stale_spills``), then stay in it (a link planted at the name, in a
-    temporary folder everyone writes, pointed them at someone's files)."""
-    db = Path(db_path)
-    for root in (db.with_name(db.name + SPILL_SUFFIX),
-                 Path(tempfile.gettempdir()) / f"governor-{os.getuid()}{SPILL_SUFFIX}"):
-        try:
-            root.mkdir(mode=0o700)
-        except OSError:
-            pass
-        if _own_folder(root):
-            return root
-    return Path(tempfile.mkdtemp(prefix="governor-", suffix=SPILL_SUFFIX))
-
-
-def _own_folder(path: Path) -> bool:
-    """Whether ``path`` itself (not what a link names) is a folder of this user's."""
-    try:
-        info = path.lstat()
-    except OSError:
-        return False
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
-
-
-def remove_stale_spills(root: Path) -> list[Path]:
-    """Remove the spill folders under ``root`` whose dashboard process is gone (a folder of this
-    user's, not a link, named ``<pid>-<random>`` after the process that runs the query); returns
-    those removed."""
-    removed = []
-    for folder in root.glob("*-*"):
-        owner = folder.name.split("-", 1)[0]
-        if not owner.isdecimal() or not _own_folder(folder) or _alive(int(owner)):
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        removed.append(folder)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # someone else's process: alive
-        return True
-    return True
-
-
-def check_statement(sql: str) -> str:
-    """The one read statement in ``sql``, or ``SandboxError`` saying why it is refused.
-
-    Raises ``SandboxError`` for input longer than ``MAX_SQL_CHARS``, empty input, a syntax error,
-    several statements, or any statement that is not a read (``EXPLAIN ANALYZE`` included: it runs
-    its statement). The parse may take much memory: ``run_sandboxed`` calls this in the query's
-    process."""
-    check_length(sql)
-    if not sql or not sql.strip():
-        raise SandboxError(f"Enter a query: one read statement ({_ALLOWED_TEXT}).")
-    try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as err:
-        raise SandboxError(f"The query does not parse: {_first_line(err)}") from None
-    if not statements:
-        raise SandboxError(f"Enter a query: one read statement ({_ALLOWED_TEXT}).")
-    if len(statements) > 1:
-        raise SandboxError(
-            f"Only one statement is allowed; this input holds {len(statements)}. Remove the extra ';' statements."
-        )
-    statement = statements[0]
-    query = _strip_trailing_semicolons(statement.query)
-    kind = statement.type.name.replace("_", " ")
-    if statement.type == duckdb.StatementType.SELECT:
-        return query
-    if statement.type in (duckdb.StatementType.EXPLAIN, duckdb.StatementType.MULTI):
-        words = _keywords(query)
-        bad = next((w for w in words if w in _WRITE_WORDS), None)
-        first = words[0] if words else ""
-        if statement.type == duckdb.StatementType.MULTI and first not in _QUERY_STARTS | {"EXPLAIN"}:
-            bad = bad or first
-            kind = first or kind
-        elif statement.type == duckdb.StatementType.MULTI and first == "EXPLAIN":
-            kind = "EXPLAIN"
-        if bad is None:
-            return query
-        raise SandboxError(
-            f"Refused: {kind} statement with {bad}. Only read queries ({_ALLOWED_TEXT}) are allowed; the SQL "
-            "page cannot change the database, its settings, files or extensions, and EXPLAIN ANALYZE would run "
-            "its statement."
-        )
-    raise SandboxError(
-        f"Refused: {kind} statement. Only read queries ({_ALLOWED_TEXT}) are allowed; "
-        "the SQL page cannot change the database, its settings, files or extensions."
-    )
-
-
-def _keywords(sql: str) -> list[str]:
-    """The keywords of ``sql`` in order, upper case: strings, quoted names and comments are not
-    keywords, so ``SELECT 'copy' AS "set"`` yields only SELECT and AS."""
-    tokens = duckdb.tokenize(sql)
-    words = []
-    for index, (start, kind) in enumerate(tokens):
-        if kind != duckdb.token_type.keyword:
-            continue
-        end = tokens[index + 1][0] if index + 1 < len(tokens) else len(sql)
-        match = re.match(r"[A-Za-z_]+", sql[start:end])
-        if match:
-            words.append(match.group(0).upper())
-    return words
-
-
-def _strip_trailing_semicolons(text: str) -> str:
-    """The statement without the ``;`` (and any comments after it) that ends it: the relational API
-    takes one statement without a terminator."""
-    cut = text.rfind(";")
-    while cut >= 0:
-        try:
-            rest = duckdb.extract_statements(text[cut + 1 :])
-        except duckdb.Error:
-            return text
-        if rest:
-            return text
-        text = text[:cut]
-        cut = text.rfind(";")
-    return text
 
 
 def run_sandboxed(
@@ -452,7 +287,7 @@ def _run_child(
     except SandboxError as err:
         pipe.send(("error", str(err)))
     except (duckdb.OutOfMemoryException, MemoryError, pa.ArrowMemoryError) as err:
-        text = _first_line(err)
+        text = first_line(err)
         if "offload" in text.lower() or "max_temp_directory_size" in text:  # the spill folder is full
             pipe.send(("error", f"The query spilled more to disk than its limit of {spill_mb:,} MB and was stopped: "
                                 f"aggregate, filter or add a LIMIT. ({text})"))
@@ -463,35 +298,13 @@ def _run_child(
     except DatabaseError as err:
         pipe.send(("error", str(err)))
     except Exception as err:  # anything else is reported, not raised in a process nobody watches
-        pipe.send(("error", f"The query failed: {type(err).__name__}: {_first_line(err)}"))
+        pipe.send(("error", f"The query failed: {type(err).__name__}: {first_line(err)}"))
     finally:
         pipe.close()
 
 
-def result_csv(table: pa.Table) -> bytes:
-    """A result as CSV bytes (a header line, then one line a row). CSV has no form for nested values
-    (lists, structs, maps) or bytes: they are written as JSON text."""
-    columns = []
-    for column in table.columns:
-        kind = column.type
-        if pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
-            values = [None if v is None else json.dumps(v, default=str, ensure_ascii=False) for v in column.to_pylist()]
-            column = pa.chunked_array([pa.array(values, pa.string())])
-        columns.append(column)
-    buffer = io.BytesIO()
-    pa_csv.write_csv(pa.Table.from_arrays(columns, names=table.column_names), buffer)
-    return buffer.getvalue()
-
-
-def result_parquet(table: pa.Table) -> bytes:
-    """A result as the bytes of a Parquet file (every type kept)."""
-    buffer = io.BytesIO()
-    pq.write_table(table, buffer)
-    return buffer.getvalue()
-
-
 def _explain(err: duckdb.Error) -> str:
-    text = _first_line(err)
+    text = first_line(err)
     lowered = text.lower()
     if "external access" in lowered or "disabled by configuration" in lowered:
         return f"Files, the network and extensions are off limits on this page: {text}"
@@ -500,6 +313,3 @@ def _explain(err: duckdb.Error) -> str:
     return f"The query failed: {text}"
 
 
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__

@@ -16,16 +16,14 @@ from typing import Any
 import streamlit as st
 
 from dashboards import data, ui, url_state
+from dashboards.sql_check import MAX_SQL_CHARS, SandboxError
+from dashboards.sql_downloads import result_csv, result_parquet
 from dashboards.sql_sandbox import (
     DEFAULT_DOWNLOAD_BYTES,
     DEFAULT_MAX_ROWS,
     DEFAULT_MEMORY_MB,
-    MAX_SQL_CHARS,
-    SandboxError,
     SandboxResult,
     page_timeout,
-    result_csv,
-    result_parquet,
     run_sandboxed,
 )
 from dashboards.stats import plural

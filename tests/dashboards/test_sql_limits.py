@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from dashboards import sql_sandbox
-from dashboards.sql_sandbox import MAX_SQL_CHARS, SandboxError, run_sandboxed, spill_root
+from dashboards import sql_check
+from dashboards.sql_check import MAX_SQL_CHARS, SandboxError
+from dashboards.sql_sandbox import run_sandboxed
+from dashboards.sql_spill import spill_root
 
 #: DuckDB memory of the queries below: small, so that they spill within their first 200 MB or so of data,
 #: a fraction of a second on an idle machine (the page's default, 1 GB, took seconds to fill on a busy one).
@@ -46,8 +48,8 @@ def test_a_text_past_the_length_limit_is_refused_unread(dash_db: Path, monkeypat
     def no_parse(_: str) -> None:
         raise AssertionError("parsed in the dashboard's process")
 
-    monkeypatch.setattr(sql_sandbox.duckdb, "extract_statements", no_parse)
-    monkeypatch.setattr(sql_sandbox.duckdb, "tokenize", no_parse)
+    monkeypatch.setattr(sql_check.duckdb, "extract_statements", no_parse)
+    monkeypatch.setattr(sql_check.duckdb, "tokenize", no_parse)
     text = nested(2 * 2**20)  # 4 MB, the text that took the server from 253 to 5,103 MB
     with pytest.raises(SandboxError) as info:
         run_sandboxed(dash_db, text, timeout=30.0)
@@ -60,8 +62,8 @@ def test_a_text_within_the_limit_is_parsed_in_the_query_process(dash_db: Path, m
         raise AssertionError("parsed in the dashboard's process")
 
     # The query's process is forked from the fork server, which never sees this patch.
-    monkeypatch.setattr(sql_sandbox.duckdb, "extract_statements", no_parse)
-    monkeypatch.setattr(sql_sandbox.duckdb, "tokenize", no_parse)
+    monkeypatch.setattr(sql_check.duckdb, "extract_statements", no_parse)
+    monkeypatch.setattr(sql_check.duckdb, "tokenize", no_parse)
     text = nested((MAX_SQL_CHARS - 10) // 2)
     assert len(text) <= MAX_SQL_CHARS
     with pytest.raises(SandboxError) as info:

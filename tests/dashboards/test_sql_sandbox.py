@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from dashboards.sql_sandbox import SandboxError, check_statement, run_sandboxed
+from dashboards.sql_check import SandboxError, check_statement
+from dashboards.sql_sandbox import run_sandboxed
 
 
 @pytest.fixture(autouse=True)
@@ -297,7 +298,7 @@ def test_results_download_as_csv_and_parquet(dash_db: Path) -> None:
 
     import pyarrow.parquet as pq
 
-    from dashboards.sql_sandbox import result_csv, result_parquet
+    from dashboards.sql_downloads import result_csv, result_parquet
 
     sql = "SELECT game_id, players, score FROM games JOIN players USING (game_id) ORDER BY game_id, seat LIMIT 2"
     whole = run_sandboxed(dash_db, sql).whole

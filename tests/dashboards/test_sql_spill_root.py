@@ -1,4 +1,4 @@
-"""dashboards/sql_sandbox.py's spill folders: only in a folder of the user's own, never through a link
+"""dashboards/sql_spill.py's spill folders: only in a folder of the user's own, never through a link
 (a query's spill files are written there and a dead process's folders are removed there)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboards.sql_sandbox import SPILL_SUFFIX, remove_stale_spills, spill_root
+from dashboards.sql_spill import SPILL_SUFFIX, remove_stale_spills, spill_root
 
 
 def _dead_pid() -> int:
