@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from analysis.accuracy import SeatSummary, seat_summaries
-from analysis.decisions import THRESHOLDS, Decision, Options, rollout_kind
+from analysis.decisions import SAMPLINGS, THRESHOLDS, Decision, Options, rollout_kind
 from analysis.rollouts import MAX_ROLLOUTS
 from replay import exits
 from replay.errors import printable
@@ -41,7 +41,12 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
     p.add_argument("--game", type=bounded_int("--game", 1, MAX_STEP), default=1,
                    help="which game of a .jsonl file (1-based, default 1)")
     p.add_argument("--rollouts", type=bounded_int("--rollouts", 1, MAX_ROLLOUTS), default=100,
-                   help=f"rollouts per candidate move, 1 to {MAX_ROLLOUTS:,} (default 100)")
+                   help=f"the most rollouts per candidate move (with --sampling fixed: exactly), 1 to "
+                        f"{MAX_ROLLOUTS:,} (default 100)")
+    p.add_argument("--sampling", choices=SAMPLINGS, default="adaptive",
+                   help="adaptive (default): candidates are rolled out in rounds and leave once the rollouts have "
+                        "decided about them; fixed: every candidate gets --rollouts rollouts (the analysis before "
+                        "adaptive sampling)")
     p.add_argument("--seed", type=bounded_int("--seed", *SEED_RANGE), default=0,
                    help="seed of every random choice, a 64-bit integer (default 0): same seed, same output")
     p.add_argument("--top", type=bounded_int("--top", 1, MAX_TOP), default=6,
@@ -172,7 +177,8 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
         return exits.REJECTED
     log = record.log
     options = Options(rollouts=args.rollouts, seed=args.seed, top=args.top,
-                      workers=args.workers or os.cpu_count() or 1, steps=args.steps, rollout_bot=args.rollout_bot)
+                      workers=args.workers or os.cpu_count() or 1, steps=args.steps, rollout_bot=args.rollout_bot,
+                      sampling=args.sampling)
     try:
         bot = rollout_kind(log.game, options)
     except ValueError as err:
@@ -201,9 +207,10 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
         for summary in seat_summaries(decisions, log.players):
             print(json.dumps(summary.to_json()) if args.json else summary_line(summary), flush=True)
     tags = {name: sum(1 for d in decisions if d.tag == name) for name, _ in THRESHOLDS}
+    spent = f"{'at most ' if options.adaptive else ''}{options.rollouts} rollouts per candidate"
     print(
         f"{len(decisions)} decisions analysed in {time.monotonic() - start:.1f} s "
-        f"({options.rollouts} rollouts per candidate by the {bot} bot, seed {options.seed}): "
+        f"({spent} by the {bot} bot, seed {options.seed}): "
         + ", ".join(_count(n, name) for name, n in tags.items()),
         file=sys.stderr,
     )

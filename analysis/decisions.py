@@ -11,15 +11,17 @@ seat decides is that seat's decision, analysed for it at the same step (``Engine
 
 from __future__ import annotations
 
-import json
 import math
 import multiprocessing
 import random
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from analysis.choices import one_sensible_move, same_move, same_state_groups, unlisted
+from analysis.choices import own_choices as own_choices
+from analysis.racing import Race
 from analysis.rollouts import RolloutResult, RolloutTask, run_task
 from replay import pools
 from replay.logfile import GameLog
@@ -32,6 +34,14 @@ THRESHOLDS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))
 #: Rollouts of each move in the pre-ranking, and the most moves pre-ranked.
 PRERANK_ROLLOUTS = 4
 PRERANK_CAP = 48
+#: How the rollouts are spent: ``adaptive`` races the candidates (``analysis.racing``: a candidate
+#: leaves once the rollouts have decided about it, up to ``rollouts`` each), ``fixed`` gives every
+#: candidate exactly ``rollouts`` (the analysis as it was before racing).
+SAMPLINGS = ("adaptive", "fixed")
+#: Adaptive sampling races every choice of a seat that has at most this many more than ``top`` and
+#: lists the ``top`` best: a pre-ranking of 4 rollouts a move left out the best of 7 or 8 moves now
+#: and then (a move the other seed's analysis found), and a race drops a poor move for a few rollouts.
+ENTRANT_MARGIN = 2
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.959963984540054
 
@@ -152,9 +162,10 @@ class Decision:
 
 @dataclass
 class Options:
-    """How to analyse: rollouts per candidate, seed, at most ``top`` candidates per decision, worker
-    processes (1 runs inline), which steps (1-based move numbers; None for all), and the kind of bot
-    that plays the rollouts (None: the one the game declares, ``replay.registry.rollout_bot``)."""
+    """How to analyse: rollouts per candidate (adaptive sampling: at most), seed, at most ``top``
+    candidates per decision, worker processes (1 runs inline), which steps (1-based move numbers;
+    None for all), the kind of bot that plays the rollouts (None: the one the game declares,
+    ``replay.registry.rollout_bot``) and how rollouts are spent (``SAMPLINGS``)."""
 
     rollouts: int = 100
     seed: int = 0
@@ -164,6 +175,11 @@ class Options:
     chunk: int = 25
     extra: dict[str, Any] = field(default_factory=dict)
     rollout_bot: str | None = None
+    sampling: str = "adaptive"
+
+    @property
+    def adaptive(self) -> bool:
+        return self.sampling != "fixed"
 
 
 def rollout_kind(game: str, options: Options) -> str:
@@ -195,7 +211,8 @@ def decision_points(log: GameLog, steps: tuple[int, int] | None = None) -> Itera
     move played, and the number of the seat's distinct choices (``own_choices``). At each step the
     decision of the seat to act comes first (when it had more than one choice), then, by seat, each
     other seat that decides a part of the move (``Engine.deciders``) and had more than one choice for
-    it. Raises as ``iter_replay`` when the log is bad."""
+    it. Choices that all lead to the same state are one sensible move, not a decision. Raises as
+    ``iter_replay`` when the log is bad."""
     engine = engine_for(log.game)
     before = None
     for state, step in iter_replay(log, describe=False):
@@ -203,71 +220,31 @@ def decision_points(log: GameLog, steps: tuple[int, int] | None = None) -> Itera
             if before is not None and (steps is None or steps[0] <= step.number <= steps[1]):
                 legal = engine.legal_moves(before)
                 for seat in (step.seat, *engine.deciders(before, step.move)):
-                    count = len(own_choices(engine, before, seat, step.move, legal)) - _unlisted(engine, legal, step.move)
-                    if count > 1:
+                    choices = own_choices(engine, before, seat, step.move, legal)
+                    count = len(choices) - unlisted(engine, legal, step.move)
+                    if count > 1 and not one_sensible_move(engine, before, choices):
                         yield _Point(step.number, seat, before, step.move, step.seat), count
         before = state
-
-
-def _key(engine: Any, move: Any) -> str:
-    """What tells two moves apart: the JSON of the form ``legal_moves`` lists (one decision written
-    two ways has one key)."""
-    return json.dumps(engine.canonical_move(move).to_json(), sort_keys=True)
-
-
-def _same(engine: Any, a: Any, b: Any) -> bool:
-    """Whether two moves make the same decision (one may be a log's other written form of it)."""
-    if a == b:
-        return True
-    a, b = engine.canonical_move(a), engine.canonical_move(b)
-    return bool(a == b) or a.to_json() == b.to_json()
-
-
-def _unlisted(engine: Any, legal: Sequence[Any], played: Any) -> int:
-    """1 when the move played is not among the listed ones (``own_choices`` then adds it), else 0."""
-    key = _key(engine, played)
-    return 0 if any(_key(engine, m) == key for m in legal) else 1
-
-
-def own_choices(engine: Any, state: Any, seat: int, played: Any, legal: Sequence[Any] | None = None) -> list[Any]:
-    """The choices of ``seat`` at the move ``played`` from ``state``: each legal move with what the
-    other seats decide in it following ``played`` (``Engine.with_others_from``: where it applies, else
-    the rules' default), each once, in the order of the legal moves. For the seat to act, its own
-    moves; for a seat that decides a part of the move, ``played`` with only that part varied. The move
-    played stands as the log wrote it, in place of the listed form of the same choice (never beside
-    it; added when the list lacks it). ``legal`` is ``engine.legal_moves(state)`` when already made.
-    Raises ``ValueError`` when the game is over in ``state``."""
-    moves = engine.legal_moves(state) if legal is None else legal
-    played_key = _key(engine, played)
-    choices: list[Any] = []
-    seen: set[str] = set()
-    for move in moves:
-        variant = engine.with_others_from(state, move, seat, played)
-        key = _key(engine, variant)
-        if key not in seen:
-            seen.add(key)
-            choices.append(played if key == played_key else variant)
-    if played_key not in seen:
-        choices.append(played)
-    return choices
 
 
 def choose_candidates(engine: Any, point: _Point, options: Options,
                       run: Callable[[RolloutTask], RolloutResult]) -> list[Any]:
     """The moves to estimate at a decision: the seat's choices (``own_choices``) when they are at most
-    ``top``, else the move played, the rollout bot's choice (``rollout_kind``) and the best of the
-    pre-ranking, each varying only what the seat decides. The move played stands as the log wrote it,
-    in place of the listed form of the same decision (never beside it). Raises as ``rollout_kind``."""
+    ``top`` (adaptive sampling: ``top + ENTRANT_MARGIN``, of which the race lists the ``top`` best),
+    else the move played, the rollout bot's choice (``rollout_kind``) and the best of the
+    pre-ranking up to ``top``, each varying only what the seat decides. The move played stands as the
+    log wrote it, in place of the listed form of the same decision (never beside it). Raises as
+    ``rollout_kind``."""
     legal = own_choices(engine, point.state, point.seat, point.played)
-    if len(legal) <= options.top:
+    if len(legal) <= options.top + (ENTRANT_MARGIN if options.adaptive else 0):
         return legal
     must = [point.played]
     bot = rollout_kind(engine.game, options)
     bot_move = engine.with_others_from(point.state, make_bot(engine.game, bot, options.seed).choose(point.state),
                                        point.seat, point.played)
-    if not _same(engine, bot_move, point.played):
+    if not same_move(engine, bot_move, point.played):
         must.append(bot_move)
-    rest = [m for m in legal if not any(_same(engine, m, x) for x in must)]
+    rest = [m for m in legal if not any(same_move(engine, m, x) for x in must)]
     if len(rest) > PRERANK_CAP:
         rest = random.Random(f"prerank:{options.seed}:{point.step}").sample(rest, PRERANK_CAP)
     task = RolloutTask(engine.game, point.step, point.seat, point.state, tuple(rest), options.seed ^ 0x5EED,
@@ -277,14 +254,20 @@ def choose_candidates(engine: Any, point: _Point, options: Options,
     return must + [rest[i] for i in ranked[: max(0, options.top - len(must))]]
 
 
-def _tasks(engine: Any, point: _Point, candidates: Sequence[Any], options: Options) -> list[RolloutTask]:
+def _chunks(engine: Any, point: _Point, candidates: Sequence[Any], options: Options, first: int,
+            count: int) -> list[RolloutTask]:
+    """Rollouts ``first`` to ``first + count - 1`` of ``candidates``, in tasks of ``options.chunk``
+    rollouts (the same tasks on any number of workers)."""
     bot = rollout_kind(engine.game, options)
     tasks = []
-    for first in range(0, options.rollouts, options.chunk):
-        count = min(options.chunk, options.rollouts - first)
+    for start in range(first, first + count, options.chunk):
         tasks.append(RolloutTask(engine.game, point.step, point.seat, point.state, tuple(candidates),
-                                 options.seed, first, count, bot))
+                                 options.seed, start, min(options.chunk, first + count - start), bot))
     return tasks
+
+
+def _tasks(engine: Any, point: _Point, candidates: Sequence[Any], options: Options) -> list[RolloutTask]:
+    return _chunks(engine, point, candidates, options, 0, options.rollouts)
 
 
 def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, candidates: Sequence[Any],
@@ -294,11 +277,82 @@ def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, cand
         wins = sum(r.wins[index] for r in results)
         n = sum(r.played[index] for r in results)
         made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
-                              _same(engine, move, point.played), wins, n))
+                              same_move(engine, move, point.played), wins, n))
     made.sort(key=lambda c: (-c.estimate, not c.played, c.text))
+    return _made(names, point, legal, made, bot)
+
+
+def _made(names: Sequence[str], point: _Point, legal: int, made: Sequence[Candidate], bot: str) -> Decision:
     if point.mover == point.seat:
         return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), rollout_bot=bot)
     return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), point.mover, names[point.mover], bot)
+
+
+def _rank(candidate: Candidate) -> tuple[float, bool, str]:
+    """Best first: the higher estimate, then the move played, then by text."""
+    return -candidate.estimate, not candidate.played, candidate.text
+
+
+class _Work:
+    """One decision under analysis: its candidates and their rollouts, round after round (fixed
+    sampling: one round of every rollout; adaptive: a race, ``analysis.racing``), until ``done``."""
+
+    def __init__(self, engine: Any, point: _Point, legal: int, candidates: Sequence[Any], options: Options,
+                 bot: str) -> None:
+        self.engine, self.point, self.legal, self.options, self.bot = engine, point, legal, options, bot
+        self.candidates = list(candidates)
+        self.results: list[RolloutResult] = []
+        self.done = False
+        self.race: Race | None = None
+        if options.adaptive:
+            self.groups = same_state_groups(engine, point.state, self.candidates)
+            self.entrants = sorted(set(self.groups))
+            played = next(i for i, move in enumerate(self.candidates) if same_move(engine, move, point.played))
+            self.race = Race(len(self.entrants), self.entrants.index(self.groups[played]), options.rollouts)
+
+    def tasks(self) -> list[RolloutTask]:
+        """The next round's rollout tasks."""
+        if self.race is None:
+            return _tasks(self.engine, self.point, self.candidates, self.options)
+        first, count, running = self.race.next_round()
+        self._running = running
+        moves = [self.candidates[self.entrants[i]] for i in running]
+        return _chunks(self.engine, self.point, moves, self.options, first, count)
+
+    def take(self, results: Sequence[RolloutResult]) -> None:
+        """The results of ``tasks``, in their order."""
+        if self.race is None:
+            self.results = list(results)
+            self.done = True
+            return
+        self.race.record({entrant: [x for r in results for x in r.outcomes[index]]
+                          for index, entrant in enumerate(self._running)})
+        self.done = self.race.done
+
+    def decision(self, names: Sequence[str]) -> Decision:
+        """The decision analysed. Adaptive sampling lists the ``top`` best candidates, best first: the
+        leader of the race, or the move played when the leader is not significantly better (as far as
+        the rollouts can tell, nothing better was found), then the others by estimate."""
+        if self.race is None:
+            return _decision(self.engine, names, self.point, self.legal, self.candidates, self.results, self.bot)
+        engine, point, race = self.engine, self.point, self.race
+        made = []
+        for index, move in enumerate(self.candidates):
+            entrant = self.entrants.index(self.groups[index])
+            ended = [x for x in race.results[entrant] if x is not None]
+            made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
+                                  same_move(engine, move, point.played), sum(ended), len(ended)))
+        played = next(c for c in made if c.played)
+        running = [c for index, c in enumerate(made) if race.alive[self.entrants.index(self.groups[index])]]
+        leader = min(running, key=_rank)
+        best = leader if significant(leader, played) else played
+        rest = sorted((c for c in made if c is not best), key=_rank)
+        room = max(0, self.options.top - 1)
+        listed = rest[:room]
+        if played is not best and played not in listed:
+            # The move played is always listed (as the old pre-ranking always kept it).
+            listed = sorted([*rest[: max(0, room - 1)], played], key=_rank)
+        return _made(names, point, self.legal, [best, *listed], self.bot)
 
 
 def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, options: Options | None = None,
@@ -318,10 +372,16 @@ def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, opti
         raise ValueError(f"seat {seat} decides no part of {played.text()!r}, which seat {mover} makes")
     point = _Point(step, seat, state, played, mover)
     legal_moves = engine.legal_moves(state)
-    legal = len(own_choices(engine, state, seat, played, legal_moves)) - _unlisted(engine, legal_moves, played)
-    candidates = choose_candidates(engine, point, options, run_task)
-    results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
-    return _decision(engine, names, point, legal, candidates, results, rollout_kind(game, options))
+    legal = len(own_choices(engine, state, seat, played, legal_moves)) - unlisted(engine, legal_moves, played)
+    return _inline(engine, point, legal, options, rollout_kind(game, options)).decision(names)
+
+
+def _inline(engine: Any, point: _Point, legal: int, options: Options, bot: str) -> _Work:
+    """A decision's work done in this process."""
+    work = _Work(engine, point, legal, choose_candidates(engine, point, options, run_task), options, bot)
+    while not work.done:
+        work.take([run_task(task) for task in work.tasks()])
+    return work
 
 
 def analyse(log: GameLog, options: Options | None = None,
@@ -338,9 +398,7 @@ def analyse(log: GameLog, options: Options | None = None,
         for point, legal in points:
             if cancelled is not None and cancelled():
                 return
-            candidates = choose_candidates(engine, point, options, run_task)
-            results = [run_task(t) for t in _tasks(engine, point, candidates, options)]
-            yield _decision(engine, log.players, point, legal, candidates, results, bot)
+            yield _inline(engine, point, legal, options, bot).decision(log.players)
         return
     # forkserver: the dashboard runs analyses from a thread of its server, which must not be forked.
     pool = ProcessPoolExecutor(max_workers=options.workers, mp_context=multiprocessing.get_context("forkserver"))
@@ -363,26 +421,32 @@ def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[
     def run_remote(task: RolloutTask) -> RolloutResult:
         return pool.submit(run_task, task).result()
 
+    def submit(work: _Work) -> list[Future[RolloutResult]]:
+        return [pool.submit(run_task, task) for task in work.tasks()]
+
     # Candidate choice needs its pre-ranking first, so decisions are prepared a few ahead while the
-    # rollouts of earlier ones run.
+    # rollouts of earlier ones run; a race's next round goes out as soon as its last one is back.
     ahead = max(2, options.workers * 2)
-    pending: list[tuple[_Point, int, list[Any], list[Future[RolloutResult]]]] = []
+    in_flight: list[tuple[_Work, list[Future[RolloutResult]]]] = []
     index = 0
     # The work left when this stops early is dropped by ``pools.stop_now``, in the pool's own thread: a future
     # cancelled here while a dead worker made the pool fail them all raised InvalidStateError there (a
     # traceback on standard error, Python 3.11).
-    while index < len(points) or pending:
-        while index < len(points) and len(pending) < ahead:
+    while index < len(points) or in_flight:
+        while index < len(points) and len(in_flight) < ahead:
             point, legal = points[index]
             index += 1
-            candidates = choose_candidates(engine, point, options, run_remote)
-            futures = [pool.submit(run_task, t) for t in _tasks(engine, point, candidates, options)]
-            pending.append((point, legal, candidates, futures))
-        point, legal, candidates, futures = pending.pop(0)
-        results = []
-        for future in futures:
-            if cancelled is not None and cancelled():
-                return False
-            results.append(future.result())
-        yield _decision(engine, log.players, point, legal, candidates, results, bot)
+            work = _Work(engine, point, legal, choose_candidates(engine, point, options, run_remote), options, bot)
+            in_flight.append((work, submit(work)))
+        waiting = [future for _, futures in in_flight for future in futures]
+        if waiting:
+            wait(waiting, return_when=FIRST_COMPLETED)
+        if cancelled is not None and cancelled():
+            return False
+        for slot, (work, futures) in enumerate(in_flight):
+            if futures and all(future.done() for future in futures):
+                work.take([future.result() for future in futures])
+                in_flight[slot] = (work, [] if work.done else submit(work))
+        while in_flight and in_flight[0][0].done:
+            yield in_flight.pop(0)[0].decision(log.players)
     return True

@@ -49,11 +49,13 @@ class RolloutTask:
 class RolloutResult:
     """Per candidate: the acting seat's share of wins summed over the rollouts (a full tie between k
     seats counts 1/k), and how many rollouts ended (a rollout whose candidate is illegal in a sampled
-    world, or that does not end, is not counted)."""
+    world, or that does not end, is not counted); and each rollout's own result in rollout order
+    (None for one that did not count), which adaptive sampling pairs across candidates."""
 
     step: int
     wins: tuple[float, ...]
     played: tuple[int, ...]
+    outcomes: tuple[tuple[float | None, ...], ...] = ()
 
 
 def world_rng(seed: int, step: int, rollout: int) -> random.Random:
@@ -119,12 +121,14 @@ def _run_task(task: RolloutTask) -> RolloutResult:
     engine = engine_for(task.game)
     wins = [0.0] * len(task.candidates)
     played = [0] * len(task.candidates)
+    outcomes: list[list[float | None]] = [[] for _ in task.candidates]
     for number in range(task.first, task.first + task.count):
         rng = world_rng(task.seed, task.step, number)
         world = engine.determinise(task.state, task.seat, rng)
         play_seed = rng.randrange(2**62)
         players = state_players(world)
         for index, move in enumerate(task.candidates):
+            outcomes[index].append(None)
             game = engine.working(world)
             try:
                 game.apply(move)
@@ -133,9 +137,11 @@ def _run_task(task: RolloutTask) -> RolloutResult:
             winners = play_out(engine, game, players, random.Random(play_seed), task.bot)
             if winners is None:
                 continue
-            wins[index] += win_share(winners, task.seat)
+            share = win_share(winners, task.seat)
+            wins[index] += share
             played[index] += 1
-    return RolloutResult(task.step, tuple(wins), tuple(played))
+            outcomes[index][-1] = share
+    return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes))
 
 
 #: The engine line's default length and the rollouts it is read from.

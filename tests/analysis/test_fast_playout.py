@@ -140,11 +140,13 @@ def _snapshot_task(task: RolloutTask) -> RolloutResult:
     engine = engine_for(task.game)
     wins = [0.0] * len(task.candidates)
     played = [0] * len(task.candidates)
+    outcomes: list[list[float | None]] = [[] for _ in task.candidates]
     for number in range(task.first, task.first + task.count):
         rng = world_rng(task.seed, task.step, number)
         world = engine.determinise(task.state, task.seat, rng)
         play_seed = rng.randrange(2**62)
         for index, move in enumerate(task.candidates):
+            outcomes[index].append(None)
             try:
                 after = engine.apply(world, move)
             except (RuleViolation, FieldError):
@@ -154,7 +156,8 @@ def _snapshot_task(task: RolloutTask) -> RolloutResult:
                 continue
             wins[index] += win_share(engine.winners(final), task.seat)
             played[index] += 1
-    return RolloutResult(task.step, tuple(wins), tuple(played))
+            outcomes[index][-1] = win_share(engine.winners(final), task.seat)
+    return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes))
 
 
 @pytest.mark.parametrize("path", [SAMPLES["san_juan"][1], SAMPLES["puerto_rico"][0]], ids=lambda p: p.stem)

@@ -213,7 +213,7 @@ def test_a_declined_gold_mine_is_its_owners_decision() -> None:
 # -- unchanged where nobody else decides ---------------------------------------------------------------
 
 #: ``governor analyse`` before candidates varied only the seat's own part, rollouts 8 by the heuristic
-#: bots (the only rollout bot then), seed 3, top 6:
+#: bots (the only rollout bot then), seed 3, top 6, sampling fixed (the only sampling then):
 #: (step, seat, legal moves, [(candidate, wins)] best first). Puerto Rico's first three decisions (the
 #: first with more moves than ``top``: pre-ranking and the bot's move) and a San Juan build.
 BEFORE = {
@@ -243,7 +243,7 @@ def _summary(decisions: Iterator[Decision]) -> list[tuple[int, int, int, list[tu
 
 
 def test_decisions_without_other_seats_parts_are_unchanged() -> None:
-    options = Options(rollouts=8, seed=3, top=6, workers=1, rollout_bot="heuristic")
+    options = Options(rollouts=8, seed=3, top=6, workers=1, rollout_bot="heuristic", sampling="fixed")
     pr = analyse(_log(PR_3P), Options(**{**options.__dict__, "steps": (1, 3)}))
     assert _summary(pr) == BEFORE["puerto_rico"]
     sj = analyse(_log(SJ_2P), Options(**{**options.__dict__, "steps": (2, 2)}))
