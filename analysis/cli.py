@@ -32,7 +32,8 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
     p = sub.add_parser("analyse", aliases=["analyze"], help="estimate each decision's winning chance by rollouts",
                        description=(
         "For each decision of a game (a state where the acting seat had more than one legal move), estimate "
-        "the acting seat's winning chance after each candidate move: the share of N rollouts it wins, each "
+        "the acting seat's winning chance after each candidate move: the share of its rollouts it wins (at most "
+        "--rollouts each: the candidates are raced, see --sampling), each "
         f"rollout played to the end by the game's rollout bot ({_declared_bots()}; --rollout-bot picks another) "
         "from a determinisation of the position (what that seat cannot see is dealt again at random). Prints the move played, its estimate with a 95% "
         f"interval, the best move and the loss; tags moves ({thresholds} of winning chance, when significant). "
