@@ -124,6 +124,19 @@ def expected_calibration_error(bins: Sequence[Bin]) -> float:
     return sum(b.count * abs(b.forecast - b.observed) for b in bins) / total
 
 
+def chance_ece(bins: Sequence[Bin]) -> float:
+    """The expected calibration error that chance alone gives forecasts that are exactly right, with
+    the bins' counts: in a bin of n positions forecast at p the observed rate strays from p by about
+    ``sqrt(2/pi) * sqrt(p(1-p)/n)`` on average (the mean absolute value of a normal error; a tie's
+    fractional outcome strays a little less). An ECE near this says nothing is measurably off; 0 for no
+    bins."""
+    total = sum(b.count for b in bins)
+    if total == 0:
+        return 0.0
+    spread = math.sqrt(2 / math.pi)
+    return sum(b.count * spread * math.sqrt(b.forecast * (1 - b.forecast) / b.count) for b in bins) / total
+
+
 def brier_score(forecasts: Sequence[float], outcomes: Sequence[float]) -> float:
     """The mean squared difference between forecast and outcome (0 is perfect). Raises
     ``ValueError`` as ``reliability_bins``."""

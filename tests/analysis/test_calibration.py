@@ -16,6 +16,7 @@ from analysis.calibration import (
     bin_index,
     brier_score,
     calibrate,
+    chance_ece,
     expected_calibration_error,
     reliability_bins,
     reliability_figure,
@@ -113,3 +114,11 @@ def test_stored_results_are_read_and_drawn(tmp_path: Path) -> None:
     path.write_text("[1, 2]")
     with pytest.raises(ValueError, match="^results.json: not the calibration benchmark's results$"):
         stored_results(path)
+
+
+def test_the_calibration_error_chance_alone_gives() -> None:
+    # 100 positions at 50 %: the observed rate strays by sqrt(2/pi) * 5 points on average; 400 at 10 %, by
+    # sqrt(2/pi) * 1.5 points; weighted by count.
+    bins = [Bin(0.5, 0.6, 100, 0.5, 0.5, 0.4, 0.6), Bin(0.1, 0.2, 400, 0.1, 0.1, 0.07, 0.13)]
+    assert chance_ece(bins) == pytest.approx((100 * 0.0398942 + 400 * 0.0119683) / 500, abs=1e-7)
+    assert chance_ece([]) == 0.0
