@@ -93,7 +93,6 @@ def _query_seconds(target: Path) -> float:
 
 def run_one(way: str, logs: Path, work: Path) -> dict[str, Any]:
     from ingest.importer import import_paths
-    from ingest.lake_import import import_to_lake
 
     target = work / (f"{way}.duckdb" if way == "duckdb" else way)
     if target.exists():
@@ -102,9 +101,9 @@ def run_one(way: str, logs: Path, work: Path) -> dict[str, Any]:
     if way == "duckdb":
         summary = import_paths([logs], target, workers=2)
     elif way in ("lake1", "lake2"):
-        summary = import_to_lake([logs], str(target), workers=int(way[-1]))
+        summary = import_paths([logs], str(target), lake=True, workers=int(way[-1]))
     else:
-        summary = import_to_lake([logs], str(target), workers=2, cluster=f"{way}://local")
+        summary = import_paths([logs], str(target), lake=True, workers=2, cluster=f"{way}://local")
     seconds = time.perf_counter() - start
     return {
         "way": way, "games": summary.imported, "seconds": round(seconds, 1),

@@ -8,9 +8,9 @@ import threading
 
 from ingest.db import DatabaseError
 from ingest.executors import ExecutorError
+from ingest.importer import import_paths
 from ingest.lake_files import LakeError
-from ingest.pipeline import import_paths
-from ingest.stores import StoreError, open_store
+from ingest.stores import StoreError
 from replay import exits
 from replay.errors import printable
 
@@ -31,8 +31,7 @@ def run_import(paths: list[str], db: str, workers: int | None = None, progress: 
         print(f"governor import: {text}", file=sys.stderr, flush=True)
 
     try:
-        store = open_store(db, lake=lake)
-        summary = import_paths(paths, store, cluster=cluster, workers=workers, progress=show,
+        summary = import_paths(paths, db, lake=lake, cluster=cluster, workers=workers, progress=show,
                                on_rejection=rejected, on_problem=problem, keep_ids=False)
     except (FileNotFoundError, LakeError, DatabaseError, StoreError, ExecutorError) as err:
         print(f"governor import: {printable(str(err))}", file=sys.stderr)

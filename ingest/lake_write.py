@@ -175,7 +175,7 @@ def write_batch(lake: Lake, batch_id: str, tables: dict[str, pa.Table]) -> dict[
         "game_ids": games.column("game_id").to_pylist() if games is not None else [],
         "rejection_ids": rejections.column("rejection_id").to_pylist() if rejections is not None else [],
         "rejection_messages": rejections.column("message").to_pylist() if rejections is not None else [],
-        # For the driver only (``import_to_lake`` takes it out before the commit).
+        # For the driver only (``ingest.lake_store.LakeStore`` takes it out before the commit).
         "read_positions": list(zip(read.column("file").to_pylist(), read.column("game_index").to_pylist()))
         if read is not None else [],
     }

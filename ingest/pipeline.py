@@ -1,6 +1,6 @@
-"""One import pipeline over any store: find the logs, replay them in tasks on an executor
-(``ingest.executors``), commit each task's result to the store in order, then refresh the derived
-tables. A store (``Store``) says how its tasks are cut, what a task leaves in the store before it is
+"""The parts of the one import pipeline (``ingest.importer.import_paths`` runs it): the store it writes
+to (``Store``), what a task leaves for the driver (``Staged``) and the one set of counters
+(``ImportSummary``). A store says how its tasks are cut, what a task leaves in the store before it is
 committed (``stage``, run in the worker), how a result is committed and how the derived tables are
 made; the DuckDB file (``ingest.duckdb_store``) and the Parquet lake (``ingest.lake_store``) are the
 two stores, and ``ingest.stores.open_store`` picks one for a target.
@@ -12,19 +12,13 @@ one rejection, never a failed task, and a bug met on one game rejects that game 
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ingest.executors import executor
 from ingest.lake import LAKE_MARK
-from ingest.progress import Progress
-from ingest.sources import find_logs
 from ingest.stored import StoredGame
-from replay import exits
 from replay.log_reader import count_games
 
 #: Folders that are a store whatever import runs (a file name that marks one, and what it is): their
@@ -143,73 +137,3 @@ class Store(Protocol):
 def count_files(files: Sequence[Path]) -> int:
     """How many games the files hold, for a progress bar (bounded and never blocking: ``count_games``)."""
     return sum(count_games(file) for file in files)
-
-
-def import_paths(
-    paths: Sequence[str | Path],
-    store: Store,
-    *,
-    cluster: str | None = None,
-    workers: int | None = None,
-    progress: bool = False,
-    display_names: dict[str, str] | None = None,
-    on_rejection: Callable[[str], None] | None = None,
-    on_problem: Callable[[str], None] | None = None,
-    keep_ids: bool = True,
-) -> ImportSummary:
-    """Import every game under ``paths`` into ``store``, the tasks run by the executor ``cluster``
-    names (``ingest.executors.executor``; ``None``: ``workers`` local processes). ``display_names``
-    maps a file's path to the name stored and reported for it (uploads keep their original name).
-    Arguments that name nothing and folders that cannot be read are listed in ``problems``; the rest is
-    imported (when nothing at all is found, the store is not touched). The store's own files and any
-    lake met are never read as logs (an argument that names one is a problem). ``on_rejection`` is called with
-    each rejection's message as it comes (over the progress bar), ``on_problem`` with each problem as
-    soon as it is found; ``keep_ids`` keeps the stored games' ids in the summary.
-
-    Raises what the store raises when it cannot be written (``ingest.db.DatabaseError``,
-    ``ingest.lake_files.LakeError``) and ``ingest.executors.ExecutorError`` for a cluster that cannot start."""
-    start = time.monotonic()
-    found = find_logs(paths, stores=store.own_paths(), marks=STORE_MARKS)
-    files = found.files
-    summary = ImportSummary(files=len(files), problems=found.problems, keep_ids=keep_ids)
-    if on_problem is not None:
-        for problem in found.problems:
-            on_problem(problem)
-    if found.problems and not files:
-        return summary
-    try:
-        known = store.prepare()
-        bar = Progress(count_files(files) if store.count_ahead else (None if progress else 0), progress)
-        summary.on_message = bar.printer(on_rejection)
-        workers = workers or os.cpu_count() or 1
-        try:
-            with executor(cluster, workers, known, store.depth) as run:
-                # The bar's total: counting reads every file once more (205 s of a million-game
-                # import's 90 minutes), so only for a bar that shows it, and beside the import, not
-                # before it (once the workers are forked: a process is not forked while a thread runs).
-                if progress and not store.count_ahead:
-                    _count_beside(bar, files)
-                for staged in run(store.stager(display_names or {}), store.tasks(files, display_names or {})):
-                    summary.games += staged.games_read
-                    summary.duplicates += staged.skipped
-                    summary.rejected += len(staged.rejection_messages)
-                    summary.add_messages(staged.rejection_messages)
-                    summary.internal_errors += staged.internal_errors
-                    store.commit(staged, summary)
-                    bar.update(summary.games, summary.rejected, summary.duplicates)
-                    exits.raise_if_signalled()
-                exits.raise_if_signalled()  # one swallowed while a worker was forked stops it too
-                store.finish(summary)
-        finally:
-            bar.close()
-        store.refresh_derived(summary)
-    finally:
-        store.close()
-    summary.seconds = time.monotonic() - start
-    return summary
-
-
-def _count_beside(bar: Progress, files: Sequence[Path]) -> None:
-    import threading
-
-    threading.Thread(target=lambda: bar.set_total(count_files(files)), name="governor-count", daemon=True).start()

@@ -179,12 +179,12 @@ def test_a_version_8_file_is_migrated(arena_db: Path, tmp_path: Path) -> None:
 
 
 def test_a_lake_file_written_before_bot_reads_as_people(arena_logs: Path, arena_db: Path, tmp_path: Path) -> None:
+    from ingest.importer import import_paths
     from ingest.lake import Lake
-    from ingest.lake_import import import_to_lake
     from ingest.lake_read import connect_lake
 
     lake = tmp_path / "lake"
-    import_to_lake([arena_logs], str(lake), workers=1)
+    import_paths([arena_logs], str(lake), lake=True, workers=1)
     con = connect_lake(Lake(str(lake)))
     try:
         assert con.execute("SELECT name, bot FROM players ORDER BY ALL").fetchall() == rows(

@@ -195,17 +195,17 @@ def test_stored_games_tell_apart_ids_with_one_key() -> None:
 def test_a_lake_checks_copies_of_its_games_as_the_database_does(tmp_path: Path) -> None:
     """A copy of a game already in a lake, with a wrong result or another source id, is a rejection
     row of the lake, not a silent skip; an agreeing copy is skipped."""
-    from ingest.lake_import import import_to_lake
+    from ingest.importer import import_paths
 
     lake = tmp_path / "lake"
-    first = import_to_lake([SJ / NAME], str(lake), workers=1)
+    first = import_paths([SJ / NAME], str(lake), lake=True, workers=1)
     assert (first.imported, first.duplicates, first.rejected) == (1, 0, 0)
     copies = tmp_path / "copies"
     copies.mkdir()
     (copies / "a-wrong.json").write_text(json.dumps(wrong_result()))
     (copies / "b-other.json").write_text(json.dumps(other_source()))
     (copies / "c-same.json").write_text(json.dumps(sample(NAME)))
-    summary = import_to_lake([copies], str(lake), workers=1)
+    summary = import_paths([copies], str(lake), lake=True, workers=1)
     assert (summary.imported, summary.duplicates, summary.rejected) == (0, 1, 2)
     assert summary.messages == [
         f"{copies / 'a-wrong.json'}, game 1: result.scores: the log records [20, 33, 31] but the replay scores [20, 33, 30]",

@@ -16,7 +16,6 @@ from ingest.db import reader
 from ingest.importer import import_paths
 from ingest.lake import LAKE_MARK, Lake
 from ingest.lake_files import LakeError
-from ingest.lake_import import import_to_lake
 from ingest.schema import VIEWS, table_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +60,7 @@ def duckdb_answer(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
 
 def test_lake_on_one_process_equals_the_database(logs: Path, tmp_path: Path, duckdb_answer: dict) -> None:
     lake = tmp_path / "lake"
-    summary = import_to_lake([logs], str(lake), workers=1, batch_games=16)
+    summary = import_paths([logs], str(lake), lake=True, workers=1, batch_games=16)
     assert (summary.imported, summary.rejected, summary.duplicates) == (60, 6, 1)
     got = contents(lake)
     assert got.keys() == duckdb_answer.keys()
@@ -73,7 +72,7 @@ def test_lake_on_one_process_equals_the_database(logs: Path, tmp_path: Path, duc
 def test_lake_on_a_local_cluster_equals_the_database(logs: Path, tmp_path: Path, duckdb_answer: dict) -> None:
     pytest.importorskip("distributed")
     lake = tmp_path / "lake"
-    summary = import_to_lake([logs], str(lake), workers=2, cluster="local", batch_games=16)
+    summary = import_paths([logs], str(lake), lake=True, workers=2, cluster="local", batch_games=16)
     assert (summary.imported, summary.rejected, summary.duplicates) == (60, 6, 1)
     got = contents(lake)
     for name in got:
@@ -82,10 +81,10 @@ def test_lake_on_a_local_cluster_equals_the_database(logs: Path, tmp_path: Path,
 
 def test_rerun_adds_nothing_and_the_layout_is_partitioned(logs: Path, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
-    import_to_lake([logs], str(lake), workers=1)
+    import_paths([logs], str(lake), lake=True, workers=1)
     before = contents(lake)
     manifests = sorted(p.name for p in (lake / "_manifest").iterdir())
-    again = import_to_lake([logs], str(lake), workers=1)
+    again = import_paths([logs], str(lake), lake=True, workers=1)
     assert (again.imported, again.duplicates, again.rejected) == (0, 61, 6)
     assert contents(lake) == before
     assert sorted(p.name for p in (lake / "_manifest").iterdir()) == manifests
@@ -97,7 +96,7 @@ def test_rerun_adds_nothing_and_the_layout_is_partitioned(logs: Path, tmp_path: 
 
 def test_a_killed_run_leaves_nothing_visible_and_is_cleaned(logs: Path, tmp_path: Path) -> None:
     lake_dir = tmp_path / "lake"
-    import_to_lake([logs / "sample_logs" / "san_juan"], str(lake_dir), workers=1)
+    import_paths([logs / "sample_logs" / "san_juan"], str(lake_dir), lake=True, workers=1)
     lake = Lake(str(lake_dir))
     # What a run killed after writing a batch's files but before its manifest leaves behind.
     from ingest.lake_write import write_batch
@@ -109,7 +108,7 @@ def test_a_killed_run_leaves_nothing_visible_and_is_cleaned(logs: Path, tmp_path
     (lake_dir / "games" / "game=puerto_rico" / "part-x.parquet.tmp-123").write_bytes(b"half a file")
     with reader(lake_dir) as con:
         assert con.execute("SELECT count(*) FROM games").fetchone() == (30,)
-    summary = import_to_lake([logs / "sample_logs"], str(lake_dir), workers=1)
+    summary = import_paths([logs / "sample_logs"], str(lake_dir), lake=True, workers=1)
     assert summary.imported == 30
     for rels in orphan["files"].values():
         for rel in rels:
@@ -142,13 +141,13 @@ def test_cli_query_export_and_errors(logs: Path, tmp_path: Path) -> None:
     not_a_lake.mkdir()
     (not_a_lake / "x.txt").write_text("hello")
     with pytest.raises(LakeError, match="the folder is not empty and is not a Governor lake"):
-        import_to_lake([logs / "sample_logs"], str(not_a_lake), workers=1)
+        import_paths([logs / "sample_logs"], str(not_a_lake), lake=True, workers=1)
     assert (lake / LAKE_MARK).is_file()
 
 
 def test_a_file_url_lake(logs: Path, tmp_path: Path) -> None:
     url = f"file://{tmp_path / 'lake'}"
-    summary = import_to_lake([logs / "sample_logs" / "san_juan"], url, workers=1)
+    summary = import_paths([logs / "sample_logs" / "san_juan"], url, lake=True, workers=1)
     assert summary.imported == 30
     with reader(url) as con:
         assert con.execute("SELECT count(*) FROM players").fetchone() == (90,)

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from ingest.db import DatabaseError, reader
+from ingest.importer import import_paths
 from ingest.lake import LAKE_MARK, MANIFESTS
 from ingest.lake_files import LakeError
-from ingest.lake_import import import_to_lake
 
 ROOT = Path(__file__).resolve().parents[2]
 SJ = ROOT / "sample_logs" / "san_juan"
@@ -25,7 +25,7 @@ MARK_EXPECTED = 'expected a JSON object whose "format" is a whole number (such a
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lake = tmp_path_factory.mktemp("pristine") / "lake"
-    assert import_to_lake([sorted(SJ.glob("*.json"))[0]], str(lake), workers=1).imported == 1
+    assert import_paths([sorted(SJ.glob("*.json"))[0]], str(lake), lake=True, workers=1).imported == 1
     return lake
 
 
@@ -80,7 +80,7 @@ def test_a_damaged_lake_is_named_with_what_was_expected(damage: str, pristine: P
     path, _ = make(lake)
     before = sorted(p.relative_to(lake) for p in lake.rglob("*") if p.name != "_governor_lake.lock")
     with pytest.raises(LakeError) as err:
-        import_to_lake([SJ], str(lake), workers=1)
+        import_paths([SJ], str(lake), lake=True, workers=1)
     assert str(err.value).startswith(f"{path}: {expected}"), str(err.value)
     assert "\n" not in str(err.value)
     with pytest.raises(DatabaseError) as read_err:

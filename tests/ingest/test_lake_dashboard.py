@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboards.sql_sandbox import READ_CONFIG
 from ingest.db import reader
-from ingest.lake_import import import_to_lake
+from ingest.importer import import_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboards" / "app.py"
@@ -21,7 +21,7 @@ APP = ROOT / "dashboards" / "app.py"
 @pytest.fixture(scope="module")
 def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("dash_lake") / "lake"
-    assert import_to_lake([ROOT / "sample_logs" / "san_juan"], str(target), workers=1).imported == 30
+    assert import_paths([ROOT / "sample_logs" / "san_juan"], str(target), lake=True, workers=1).imported == 30
     return target
 
 

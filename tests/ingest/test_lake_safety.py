@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from ingest.db import reader
+from ingest.importer import import_paths
 from ingest.lake import LAKE_MARK, MANIFESTS, Lake
 from ingest.lake_files import LakeError
-from ingest.lake_import import import_to_lake
 from ingest.lake_repair import remove_orphans
 from ingest.lake_write import writing
 from ingest.schema import VIEWS, table_schemas
@@ -58,7 +58,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def clean(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[Any, ...]]]:
     lake = tmp_path_factory.mktemp("clean") / "lake"
-    summary = import_to_lake([logs], str(lake), workers=1, batch_games=8)
+    summary = import_paths([logs], str(lake), lake=True, workers=1, batch_games=8)
     assert (summary.imported, summary.rejected) == (24, 1)
     got = contents(lake)
     assert len(got["openings"]) == 24 and len(got["player_rating_history"]) > 24
@@ -72,7 +72,7 @@ def _governor(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[s
 
 def test_a_manifest_naming_a_file_outside_the_lake_removes_nothing(logs: Path, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
-    import_to_lake([logs / "san_juan"], str(lake), workers=1)
+    import_paths([logs / "san_juan"], str(lake), lake=True, workers=1)
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     hostile = lake / MANIFESTS / "20200101T000000-00000000-derived.json"
@@ -82,7 +82,7 @@ def test_a_manifest_naming_a_file_outside_the_lake_removes_nothing(logs: Path, t
     expected = (f"{hostile}: damaged manifest: names the file \"../victim.txt\", which is not a data file inside "
                 "the lake (expected openings/[game=<game>/]part-<batch>.parquet)")
     with pytest.raises(LakeError) as err:
-        import_to_lake([logs / "puerto_rico"], str(lake), workers=1)
+        import_paths([logs / "puerto_rico"], str(lake), lake=True, workers=1)
     assert str(err.value) == expected
     run = _governor("import", str(logs / "puerto_rico"), "--lake", str(lake), "--workers", "1")
     assert (run.returncode, run.stderr) == (2, f"governor import: {expected}\n")
@@ -92,21 +92,21 @@ def test_a_manifest_naming_a_file_outside_the_lake_removes_nothing(logs: Path, t
         hostile.write_text(json.dumps({"batch": "20200101T000000-00000000-derived", "derived": True,
                                        "committed_at": "2020-01-01", "files": {"openings": [bad]}}))
         with pytest.raises(LakeError, match="which is not a data file inside the lake"):
-            import_to_lake([logs / "puerto_rico"], str(lake), workers=1)
+            import_paths([logs / "puerto_rico"], str(lake), lake=True, workers=1)
     assert victim.read_text() == "keep me"
 
 
 def test_an_import_leaves_the_users_own_files_alone(logs: Path, tmp_path: Path,
                                                     clean: dict[str, list[tuple[Any, ...]]]) -> None:
     lake = tmp_path / "lake"
-    import_to_lake([logs / "san_juan"], str(lake), workers=1, batch_games=8)
+    import_paths([logs / "san_juan"], str(lake), lake=True, workers=1, batch_games=8)
     theirs = [lake / "NOTES.txt", lake / "x.parquet", lake / "games" / "x.parquet",
               lake / "games" / "game=san_juan" / "mine.parquet", lake / "notes" / "part-1.parquet",
               lake / "moves" / "NOTES.txt"]
     for path in theirs:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"the user's own " + path.name.encode())
-    summary = import_to_lake([logs], str(lake), workers=1, batch_games=8)
+    summary = import_paths([logs], str(lake), lake=True, workers=1, batch_games=8)
     assert (summary.imported, summary.duplicates, summary.rejected) == (12, 12, 1)
     assert [p.read_bytes() for p in theirs] == [b"the user's own " + p.name.encode() for p in theirs]
     assert contents(lake) == clean
@@ -115,7 +115,7 @@ def test_an_import_leaves_the_users_own_files_alone(logs: Path, tmp_path: Path,
     other.mkdir()
     (other / "NOTES.txt").write_text("mine")
     with pytest.raises(LakeError, match="the folder is not empty and is not a Governor lake"):
-        import_to_lake([logs], str(other), workers=1)
+        import_paths([logs], str(other), lake=True, workers=1)
     assert [p.name for p in other.iterdir()] == ["NOTES.txt"]
 
 
@@ -157,7 +157,7 @@ def test_a_killed_import_rerun_gives_the_clean_tables(logs: Path, tmp_path: Path
     import ingest.lake_store as store_module
 
     lake = tmp_path / "lake"
-    import_to_lake([logs / "san_juan"], str(lake), workers=1, batch_games=8)
+    import_paths([logs / "san_juan"], str(lake), lake=True, workers=1, batch_games=8)
 
     class Killed(BaseException):
         """What a kill -9 leaves: nothing after this point ran."""
@@ -183,13 +183,13 @@ def test_a_killed_import_rerun_gives_the_clean_tables(logs: Path, tmp_path: Path
         if point == "after its manifests, before its derived batch":
             patch.setattr(store_module, "refresh_derived", no_derived)
         with pytest.raises(Killed):
-            import_to_lake([logs], str(lake), workers=1, batch_games=8)
+            import_paths([logs], str(lake), lake=True, workers=1, batch_games=8)
     with reader(lake) as con:
         openings, games = con.execute("SELECT (SELECT count(*) FROM openings), (SELECT count(*) FROM games)").fetchall()[0]
     assert openings == 12  # the killed run's games are not in the derived tables yet
     assert games == {"after its manifests, before its derived batch": 24, "between two manifests": 12 + 7,  # the first batch: the bad log and 7 games
                      "after a batch's files, before its manifest": 12, "while writing its derived batch": 24}[point]
-    summary = import_to_lake([logs], str(lake), workers=1, batch_games=8)
+    summary = import_paths([logs], str(lake), lake=True, workers=1, batch_games=8)
     assert (summary.imported, summary.duplicates) == (24 - games, games)
     assert contents(lake) == clean
 
@@ -232,7 +232,7 @@ def snapshot(folder: Path) -> dict[str, Any]:
 def small_lake(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A lake of the San Juan games and the bad log (so it has rejections)."""
     lake = tmp_path_factory.mktemp("small") / "lake"
-    import_to_lake([logs / "san_juan", logs / "bad.json"], str(lake), workers=1)
+    import_paths([logs / "san_juan", logs / "bad.json"], str(lake), lake=True, workers=1)
     return lake
 
 
@@ -265,7 +265,7 @@ def test_a_link_where_the_lake_keeps_its_own_stops_an_import_before_anything_cha
     before, before_outside = snapshot(lake), snapshot(outside)
     expected = f"{place}: a symbolic link (to {moved}): a lake's own folders and files are {LINKED}"
     with pytest.raises(LakeError) as err:
-        import_to_lake([logs], str(lake), workers=1)
+        import_paths([logs], str(lake), lake=True, workers=1)
     assert str(err.value) == expected
     assert snapshot(lake) == before and snapshot(outside) == before_outside
 
@@ -291,7 +291,7 @@ def test_a_file_where_the_lake_keeps_a_folder_is_named(small_lake: Path, logs: P
     (lake / "rejections").write_text("not a folder")
     before = snapshot(lake)
     with pytest.raises(LakeError) as err:
-        import_to_lake([logs], str(lake), workers=1)
+        import_paths([logs], str(lake), lake=True, workers=1)
     assert str(err.value) == (f"{lake}/rejections: not a folder, where the lake keeps its own: an import writes "
                               "and removes nothing there")
     assert snapshot(lake) == before

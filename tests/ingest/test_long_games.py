@@ -18,7 +18,6 @@ import pytest
 from ingest.db import writer
 from ingest.importer import import_paths
 from ingest.lake import Lake
-from ingest.lake_import import import_to_lake
 from ingest.lake_read import connect_lake
 from ingest.schema import SCHEMA_VERSION, table_schemas
 from replay.registry import engine_for
@@ -89,7 +88,7 @@ def test_a_game_of_hundreds_of_rounds_is_stored_in_full(folder: Path, tmp_path: 
     summary = import_paths([folder], db, workers=2)
     assert (summary.imported, summary.rejected, summary.internal_errors) == (61, 0, 0)
     lake = tmp_path / "lake"
-    summary = import_to_lake([folder], str(lake), workers=2)
+    summary = import_paths([folder], str(lake), lake=True, workers=2)
     assert (summary.imported, summary.rejected) == (61, 0)
     for target in (str(db), str(lake)):
         con = connect_lake(Lake(target)) if target == str(lake) else duckdb.connect(target, read_only=True)
@@ -130,7 +129,7 @@ def test_a_game_whose_rows_fail_is_rejected_alone(folder: Path, tmp_path: Path,
         assert con.execute("SELECT count(*) FROM games").fetchall() == [(60,)]
         assert con.execute("SELECT kind, file FROM rejections").fetchall() == [("internal", str(folder / "quiet.json"))]
     lake_messages: list[str] = []
-    summary = import_to_lake([folder], str(tmp_path / "lake"), workers=1, on_rejection=lake_messages.append)
+    summary = import_paths([folder], str(tmp_path / "lake"), lake=True, workers=1, on_rejection=lake_messages.append)
     assert (summary.imported, summary.rejected) == (60, 1)
     assert lake_messages == messages
     con = connect_lake(Lake(str(tmp_path / "lake")))
@@ -176,7 +175,7 @@ def test_a_game_of_more_than_32767_rounds_is_stored_in_full(tmp_path: Path) -> N
     assert len(text.encode()) < 16 * 1024 * 1024
     (folder / "long.json").write_text(text)
     db = tmp_path / "g.duckdb"
-    assert (import_paths([folder], db, workers=2).imported, import_to_lake([folder], str(tmp_path / "lake"),
+    assert (import_paths([folder], db, workers=2).imported, import_paths([folder], str(tmp_path / "lake"), lake=True,
                                                                          workers=2).imported) == (61, 61)
     for con in (duckdb.connect(str(db), read_only=True), connect_lake(Lake(str(tmp_path / "lake")))):
         try:

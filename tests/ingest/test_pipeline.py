@@ -1,4 +1,4 @@
-"""ingest/pipeline.py's discovery: a store's own files (the lake written, any lake met, the database
+"""The import's discovery (``ingest.importer``): a store's own files (the lake written, any lake met, the database
 file and its write-ahead log) are never read as logs, even from inside a folder imported."""
 
 from __future__ import annotations

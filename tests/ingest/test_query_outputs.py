@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from governor.cli import main
-from ingest.lake_import import import_to_lake
+from ingest.importer import import_paths
 from ingest.query import run_query
 from tests.hostile import SJ
 
@@ -26,7 +26,7 @@ MESSAGES = ["governor query: Catalog Error: Table with name gamez does not exist
 @pytest.fixture(scope="module")
 def sample_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lake = tmp_path_factory.mktemp("lake") / "lake"
-    summary = import_to_lake([SJ], str(lake), workers=1)
+    summary = import_paths([SJ], str(lake), lake=True, workers=1)
     assert summary.rejected == 0
     return lake
 

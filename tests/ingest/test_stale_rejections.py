@@ -14,7 +14,6 @@ import pytest
 
 from ingest.importer import import_paths
 from ingest.lake import Lake
-from ingest.lake_import import import_to_lake
 from ingest.lake_read import connect_lake
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +55,7 @@ def test_a_rejection_goes_once_its_position_is_stored(tmp_path: Path, lake: bool
 
     def run() -> tuple[int, int, int]:
         if lake:
-            summary = import_to_lake([logs], str(target), workers=1)
+            summary = import_paths([logs], str(target), lake=True, workers=1)
         else:
             summary = import_paths([logs], target, workers=1)
         return summary.imported, summary.duplicates, summary.rejected
