@@ -9,7 +9,6 @@ between two of its batches, not only once the import ends.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import random
 import stat
@@ -22,6 +21,7 @@ from typing import Any
 
 import duckdb
 
+from ingest.locks import flock_until
 from ingest.migrations import SchemaError, ensure_schema
 from ingest.paths import is_text, links_folder, openable
 from replay import exits
@@ -184,18 +184,10 @@ def _turnstile(target: str, key: str, deadline: float) -> Iterator[None]:
             fd = -1
     try:
         if fd >= 0:
-            pause = 0.005
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        break
-                    time.sleep(pause)
-                    pause = min(pause * 2, 0.05)
-                except OSError:  # a file system without flock: no turn to wait for
-                    break
+            try:
+                flock_until(fd, deadline, pause=0.005, longest=0.05)  # past the deadline: no turn kept
+            except OSError:  # a file system without flock: no turn to wait for
+                pass
         yield
     finally:
         if fd >= 0:

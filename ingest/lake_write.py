@@ -22,6 +22,7 @@ from ingest.lake import BY_GAME, LOCK, Lake
 from ingest.lake_files import LakeError, local_path, refused
 from ingest.lake_read import connect_lake
 from ingest.lake_repair import drop_stale_derived
+from ingest.locks import flock_until
 from ingest.rows import READ_POSITIONS
 from ingest.schema import DERIVED_TABLES, expand_runs_sql, player_states_of, table_schemas
 from replay.errors import printable
@@ -42,8 +43,6 @@ def writing(lake: Lake, timeout: float | None = None) -> Iterator[None]:
     if local is None:
         yield
         return
-    import fcntl
-
     os.makedirs(local, exist_ok=True)
     path = os.path.join(local, LOCK)
     try:
@@ -59,16 +58,10 @@ def writing(lake: Lake, timeout: float | None = None) -> Iterator[None]:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise refused(FollowRefused(path, "not a regular file"))
         deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
-                    raise LakeError(f"{lake.root}: another import (pid {holder}) is still writing the lake; "
-                                    "run this one again when it has finished") from None
-                time.sleep(0.05)
+        if not flock_until(fd, deadline, pause=0.05, longest=0.05):
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
+            raise LakeError(f"{lake.root}: another import (pid {holder}) is still writing the lake; "
+                            "run this one again when it has finished")
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
