@@ -18,12 +18,12 @@ among every legal arrangement.
 
 from __future__ import annotations
 
-import struct
 from typing import Any, Final
 
 import numpy as np
 
 from replay.layout import Layout
+from replay.packing import SeatVector, check_seat
 from replay.protocol import Viewer
 from replay.puerto_rico.bots import HeuristicPlayer
 from replay.puerto_rico.catalogue import BUILDINGS, GOODS, TILE_KINDS, Role
@@ -256,22 +256,9 @@ _BUILDING_SPACES: Final = {name: 2 if b.large else 1 for name, b in BUILDINGS.it
 _VIEWERS: Final = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
 
 
-#: The table's part of the vector comes first, then one block of ``_BLOCK`` values per seat.
-_TABLE_SIZE: Final = _SEATS[0]
-_BLOCK: Final = len(_SEAT_LABELS)
-#: The vector is made as float32 bytes (``struct``: a third of numpy's cost of converting a list)
-#: and viewed by numpy; a seat the game does not have is left zero.
-_TABLE_STRUCT: Final = struct.Struct(f"={_TABLE_SIZE}f")
-_BLOCK_STRUCT: Final = struct.Struct(f"={_BLOCK}f")
-_TABLE_BYTES: Final = 4 * _TABLE_SIZE
-_BLOCK_BYTES: Final = 4 * _BLOCK
-_VECTOR_BYTES: Final = 4 * SIZE
-#: Seat blocks already made, as float32 bytes, by the seat's record and whether its chips are seen:
-#: ``(id(record), seen) -> (record, block)``. A move changes one or two seats; the others keep their
-#: (immutable) record and so their block. The record is held, so its id is not reused while the entry
-#: lives.
-_BLOCKS: Final[dict[tuple[int, bool], tuple[Any, bytes]]] = {}
-_MAX_BLOCKS: Final = 4096
+#: The table's part of the vector comes first, then one block per seat; a seat's block is kept by its
+#: record's id and whether its chips are seen, for the next steps.
+_PACKING: Final = SeatVector(_SEATS[0], len(_SEAT_LABELS), MAX_SEATS)
 
 
 def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
@@ -280,11 +267,10 @@ def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
     that do not at once: the acting seat changes at every step, and both are asked for."""
     player = state.players[other]
     seen = chips_seen(state, viewer, other)
-    key = (id(player), seen)
-    entry = _BLOCKS.get(key)
-    if entry is not None and entry[0] is player:
-        return entry[1]
-    out = [0.0] * _BLOCK
+    known = _PACKING.known((id(player), seen), player)
+    if known is not None:
+        return known
+    out = [0.0] * _PACKING.block_size
     out[0] = 1
     out[1] = player.doubloons
     spaces = 0
@@ -301,8 +287,6 @@ def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
         if workers:
             out[_OCCUPIED + index] += 1
     out[_GOODS:_GOODS + len(GOOD_NAMES)] = player.goods
-    if len(_BLOCKS) >= _MAX_BLOCKS:
-        _BLOCKS.clear()
     block = b""
     # The viewer asked for, then one that sees the chips the other way (none once all are shown).
     n = len(state.players)
@@ -314,8 +298,7 @@ def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
         out[2] = 1.0 if chips is not None else 0.0
         out[3] = chips if chips is not None else 0.0
         out[4] = vp
-        made = _BLOCK_STRUCT.pack(*out)
-        _BLOCKS[(id(player), sees)] = (player, made)
+        made = _PACKING.keep((id(player), sees), player, out)
         if asked:
             block = made
     return block
@@ -328,9 +311,8 @@ def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
     does not have."""
     players = state.players
     n = len(players)
-    if not 0 <= seat < n:
-        raise IndexError(f"seat {seat} is not in a {n}-player game")
-    out = [0.0] * _TABLE_SIZE
+    check_seat(seat, n)
+    out = [0.0] * _PACKING.table_size
     out[_PLAYERS] = n
     out[_ROUND] = state.round
     out[_STAGE + _STAGE_OF[state.stage]] = 1
@@ -367,10 +349,4 @@ def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
     out[_GOODS_SUPPLY:_GOODS_SUPPLY + len(GOOD_NAMES)] = state.goods_supply
     out[_LEFT:_LEFT + len(BUILDING_NAMES)] = state.building_supply
     viewer = _VIEWERS[seat]
-    vector = bytearray(_VECTOR_BYTES)
-    _TABLE_STRUCT.pack_into(vector, 0, *out)
-    offset = _TABLE_BYTES
-    for k in range(n):
-        vector[offset:offset + _BLOCK_BYTES] = _seat_block(state, viewer, (seat + k) % n)
-        offset += _BLOCK_BYTES
-    return np.frombuffer(vector, dtype=np.float32)
+    return _PACKING.vector(out, [_seat_block(state, viewer, (seat + k) % n) for k in range(n)])

@@ -18,13 +18,13 @@ Python agent protocol (``governor.arena``) chooses among all legal moves.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
 import numpy as np
 
 from replay.layout import Layout
+from replay.packing import SeatVector, check_seat
 from replay.protocol import Viewer
 from replay.san_juan.cards import CARDS, Good, Role
 from replay.san_juan.moves import Build, Chapel, ChooseRole, Councillor, Draft, GoldMine, HandLimit, Pass, Produce, Sell
@@ -200,30 +200,17 @@ _ROLE_OF: Final = {r: i for i, r in enumerate(Role)}
 #: Per card: the index of the good its building produces (None for a card that produces none).
 _PRODUCES: Final = {name: (GOOD_INDEX[card.good.value] if card.good is not None else None) for name, card in CARDS.items()}
 _VIEWERS: Final = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
-#: The table's part of the vector comes first (with my hand and what I look at), then one block of
-#: ``_BLOCK`` values per seat.
-_TABLE_SIZE: Final = _SEATS[0]
-_BLOCK: Final = len(_SEAT_LABELS)
-#: The vector is made as float32 bytes (``struct``: a third of numpy's cost of converting a list)
-#: and viewed by numpy; a seat the game does not have is left zero.
-_TABLE_STRUCT: Final = struct.Struct(f"={_TABLE_SIZE}f")
-_BLOCK_STRUCT: Final = struct.Struct(f"={_BLOCK}f")
-_TABLE_BYTES: Final = 4 * _TABLE_SIZE
-_BLOCK_BYTES: Final = 4 * _BLOCK
-_VECTOR_BYTES: Final = 4 * SIZE
-#: Seat blocks already made, as float32 bytes, by the seat's record: ``id(record) -> (record,
-#: block)``. A move changes one or two seats; the others keep their (immutable) record and so their
-#: block. The record is held, so its id is not reused while the entry lives.
-_BLOCKS: Final[dict[int, tuple[Any, bytes]]] = {}
-_MAX_BLOCKS: Final = 4096
+#: The table's part of the vector comes first (with my hand and what I look at), then one block per
+#: seat; a seat's block is kept by its record's id for the next steps.
+_PACKING: Final = SeatVector(_SEATS[0], len(_SEAT_LABELS), MAX_SEATS)
 
 
 def _seat_block(player: Any) -> bytes:
     """A seat's block of the vector as float32 bytes (shared between calls): nothing in it is hidden."""
-    entry = _BLOCKS.get(id(player))
-    if entry is not None and entry[0] is player:
-        return entry[1]
-    out = [0.0] * _BLOCK
+    block = _PACKING.known(id(player), player)
+    if block is not None:
+        return block
+    out = [0.0] * _PACKING.block_size
     out[0] = 1
     for name, good in zip(player.buildings, player.goods):
         out[_SEAT_BUILT + CARD_INDEX[name]] += 1
@@ -234,11 +221,7 @@ def _seat_block(player: Any) -> bytes:
     out[_SEAT_HAND] = len(player.hand)
     out[_SEAT_HAND + 1] = len(player.chapel)
     out[_SEAT_HAND + 2] = score_parts(player)[0]
-    block = _BLOCK_STRUCT.pack(*out)
-    if len(_BLOCKS) >= _MAX_BLOCKS:
-        _BLOCKS.clear()
-    _BLOCKS[id(player)] = (player, block)
-    return block
+    return _PACKING.keep(id(player), player, out)
 
 
 def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
@@ -248,10 +231,9 @@ def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
     ``IndexError`` for a seat the game does not have."""
     players = state.players
     n = len(players)
-    if not 0 <= seat < n:
-        raise IndexError(f"seat {seat} is not in a {n}-player game")
+    check_seat(seat, n)
     viewer = _VIEWERS[seat]
-    out = [0.0] * _TABLE_SIZE
+    out = [0.0] * _PACKING.table_size
     out[_PLAYERS] = n
     out[_ROUND] = state.round
     out[_STAGE + _STAGE_OF[state.stage]] = 1
@@ -276,10 +258,4 @@ def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
         for card in state.looking:
             out[_LOOKING + CARD_INDEX[card]] += 1
     out[_LOOKING_COUNT] = len(state.looking)
-    vector = bytearray(_VECTOR_BYTES)
-    _TABLE_STRUCT.pack_into(vector, 0, *out)
-    offset = _TABLE_BYTES
-    for k in range(n):
-        vector[offset:offset + _BLOCK_BYTES] = _seat_block(players[(seat + k) % n])
-        offset += _BLOCK_BYTES
-    return np.frombuffer(vector, dtype=np.float32)
+    return _PACKING.vector(out, [_seat_block(players[(seat + k) % n]) for k in range(n)])

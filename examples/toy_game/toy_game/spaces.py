@@ -23,6 +23,7 @@ from typing import Any, Final
 import numpy as np
 
 from replay.layout import Layout
+from replay.packing import check_seat
 from replay.protocol import Viewer
 from toy_game.cards import MAX_PLAYERS, VALUES
 from toy_game.moves import Climb, Draw, Rest, Stay
@@ -119,8 +120,7 @@ def encode_state(state: ToyState, seat: int) -> np.ndarray:
     decides. A new array each call. Raises ``IndexError`` for a seat the game does not have."""
     players = state.players
     n = len(players)
-    if not 0 <= seat < n:
-        raise IndexError(f"seat {seat} is not in a {n}-player game")
+    check_seat(seat, n)
     over = state.stage is Stage.OVER
     out = [0.0] * SIZE
     _table(out, seat, n, state.round, state.stage.value, state.current_seat, len(state.pile))
