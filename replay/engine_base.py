@@ -1,23 +1,29 @@
 """What every engine does the same way over its own rules and scoring modules: the protocol's
 plumbing, the per-seat row cache that ingestion relies on, and writing a simulated game's log.
 
-An engine subclasses ``RulesEngine`` and sets ``rules`` (a module with ``new_game``, ``legal_moves``,
-``apply`` and ``describe_pending``), ``scoring`` (``scores``, ``winners``), ``event_words``
-(``describe``: the automatic events ``apply`` records in a state's ``events``, in words), ``parse``
-(JSON to move) and ``over`` (the stage of a finished game); it adds the game's own views and rows.
+An engine subclasses ``RulesEngine`` and sets ``declaration`` (the game's ``GameDeclaration``: its
+name, player counts and view module are the engine's), ``rules`` (a module with ``new_game``,
+``legal_moves``, ``apply`` and ``describe_pending``), ``scoring`` (``scores``, ``winners``),
+``event_words`` (``describe``: the automatic events ``apply`` records in a state's ``events``, in
+words), ``parse`` (JSON to move) and ``over`` (the stage of a finished game); it adds the game's own
+views and rows. A game whose deck is reshuffled in play subclasses ``ReshufflingEngine``.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import ModuleType
-from typing import Any, Generic, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, cast
 
 from replay.errors import FieldError
 from replay.logfile import FORMAT_NAME, FORMAT_VERSION, GameLog
 from replay.protocol import JSON, M, Rules, S, Score, StateRows, StorageRows, Working
+
+if TYPE_CHECKING:
+    from replay.game import GameDeclaration
 
 
 def winners_of(scores: Sequence[Score]) -> list[int]:
@@ -30,7 +36,14 @@ def winners_of(scores: Sequence[Score]) -> list[int]:
 class RulesEngine:
     """The protocol methods shared by the engines (see ``replay.protocol.Engine``)."""
 
+    #: The game's declaration: a subclass that sets it gets its ``game`` (the name), ``min_players``,
+    #: ``max_players`` and ``view`` (the module imported) from it, said once.
+    declaration: ClassVar[GameDeclaration]
     game: str
+    #: The engine's version, stored with each game.
+    version: str = "1.0"
+    min_players: int
+    max_players: int
     rules: ModuleType
     scoring: ModuleType
     event_words: ModuleType
@@ -50,6 +63,15 @@ class RulesEngine:
     #: What a finished game's setup holds past what the game drew, in words: ``used`` drawn, ``given``
     #: in the log.
     drawn_unused: str = "the game drew {used} outcome(s) but the log records {given}"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = cls.__dict__.get("declaration")
+        if declared is not None:
+            cls.game = declared.name
+            cls.min_players = declared.min_players
+            cls.max_players = declared.max_players
+            cls.view = importlib.import_module(declared.view)
 
     def __init__(self) -> None:
         # id(PlayerState) -> (the PlayerState, its row); holding the object keeps its id unique.
@@ -214,6 +236,17 @@ class RulesEngine:
             }
         )
         return obj
+
+
+class ReshufflingEngine(RulesEngine):
+    """An engine whose deck (or stack of tiles) is reshuffled in play: the log's setup records each
+    reshuffle's order under ``reshuffles``, the state holds those drawn so far in ``reshuffles_used`` and
+    the seed that draws the next ones in ``shuffle_seed`` once the log has none."""
+
+    drawn_setup_key = "reshuffles"
+    drawn_state_attribute = "reshuffles_used"
+    drawn_seed_attribute = "shuffle_seed"
+    drawn_unused = "the game reshuffles {used} time(s) but the log records {given} reshuffle order(s)"
 
 
 class RandomPlayer(Generic[S, M]):

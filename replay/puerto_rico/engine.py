@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from replay.engine_base import RulesEngine
+from replay.engine_base import ReshufflingEngine
 from replay.logfile import GameLog
 from replay.protocol import Engine, Rules, StateRows
-from replay.puerto_rico import GAME, change_words, events, rows, rules, scoring, view
+from replay.puerto_rico import GAME, change_words, events, rows, rules, scoring
 from replay.puerto_rico.arrangements import colonists_to_place
 from replay.puerto_rico.catalogue import BUILDINGS, CATALOGUE, GOODS, QUARRY, Power, role_of
 from replay.puerto_rico.moves import (
@@ -49,26 +49,16 @@ def _a(word: str) -> str:
     return ("an " if word[0] in "aeiouAEIOU" else "a ") + word
 
 
-class PuertoRicoEngine(RulesEngine):
+class PuertoRicoEngine(ReshufflingEngine):
     """Puerto Rico for 3 to 5 players."""
 
+    declaration = GAME
     rules = rules
     scoring = scoring
     event_words = events
     change_words = change_words.WORDS
-    view = view
     parse = staticmethod(parse_move)
     over = Stage.OVER
-    # The plantation tiles' reshuffles, drawn in play: the log's setup records each one's order.
-    drawn_setup_key = "reshuffles"
-    drawn_state_attribute = "reshuffles_used"
-    drawn_seed_attribute = "shuffle_seed"
-    drawn_unused = "the game reshuffles {used} time(s) but the log records {given} reshuffle order(s)"
-
-    game = GAME.name
-    version = "1.0"
-    min_players = rules.MIN_PLAYERS
-    max_players = rules.MAX_PLAYERS
     global_schema = pa.schema(
         [
             ("round", pa.int32()),

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from replay.engine_base import RulesEngine
+from replay.engine_base import ReshufflingEngine
 from replay.errors import FieldError
 from replay.logfile import GameLog
 from replay.protocol import Engine, Rules, StateRows
-from replay.san_juan import GAME, change_words, events, rows, rules, scoring, view
+from replay.san_juan import GAME, change_words, events, rows, rules, scoring
 from replay.san_juan.cards import (
     ARCHIVE,
     CARDS,
@@ -66,26 +66,16 @@ def _gold_mine_owners(state: SanJuanState) -> tuple[int, ...]:
     return tuple(s for s, player in enumerate(state.players) if GOLD_MINE in player.buildings)
 
 
-class SanJuanEngine(RulesEngine):
+class SanJuanEngine(ReshufflingEngine):
     """San Juan for 2 to 4 players."""
 
+    declaration = GAME
     rules = rules
     scoring = scoring
     event_words = events
     change_words = change_words.WORDS
-    view = view
     parse = staticmethod(parse_move)
     over = Stage.OVER
-    # The deck's reshuffles, drawn in play: the log's setup records each one's order.
-    drawn_setup_key = "reshuffles"
-    drawn_state_attribute = "reshuffles_used"
-    drawn_seed_attribute = "shuffle_seed"
-    drawn_unused = "the game reshuffles {used} time(s) but the log records {given} reshuffle order(s)"
-
-    game = GAME.name
-    version = "1.0"
-    min_players = rules.MIN_PLAYERS
-    max_players = rules.MAX_PLAYERS
     global_schema = pa.schema(
         [
             ("round", pa.int32()),

@@ -139,3 +139,32 @@ def test_a_variation_draws_anew_what_the_log_recorded_once_it_no_longer_fits() -
     assert Drawing().redraw(State(seed=4), misfit, 9) is None
     assert Drawing().redraw(State(), FieldError("moves[3].card", "not in hand"), 9) is None
     assert RulesEngine().redraw(State(), misfit, 9) is None
+
+
+def test_an_engine_takes_its_name_player_counts_and_view_from_its_declaration() -> None:
+    """Said once, in the declaration: an engine naming it gets its ``game``, ``min_players``,
+    ``max_players`` and ``view`` module from it (and a version unless it sets one); each game's engine
+    agrees with its declaration; a game whose deck is reshuffled in play says so by its base class."""
+    import importlib
+
+    from replay.engine_base import ReshufflingEngine, RulesEngine
+    from replay.game import GameDeclaration
+
+    declared = GameDeclaration(name="dealt", title="Dealt", min_players=2, max_players=6, engine="x:ENGINE",
+                               view="replay.san_juan.view", catalogue="x", bots=(), log_schema="d_",
+                               log_schema_file="x:y")
+
+    class Dealt(RulesEngine):
+        declaration = declared
+
+    assert (Dealt.game, Dealt.min_players, Dealt.max_players, Dealt.version) == ("dealt", 2, 6, "1.0")
+    assert Dealt.view is importlib.import_module("replay.san_juan.view")
+    for name in registry.game_names():
+        engine = registry.engine_for(name)
+        game = registry.declaration(name)
+        assert isinstance(engine, RulesEngine) and type(engine).declaration is game
+        assert (engine.game, engine.min_players, engine.max_players) == (name, game.min_players, game.max_players)
+        assert type(engine).view is importlib.import_module(game.view)
+        assert isinstance(engine, ReshufflingEngine)
+        assert (engine.drawn_setup_key, engine.drawn_state_attribute, engine.drawn_seed_attribute) == (
+            "reshuffles", "reshuffles_used", "shuffle_seed")

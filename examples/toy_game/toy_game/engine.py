@@ -11,7 +11,7 @@ import pyarrow as pa
 from replay.engine_base import RulesEngine
 from replay.logfile import GameLog
 from replay.protocol import Engine, Rules
-from toy_game import GAME, rules, view
+from toy_game import GAME, rules
 from toy_game.bots import HeuristicPlayer
 from toy_game.moves import Climb, Draw, Rest, Stay, ToyMove, parse_move
 from toy_game.state import Seat, Stage, ToyState
@@ -42,10 +42,10 @@ def _name(names: Sequence[str], seat: int | None) -> str:
 class ToyEngine(RulesEngine):
     """Climb for 2 to 4 players."""
 
+    declaration = GAME
     rules = rules
     scoring = rules
     event_words = _EventWords  # type: ignore[assignment]
-    view = view
     parse = staticmethod(parse_move)
     over = Stage.OVER
     change_words: dict[str, Any] = {
@@ -54,10 +54,6 @@ class ToyEngine(RulesEngine):
                    "ladder": ("items", "ladder")},
     }
 
-    game = GAME.name
-    version = "1.0"
-    min_players = GAME.min_players
-    max_players = GAME.max_players
     global_schema = pa.schema([("round", pa.int32()), ("stage", pa.string()), ("to_act", pa.int8()),
                                ("pile", pa.int32())])
     player_schema = pa.schema([("vp", pa.int32()), ("ladder", _values), ("ladder_top", pa.int8()),
