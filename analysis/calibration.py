@@ -1,4 +1,4 @@
-"""How well the analysis' winning chances are calibrated: of the moves estimated at 30 %, did about
+"""How closely the analysis' winning chances are calibrated: of the moves estimated at 30 %, did about
 30 % win? Pure functions over pairs of (forecast, outcome): reliability bins, expected calibration
 error, Brier score beside the base rate's, and a plotly reliability diagram.
 
