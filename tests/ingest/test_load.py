@@ -1,4 +1,4 @@
-"""Load: the dashboard's own queries keep answering while a 2,000-game import, committed in 20 batches,
+"""Load: the dashboard's own queries keep answering while an 800-game import, committed in 20 batches,
 runs into the same database, and the import stores every game exactly once. (The speed of a
 10,000-game import is the benchmarks' business: bench/bench_import_large.py.)"""
 
@@ -19,9 +19,9 @@ from replay.logfile import write_games
 from replay.simulate import simulate_many
 
 ROOT = Path(__file__).resolve().parents[2]
-GAMES = 2_000
+GAMES = 800
 #: Games per committed batch of the import: many commits while the queries run.
-BATCH = 100
+BATCH = 40
 
 
 def _simulate(args: tuple[int, int, Path]) -> int:
@@ -39,9 +39,9 @@ def _default_signals() -> None:
 
 
 @pytest.fixture(scope="module")
-def ten_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("load")
-    parts = [(start, min(250, GAMES - start), folder) for start in range(0, GAMES, 250)]
+    parts = [(start, min(200, GAMES - start), folder) for start in range(0, GAMES, 200)]
     # The workers die by SIGTERM when the pool ends, whatever handler this test process holds (a command
     # run in-process installs one that raises): a worker stopped by it while holding the task queue's
     # lock left the pool waiting forever for the other one.
@@ -50,7 +50,7 @@ def ten_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_dashboard_queries_answer_during_a_2000_game_import(ten_thousand: Path, tmp_path: Path,
+def test_dashboard_queries_answer_during_an_800_game_import(many_games: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from dashboards import data, stats_queries
     from ingest.importer import import_paths
@@ -59,7 +59,7 @@ def test_dashboard_queries_answer_during_a_2000_game_import(ten_thousand: Path, 
     import_paths([ROOT / "sample_logs" / "san_juan"], db, workers=1)  # the dashboard has something to show
     monkeypatch.setenv("GOVERNOR_DB", str(db))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "governor.cli", "import", str(ten_thousand), "--db", str(db), "--workers", "2"],
+        [sys.executable, "-m", "governor.cli", "import", str(many_games), "--db", str(db), "--workers", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, GOVERNOR_WRITE_BATCH=str(BATCH)),
     )
     answered: list[tuple[int, float]] = []
