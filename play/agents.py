@@ -5,9 +5,10 @@ An agent is any object with ``act(observation, legal_moves) -> move``: ``observa
 moves in their fixed order, and the move returned must be one of them. ``on_game_start`` and
 ``on_game_end`` are optional. Subclassing ``Agent`` is the easy way.
 
-The built-in agents (``random``, ``heuristic``, ``expert``, ``search:R``) are engine agents: they read the
-engine's working table directly (each looks only at what its seat sees; the search agent first deals
-again what its seat cannot see), so that an arena of them plays about as fast as ``governor simulate``.
+The built-in agents (``random``, ``heuristic``, ``expert``, ``search``, ``search:R``) are engine agents:
+they read the engine's working table directly (each looks only at what its seat sees; the search agents
+first deal again what their seat cannot see), so that an arena of them plays about as fast as
+``governor simulate``.
 """
 
 from __future__ import annotations
@@ -188,18 +189,78 @@ def preferred(wins: Sequence[float], played: Sequence[int]) -> int:
     return best if b - a > SEARCH_MARGIN * max(error, 1e-9) else 0
 
 
+class AnalysisSearchAgent(EngineAgent):
+    """``search``: the analysis' own search (``analysis.decisions.analyse_state``) at each of its
+    decisions, the move of its ``prior`` bot taken as the move played. The analysis' candidates
+    (every choice when they are few, else the prior's move, the rollout bot's and the best of a cheap
+    pre-ranking: progressive widening by rollouts), raced in rounds of rollouts of the rollout bot
+    (``analysis.racing``: a candidate leaves once clearly below the leader, up to ``rollouts`` each)
+    in worlds where what the seat cannot see is dealt again; the prior's move is played unless the
+    leader is significantly better. Raises nothing of its own; ``analyse_state``'s errors propagate
+    (a bug)."""
+
+    def __init__(self, game: str, rollouts: int | None = None, bot: str | None = None,
+                 prior: str | None = None) -> None:
+        super().__init__(game)
+        self.rollouts = SEARCH_ROLLOUTS if rollouts is None else rollouts
+        self.bot = bot if bot is not None else search_rollout_bot(game)
+        self.prior_kind = prior if prior is not None else SEARCH_PRIOR
+        self.name = "search"
+        self.seed = 0
+        self.decision = 0
+
+    def reset(self, seed: int) -> None:
+        self.seed = seed
+        self.decision = 0
+        self.prior = make_engine_bot(self.game, self.prior_kind, seed)
+
+    def choose_working(self, play: Working[Any, Any]) -> Any:
+        from analysis.choices import one_sensible_move
+        from analysis.decisions import Options, analyse_state
+
+        state = play.snapshot()
+        legal = self.engine.legal_moves(state)
+        if len(legal) == 1:
+            return legal[0]
+        move = self.engine.canonical_move(self.prior.choose_working(play))
+        if one_sensible_move(self.engine, state, legal):
+            return move
+        self.decision += 1
+        options = Options(rollouts=self.rollouts, seed=self.seed, rollout_bot=self.bot)
+        names = [f"seat {i + 1}" for i in range(len(state.players))]
+        return analyse_state(self.game, state, names, move, options, step=self.decision).best.move
+
+
+#: The ``search`` agent: the expert's move unless the analysis' race (at most ``SEARCH_ROLLOUTS``
+#: rollouts a candidate) finds a significantly better one; its rollouts are played by the bot of
+#: ``SEARCH_BOTS`` for the game, else by the game's declared rollout bot (the analysis' default).
+SEARCH_PRIOR = "expert"
+SEARCH_ROLLOUTS = 100
+SEARCH_BOTS: dict[str, str] = {}
+
+
+def search_rollout_bot(game: str) -> str:
+    """The kind of bot that plays the ``search`` agent's rollouts in ``game``. Raises ``KeyError``
+    naming the known games for an unknown game."""
+    from replay.registry import rollout_bot
+
+    return SEARCH_BOTS.get(game) or rollout_bot(game)
+
+
 #: The built-in agents' names, as the command line takes them.
-BUILT_IN = ("random", "heuristic", "expert", "search:R")
+BUILT_IN = ("random", "heuristic", "expert", "search", "search:R")
 _SEARCH = re.compile(r"search:(\d{1,5})")
 
 
 def built_in_agent(spec: str, game: str) -> EngineAgent | None:
-    """The built-in agent ``spec`` names (``random``, ``heuristic``, ``expert``, ``search:R``), or None
+    """The built-in agent ``spec`` names (``random``, ``heuristic``, ``expert``, ``search``, ``search:R``), or None
     for a spec of another kind. Raises ``AgentError`` for ``search:0``."""
     if spec == "random":
         return RandomAgent(game)
     if spec in ("heuristic", "expert"):
         return BotAgent(game, spec)
+    if spec == "search":
+        return AnalysisSearchAgent(game)
     found = _SEARCH.fullmatch(spec)
     if found:
         rollouts = int(found.group(1))
@@ -222,7 +283,7 @@ def check_spec(spec: str) -> None:
 
 
 def load_agent(spec: str, game: str, caught: type[BaseException] = Exception) -> Agent:
-    """The agent a spec names: a built-in (``random``, ``heuristic``, ``expert``, ``search:R``), a
+    """The agent a spec names: a built-in (``random``, ``heuristic``, ``expert``, ``search``, ``search:R``), a
     ``module:Class`` importable from here, or ``path/to/file.py:Class`` (``path/to/file.py`` alone
     takes the one ``Agent`` subclass the file defines). A class is called with no argument.
 

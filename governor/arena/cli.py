@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=exits.bounded_int("--players", fewest, most), required=True,
                         help="seats per game")
     parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                        help="random, heuristic, expert, search:R (R rollouts per candidate move), "
+                        help="random, heuristic, expert, search (the analysis' own search), search:R (flat search, "
+                             "R rollouts per candidate move), "
                              "module:Class or path/to/file.py[:Class]; a spec given twice sits twice")
     parser.add_argument("--games", type=exits.bounded_int("--games", 1, 100_000_000), default=100,
                         help="games to play (a whole number of schedule cycles seats everyone equally)")

@@ -208,10 +208,11 @@ def _stop_pool(executor: ProcessPoolExecutor, finished: bool) -> None:
 
 
 def play_games(config: ArenaConfig, games: int, workers: int,
-               hosts: dict[int, Host] | None = None) -> Generator[tuple[int, GameRecord | None], None, None]:
+               hosts: dict[int, Host] | None = None, first: int = 0) -> Generator[tuple[int, GameRecord | None], None, None]:
     """Each game's index and record (None for a game that did not end within the move limit), in
-    index order (on ``workers`` processes when more than one). ``hosts``: agent hosts already loaded,
-    by entry index (used with one worker; closed with more, each worker starting its own).
+    index order (on ``workers`` processes when more than one): the games ``first`` to ``first + games
+    - 1`` of the arena. ``hosts``: agent hosts already loaded, by entry index (used with one worker;
+    closed with more, each worker starting its own).
 
     Raises ``ArenaError`` when a worker process dies (killed from outside: an agent's own process
     ending is its fault, not a worker's death)."""
@@ -219,7 +220,7 @@ def play_games(config: ArenaConfig, games: int, workers: int,
         table = _Table(config, hosts)
         finished = False
         try:
-            for index in range(games):
+            for index in range(first, first + games):
                 yield table.play(index)
             finished = True
         finally:
@@ -236,14 +237,14 @@ def play_games(config: ArenaConfig, games: int, workers: int,
     executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(config,))
     chunk = max(1, min(16, games // (workers * 8) or 1))
     pending: deque[Future[list[tuple[int, GameRecord | None]]]] = deque()
-    submitted = 0
+    submitted, stop = first, first + games
     finished = False
     try:
-        while pending or submitted < games:
-            while submitted < games and len(pending) < workers * 4:
+        while pending or submitted < stop:
+            while submitted < stop and len(pending) < workers * 4:
                 # Held signals: an interruption while a worker is forked would leave it unended.
                 with exits.signals_held():
-                    pending.append(executor.submit(_play_chunk, submitted, min(games, submitted + chunk)))
+                    pending.append(executor.submit(_play_chunk, submitted, min(stop, submitted + chunk)))
                 submitted += chunk
             try:
                 results = pending.popleft().result()
@@ -259,8 +260,11 @@ def play_games(config: ArenaConfig, games: int, workers: int,
 
 def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: int, budget: float = 1.0,
               workers: int = 1, on_game: Callable[[int, GameRecord], None] | None = None,
-              on_unfinished: Callable[[int, list[str]], None] | None = None) -> tuple[list[Entry], Leaderboard]:
-    """Play ``games`` games and rank the agents; ``on_game`` sees every record in game order (to
+              on_unfinished: Callable[[int, list[str]], None] | None = None,
+              first: int = 0) -> tuple[list[Entry], Leaderboard]:
+    """Play ``games`` games and rank the agents; ``first`` is the index of the first (a later part of
+    the same arena: its games are those of one longer run, so an arena can be played in parts and
+    resumed); ``on_game`` sees every record in game order (to
     write its log or draw progress). A game that does not end within the simulation's move limit (agents
     that keep it going) is not recorded: it is counted against each of its agents (``unfinished``) and
     ``on_unfinished`` sees its index and the agents' names. Users' agents run in agent hosts, every
@@ -273,12 +277,14 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
         raise ArenaError(f"{game} is played by {engine.min_players} to {engine.max_players} players, not {players}")
     if games < 1:
         raise ArenaError("--games must be at least 1")
+    if first < 0:
+        raise ArenaError(f"the first game's index must be 0 or more, not {first}")
     cycle = schedule(len(specs), players)
     try:
         entries, hosts = make_entries(specs, game)
         config = ArenaConfig(game, players, tuple(entries), seed, budget, cycle, arena_id(game, players, seed, specs))
         board = Leaderboard([(e.name, e.spec, e.version) for e in entries], players)
-        with closing(play_games(config, games, workers, hosts)) as played:
+        with closing(play_games(config, games, workers, hosts, first)) as played:
             for index, record in played:
                 seated = [entries[i].name for i in cycle[index % len(cycle)]]
                 if record is None:

@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "not with --seat or --name")
     parser.add_argument("--bots", nargs="+", metavar="AGENT",
                         help="the agent of every bot seat, or one per bot seat in seat order: random, heuristic, "
-                             "expert, search:R, module:Class or path/to/file.py[:Class] (default heuristic)")
+                             "expert, search (the analysis' search), search:R, module:Class or path/to/file.py[:Class] "
+                             "(default heuristic)")
     parser.add_argument("--seed", type=exits.bounded_int("--seed", 0, MAX_SEED),
                         help="the game's seed: the deal and every bot's moves (default: drawn at random)")
     options = "; ".join(f"{game.title}: {', '.join(o.name for o in game.options)}" for game in games.values()

@@ -151,7 +151,7 @@ def test_list_and_abandon(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     (["--game", "san_juan", "--players", "3", "--human", "0:Ana", "--human", "1:Ana"],
      "governor play: --human: 'Ana' is already the name of seat 0: choose another"),
     (["--game", "san_juan", "--bots", "best"], "governor play: --bots: unknown agent 'best' (built-in: random, "
-                                               "heuristic, expert, search:R; or module:Class, or a .py file)"),
+                                               "heuristic, expert, search, search:R; or module:Class, or a .py file)"),
     (["--game", "san_juan", "--name", "heuristic"],
      "governor play: --name: 'heuristic' is already the name of the bot in seat 1: choose another"),
     (["--game", "san_juan", "--option", "fast"],

@@ -14,7 +14,7 @@ from replay.registry import engine_for
 
 
 def test_load_agent_errors(tmp_path: Path) -> None:
-    with pytest.raises(AgentError, match=r"^unknown agent 'best' \(built-in: random, heuristic, expert, search:R;"):
+    with pytest.raises(AgentError, match=r"^unknown agent 'best' \(built-in: random, heuristic, expert, search, search:R;"):
         load_agent("best", "san_juan")
     with pytest.raises(AgentError, match="no such file"):
         load_agent(str(tmp_path / "missing.py"), "san_juan")

@@ -66,7 +66,7 @@ def test_a_users_agent_is_named_as_the_arena_names_it() -> None:
     ({"game": "san_juan", "players": "4", "bots": "random,expert"},
      "bots: 2 agents for 3 bot seat(s): give one for every bot seat, or one for all"),
     ({"game": "san_juan", "bots": "best"},
-     "bots: unknown agent 'best' (built-in: random, heuristic, expert, search:R; or module:Class, or a .py file)"),
+     "bots: unknown agent 'best' (built-in: random, heuristic, expert, search, search:R; or module:Class, or a .py file)"),
     ({"game": "san_juan", "bots": "search:0"}, "bots: search:0: search needs at least 1 rollout per candidate"),
     ({"game": "san_juan", "bots": "missing.py:Bot"}, "bots: missing.py:Bot: no such file 'missing.py'"),
     ({"game": "san_juan", "seed": "-1"},
