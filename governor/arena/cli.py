@@ -25,7 +25,6 @@ from replay.errors import printable
 from replay.game import declarations
 from replay.logfile import dumps_game
 from replay.outputs import check_writable, open_output
-from replay.registry import all_engines
 from replay.simulate import MAX_MOVES
 
 #: The longest time budget of a decision, in seconds (a day: any longer is a mistake).
@@ -159,9 +158,11 @@ def run(args: argparse.Namespace) -> int:
     environment problem (unknown game, too few agents, an agent that cannot be built, an output that
     cannot be written, found before the first game), the import's own status otherwise
     (``replay.exits``)."""
-    engines = all_engines()
-    if args.game not in engines:
-        print(f"governor arena: unknown game {printable(repr(args.game))} (known: {', '.join(sorted(engines))})",
+    # The game named is looked up by its declaration: no other game's engine is loaded (a game package
+    # that cannot load stops only an arena of that game).
+    known = declarations()
+    if args.game not in known:
+        print(f"governor arena: unknown game {printable(repr(args.game))} (known: {', '.join(sorted(known))})",
               file=sys.stderr)
         return exits.ENVIRONMENT
     if not math.isfinite(args.budget) or not 0 <= args.budget <= MAX_BUDGET:

@@ -173,3 +173,33 @@ def test_a_game_agents_keep_going_forever_is_counted_not_recorded(capsys: pytest
     assert err.count("did not end within 5000 moves: not recorded") == 2
     assert "game 0 (last-move, faulty) did not end" in err
     assert out.rstrip().endswith("2 game(s) did not end within the move limit: not recorded, not counted")
+
+
+def test_the_arena_loads_the_engine_of_the_game_it_plays_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Another registered game whose engine cannot be loaded (its module fails on import) does not stop
+    an arena of San Juan: ``--game`` is checked against the declarations, not by loading every engine."""
+    from replay import game, registry
+    from tests.replay.distributions import install_distribution
+
+    package = tmp_path / "broken_engine"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from replay.game import GameDeclaration\n\n"
+        "GAME = GameDeclaration(name='broken', title='Broken', min_players=2, max_players=2,\n"
+        "    engine='broken_engine.engine:ENGINE', view='broken_engine.engine', catalogue='broken_engine.engine',\n"
+        "    bots=(), log_schema='br_', log_schema_file='broken_engine:log.schema.json')\n", encoding="utf-8")
+    (package / "engine.py").write_text("raise RuntimeError('half installed')\n", encoding="utf-8")
+    install_distribution(tmp_path, "broken_game", "[governor.games]\nbroken = broken_engine:GAME\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    game.forget()
+    try:
+        assert arena(["--game", "san_juan", "--players", "2", "--agents", "random", "random", "--games", "2",
+                      "--progress", "never", "--json"]) == 0
+        assert [row["games"] for row in json.loads(capsys.readouterr().out)] == [2, 2]
+        assert arena(["--game", "chess", "--players", "2", "--agents", "random", "random"]) == 2
+        assert "governor arena: unknown game 'chess' (known: broken, puerto_rico, san_juan)" in capsys.readouterr().err
+    finally:
+        monkeypatch.undo()
+        game.forget()
+        registry._ENGINES.pop("broken", None)
