@@ -128,8 +128,10 @@ def count_bars(frame: pd.DataFrame, x: str, count: str, colour: str | None, titl
     return fig
 
 
-def curves(frame: pd.DataFrame, x: str, y: str, group: str, title: str, low: str | None = None, high: str | None = None) -> go.Figure:
-    """Lines of ``y`` over ``x``, one per ``group``, with an optional band from ``low`` to ``high``."""
+def curves(frame: pd.DataFrame, x: str, y: str, group: str, title: str, low: str | None = None, high: str | None = None,
+           y_title: str | None = None) -> go.Figure:
+    """Lines of ``y`` over ``x``, one per ``group``, with an optional band from ``low`` to ``high``; the
+    y axis is titled ``y_title`` (default: ``y``)."""
     fig = go.Figure()
     for i, (key, rows) in enumerate(frame.groupby(group, sort=True)):
         colour = PALETTE[i % len(PALETTE)]
@@ -139,14 +141,17 @@ def curves(frame: pd.DataFrame, x: str, y: str, group: str, title: str, low: str
                                      showlegend=False, hoverinfo="skip"))
         fig.add_trace(go.Scatter(x=rows[x], y=rows[y], mode="lines+markers", name=chart_text(key), line={"color": colour}))
     fig.update_layout(title={"text": chart_text(title), "font": {"size": 14}}, height=320,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=chart_text(x), yaxis_title=chart_text(y))
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title=chart_text(x),
+                      yaxis_title=chart_text(y if y_title is None else y_title))
     return fig
 
 
-def compare_curves(frame: pd.DataFrame) -> go.Figure:
-    """VP by round of every seat of two games on one chart: ``frame`` has ``round``, ``vp``, ``line``
-    (the legend entry, e.g. "A: Ana") and ``game`` ("A" solid, "B" dashed). Names go through
-    ``chart_text`` (cut to ``plain.NAME_CHARS``), so Plotly shows them as typed."""
+def compare_curves(frame: pd.DataFrame, unit: str = "VP", name: str = "Victory points") -> go.Figure:
+    """The score by round of every seat of two games on one chart: ``frame`` has ``round``, ``vp`` (the
+    score), ``line`` (the legend entry, e.g. "A: Ana") and ``game`` ("A" solid, "B" dashed); ``unit`` and
+    ``name`` are the score's words as the game declares them (``GameDeclaration.score_unit``,
+    ``score_name``). Names go through ``chart_text`` (cut to ``plain.NAME_CHARS``), so Plotly shows them
+    as typed."""
     fig = go.Figure()
     for i, (line, rows) in enumerate(frame.groupby("line", sort=False)):
         dashed = str(rows["game"].iloc[0]) != "A"
@@ -156,8 +161,8 @@ def compare_curves(frame: pd.DataFrame) -> go.Figure:
             marker={"symbol": "square" if dashed else "circle", "size": 6},
         ))
     fig.update_layout(
-        title={"text": "Victory points at the end of each round (A solid, B dashed)", "font": {"size": 14}},
-        height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title="round", yaxis_title="VP",
+        title={"text": f"{chart_text(name)} at the end of each round (A solid, B dashed)", "font": {"size": 14}},
+        height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title="round", yaxis_title=chart_text(unit),
         legend={"orientation": "h", "y": -0.2}, hovermode="x unified",
     )
     return fig

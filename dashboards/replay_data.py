@@ -24,7 +24,7 @@ from dashboards.diff import step_changes
 from dashboards.stats import plural
 from replay.logfile import GameLog, LogRecord
 from replay.protocol import Viewer
-from replay.registry import view_for
+from replay.registry import game_of, view_for
 
 #: Views of the table as URLs write them: everything, what every player knows, or one seat (``seat0``).
 VIEW_ALL, VIEW_PUBLIC = Viewer.EVERYTHING, Viewer.PUBLIC
@@ -38,8 +38,8 @@ ROUND_POINTS = 1000
 #: Views and windows a prepared game keeps made (the oldest is dropped first).
 MAX_KEPT = 8
 #: The chart's footnote on a line the view drew without what it may not see.
-CHART_NOTE = "VP as this view sees them: points hidden from it are left out until the game ends"
-#: Points of a seat's VP line on the chart at most (a longer line is thinned, keeping its last point).
+CHART_NOTE = "{unit} as this view sees them: points hidden from it are left out until the game ends"
+#: Points of a seat's score line on the chart at most (a longer line is thinned, keeping its last point).
 CHART_POINTS = 2000
 
 
@@ -193,6 +193,8 @@ class PreparedGame:
         self.row = game_row
         self.game = str(game_row["game"])
         self.view = view_for(self.game)
+        # The score: the column of the seats' rows that holds it and its words, as the game declares them.
+        self.declared = game_of(self.game)
         self.names = [str(n) for n in game_row["players"]]
         self.moves = _records(moves)
         self.total = max((int(m["step"]) for m in self.moves), default=0)
@@ -231,19 +233,21 @@ class PreparedGame:
             return found
 
     def _chart(self, viewer: Viewer) -> tuple[list[list[list[Any]]], list[bool]]:
-        """Each seat's VP over the whole game as ``viewer`` sees it, as runs (thinned when long), and
-        for each seat whether the view left something out of its line (its VP differs from the stored
-        one at some step): the chart's legend says so."""
+        """Each seat's score (the game's ``score_column``) over the whole game as ``viewer`` sees it, as
+        runs (thinned when long; None where the view hides it), and for each seat whether the view left
+        something out of its line (its score differs from the stored one at some step): the chart's
+        legend says so."""
         found = self._charts.get(viewer.name)
         if found is None:
             view = self.view
+            column = self.declared.score_column
             over = [r.get("stage") == "over" for r in self.table]
             lines, partial = [], []
             for seat, rows in enumerate(self.seats):
-                seen = [view.view_seat_row(r, seat, viewer, over[r["step"]]).get("vp") for r in rows]
+                seen = [view.view_seat_row(r, seat, viewer, over[r["step"]]).get(column) for r in rows]
                 lines.append(_thin(runs([{"step": r["step"], "vp": v} for r, v in zip(rows, seen)], ["vp"])["vp"],
                                    CHART_POINTS))
-                partial.append(any(v != r.get("vp") for r, v in zip(rows, seen)))
+                partial.append(any(v != r.get(column) for r, v in zip(rows, seen)))
             found = self._charts[viewer.name] = (lines, partial)
         return found
 
@@ -308,7 +312,10 @@ class PreparedGame:
             # the view may not see is marked in its legend.
             "chart": chart,
             "chart_hidden": partial,
-            "chart_note": CHART_NOTE,
+            "chart_note": CHART_NOTE.format(unit=self.declared.score_unit[:1].upper() + self.declared.score_unit[1:]),
+            # The score's words (``12 VP``, the chart's heading), as the game declares them.
+            "score_unit": self.declared.score_unit,
+            "score_name": self.declared.score_name,
             "changes": changes,
             "catalogue": view.board_catalogue(),
             # The end-of-game scoring under the board at the last step, as the view sees it (the game's

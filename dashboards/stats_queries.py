@@ -246,15 +246,18 @@ def game_moves(filters: Filters, width: int = 10) -> pd.DataFrame:
 
 
 def vp_by_round(filters: Filters) -> pd.DataFrame:
-    """Average VP at the end of each round of winners and of the others, with a 95 % interval of the
-    mean. The end of a round is the state after its last move (rounds and steps from ``moves``)."""
+    """The average score (the column the game declares, ``vp`` for a game not registered, as ``vp``) at
+    the end of each round of winners and of the others, with a 95 % interval of the mean. The end of a
+    round is the state after its last move (rounds and steps from ``moves``)."""
     table = f'"{filters.game}_player_states"'
     if filters.game not in data.games_with_states():
         return pd.DataFrame(columns=["round", "group", "vp", "low", "high", "n"])
+    declared = declarations().get(filters.game)
+    score = f'ps."{declared.score_column if declared is not None else "vp"}"'
     rows = _run(
         filters,
-        "SELECT e.round, CASE WHEN pl.won THEN 'winners' ELSE 'the rest' END AS \"group\", avg(ps.vp) AS vp, "
-        "stddev_samp(ps.vp) AS sd, count(*) AS n FROM "
+        f"SELECT e.round, CASE WHEN pl.won THEN 'winners' ELSE 'the rest' END AS \"group\", avg({score}) AS vp, "
+        f"stddev_samp({score}) AS sd, count(*) AS n FROM "
         "(SELECT game_id, round, max(step) AS step FROM moves WHERE game_id IN (SELECT game_id FROM sel) GROUP BY ALL) e "
         f"JOIN {table} ps ON ps.game_id = e.game_id AND ps.step = e.step "
         "JOIN pl ON pl.game_id = ps.game_id AND pl.seat = ps.seat GROUP BY ALL ORDER BY e.round",

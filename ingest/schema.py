@@ -334,12 +334,20 @@ VIEWS: Mapping[str, str] = _Views()
 
 
 def vp_by_step_view() -> str:
-    """The SQL of the ``vp_by_step`` view (every game's per-seat VP after every step)."""
+    """The SQL of the ``vp_by_step`` view (every game's per-seat score after every step, as ``vp``: the
+    column each game declares as its score, ``GameDeclaration.score_column``)."""
     parts = [
-        f"SELECT '{game}' AS game, game_id, step, seat, vp FROM {game}_player_states"
+        f"SELECT '{game}' AS game, game_id, step, seat, {_score_as_vp(game)} FROM {game}_player_states"
         for game in sorted(all_engines())
     ]
     return " UNION ALL ".join(parts)
+
+
+def _score_as_vp(game: str) -> str:
+    # A game scoring in ``vp`` gives the view's SQL of before, word for word (the schema's signature).
+    column = game_of(game).score_column
+    return "vp" if column == "vp" else f'"{column}" AS vp'
+
 
 
 @functools.cache

@@ -171,6 +171,14 @@ class GameDeclaration:
     board: str = ""
     #: ``package:file`` of the board's stylesheet, package data of the game beside ``board``; "" for none.
     board_style: str = ""
+    #: The column of the game's per-seat state rows (``StorageRows.player_schema``) that holds a seat's
+    #: score so far: the Replay page's score chart, the ``vp_by_step`` view and the Statistics page's
+    #: curves read it.
+    score_column: str = "vp"
+    #: The score's word after a number (``12 VP``, ``12 points``) and its name as a heading
+    #: (``Victory points``, ``Points``), as the pages write them.
+    score_unit: str = "points"
+    score_name: str = "Points"
 
     def __post_init__(self) -> None:
         if not self.name or not all(c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in self.name):
@@ -196,6 +204,9 @@ class GameDeclaration:
             package, colon, file = path.partition(":")
             if path and not (colon and file and all(part.isidentifier() for part in package.split("."))):
                 raise ValueError(f"game {self.name}: {kind} {path!r} is not a file of a package (package:file)")
+        if not self.score_column.isidentifier() or not self.score_unit.strip() or not self.score_name.strip():
+            raise ValueError(f"game {self.name}: score column {self.score_column!r} (a column name), unit "
+                             f"{self.score_unit!r} and name {self.score_name!r} (words)")
         if self.board_style and not self.board:
             raise ValueError(f"game {self.name}: a board style ({self.board_style}) without a board")
 

@@ -134,10 +134,18 @@ function badges(governor, acting, winner) {
   return out;
 }
 
-function panelHead(name, vp, parts, flags) {
+// The score's words of the game shown (``12 VP``, the chart's heading), as its declaration says them
+// (the payload's score_unit and score_name).
+const SCORE = { unit: "VP", name: "Victory points" };
+
+// A seat's panel head: its name, badges and score. The score's word is ``unit``, else the Replay page's
+// game's (SCORE); a page that draws boards with this function alone (the Play page, the Games page's
+// comparison) has no SCORE: "VP" there.
+function panelHead(name, vp, parts, flags, unit) {
+  const word = unit || (typeof SCORE === "undefined" ? "VP" : SCORE.unit);
   return `<div class="phead">${nameHtml(name, "pname")}`
     + `<span class="badges">${badges(flags.governor, flags.acting, flags.winner)}</span>`
-    + `<span class="pvp" title="${esc(parts)}">${esc(vp)} <small>VP</small></span></div>`;
+    + `<span class="pvp" title="${esc(parts)}">${esc(vp)} <small>${esc(word)}</small></span></div>`;
 }
 
 function panelClass(flags) {
@@ -271,30 +279,44 @@ function chartSvg(game, width) {
   const height = 170;
   const pad = { l: 30, r: 8, t: 8, b: 20 };
   const total = Math.max(1, game.total);
+  // A score the view hides is null: no point of the line (a gap), never drawn as 0.
   let max = 1;
+  let least = 0;
   const series = game.seats.map((_, seat) => {
     const values = [];
     for (let s = 0; s <= game.total; s++) {
-      const v = Number(game.vp[seat][s] || 0);
+      const raw = game.vp[seat][s];
+      const v = raw === null || raw === undefined ? null : Number(raw);
       values.push(v);
-      if (v > max) { max = v; }
+      if (v !== null && v > max) { max = v; }
+      if (v !== null && v < least) { least = v; }
     }
     return values;
   });
+  // The axis starts at 0, or lower for a game whose scores go below it (at a tick, so it is labelled).
+  const stepTick = max - least > 40 ? 20 : max - least > 20 ? 10 : 5;
+  const lo = least < 0 ? -Math.ceil(-least / stepTick) * stepTick : 0;
   const x = (s) => pad.l + (s / total) * (width - pad.l - pad.r);
-  const y = (v) => height - pad.b - (v / max) * (height - pad.t - pad.b);
+  const y = (v) => height - pad.b - ((v - lo) / (max - lo)) * (height - pad.t - pad.b);
   const lines = series.map((values, seat) => {
-    let d = `M${x(0).toFixed(1)},${y(values[0]).toFixed(1)}`;
-    for (let s = 1; s < values.length; s++) {
-      if (values[s] !== values[s - 1]) { d += `H${x(s).toFixed(1)}V${y(values[s]).toFixed(1)}`; }
+    let d = "";
+    for (let s = 0; s < values.length; s++) {
+      const v = values[s];
+      const before = s > 0 ? values[s - 1] : null;
+      if (v === null) {
+        if (before !== null) { d += `H${x(s).toFixed(1)}`; }
+      } else if (before === null) {
+        d += `M${x(s).toFixed(1)},${y(v).toFixed(1)}`;
+      } else if (v !== before) {
+        d += `H${x(s).toFixed(1)}V${y(v).toFixed(1)}`;
+      }
     }
-    d += `H${x(game.total).toFixed(1)}`;
+    if (values.length && values[values.length - 1] !== null) { d += `H${x(game.total).toFixed(1)}`; }
     const dash = DASHES[seat % DASHES.length];
     return `<path d="${d}" stroke="${PALETTE[seat % PALETTE.length]}" class="line"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`;
   }).join("");
   const ticks = [];
-  const stepTick = max > 40 ? 20 : max > 20 ? 10 : 5;
-  for (let v = 0; v <= max; v += stepTick) {
+  for (let v = lo; v <= max; v += stepTick) {
     ticks.push(`<line x1="${pad.l}" x2="${width - pad.r}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`
       + `<text x="${pad.l - 4}" y="${y(v) + 3}" class="tick" text-anchor="end">${v}</text>`);
   }
@@ -308,7 +330,7 @@ function chartSvg(game, width) {
   }
   const dots = game.seats.map((_, seat) => markSvg(seat, "dot")).join("");
   return {
-    html: `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Victory points by move">`
+    html: `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(SCORE.name)} by move">`
       + `${ticks.join("")}<text x="${pad.l - 4}" y="${height - 6}" class="tick" text-anchor="end">rd</text>`
       + `${lines}<line class="cursor" y1="${pad.t}" y2="${height - pad.b}"/>${dots}`
       + `<rect class="hit" x="${pad.l}" y="0" width="${width - pad.l - pad.r}" height="${height}"/></svg>`,
@@ -403,9 +425,13 @@ function stepAt(s, c, box, event) {
   return Math.max(0, Math.min(s.game.total, Math.round(((x - c.pad.l) / (c.width - c.pad.l - c.pad.r)) * s.game.total)));
 }
 
-// The VP of every seat at a step, for the chart's readout.
+// The score of every seat at a step, for the chart's readout: "?" for one the view hides (as the board
+// shows it), never a 0 it is not.
 function vpAt(game, step) {
-  return game.names.map((name, seat) => `${iso(name)} ${Number(game.vp[seat][step] || 0)}`).join(" \u00b7 ");
+  return game.names.map((name, seat) => {
+    const v = game.vp[seat][step];
+    return `${iso(name)} ${v === null || v === undefined ? "?" : Number(v)}`;
+  }).join(" \u00b7 ");
 }
 
 // The end-of-game scoring table: VP by source per seat, as the board's game declares its sources.
@@ -456,7 +482,7 @@ const HTML = `
       <div class="movesbox"><div class="sidehead">Moves</div><div class="moves" tabindex="-1"></div></div>
       <div class="reviewbox" hidden><div class="sidehead">Review</div><div class="review"></div></div>
       <div class="chartsbox">
-        <div class="chartbox"><div class="charthead">Victory points <span class="meta">(click to go to a move)</span></div>
+        <div class="chartbox"><div class="charthead"><span class="scorename">Victory points</span> <span class="meta">(click to go to a move)</span></div>
         <div class="readout"></div><div class="chart"></div><div class="legend"></div><div class="chartnote meta" hidden></div></div>
         <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
         <div class="readout chance-readout"></div><div class="chance"></div><div class="legend chance-legend"></div></div>
@@ -492,7 +518,7 @@ function setup(parent, host) {
     round: el("select.round"), view: el("select.view"), now: el(".now"), board: el(".board"),
     chart: el(".chart"), legend: el(".legend"), chance: el(".chance"), chanceBox: el(".chancebox"),
     scoring: el(".scoring"), readout: el(".chartbox .readout"), chanceReadout: el(".chance-readout"),
-    chanceLegend: el(".chance-legend"), chartNote: el(".chartnote"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
+    chanceLegend: el(".chance-legend"), chartNote: el(".chartnote"), scoreName: el(".scorename"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
     branch: el("button.branch"), copy: el("button.copylink"), copied: el(".copied"), buttons: {},
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
@@ -604,6 +630,9 @@ function setGame(s, data) {
     + data.names.map((n, seat) => `<option value="seat${seat}">${esc(iso(n.length > 24 ? n.slice(0, 23) + "\u2026" : n))}'s seat</option>`).join("");
   // Seats whose line leaves out what this view may not see (e.g. points that lie face down until the
   // end): marked in the legend, with the reason the server gives.
+  SCORE.unit = data.score_unit || "VP";
+  SCORE.name = data.score_name || "Victory points";
+  ui.scoreName.textContent = SCORE.name;
   const marked = list(data.chart_hidden);
   ui.legend.innerHTML = legendHtml(game, marked);
   ui.chartNote.hidden = !marked.some(Boolean);
@@ -674,7 +703,10 @@ function render(s) {
     cursor.setAttribute("x2", x);
     ui.chart.querySelectorAll(".dot").forEach((dot) => {
       const seat = Number(dot.getAttribute("data-seat"));
-      dot.setAttribute("transform", `translate(${x},${c.y(c.series[seat][step]).toFixed(1)})`);
+      const v = c.series[seat][step];
+      // A score the view hides has no dot.
+      dot.style.display = v === null ? "none" : "";
+      if (v !== null) { dot.setAttribute("transform", `translate(${x},${c.y(v).toFixed(1)})`); }
     });
   }
   // The charts' readouts say the values at the step shown, unless the pointer is over a chart.

@@ -65,6 +65,25 @@ def fitting_counts(wanted: list[int] | None, available: list[int]) -> list[int] 
     return sorted(set(wanted))
 
 
+def left_out(stored: list[str], explored: list[str]) -> list[str]:
+    """The games of the database the Explorer has nothing for, each as a sentence saying why: a game
+    that declares no opening decisions (``GameDeclaration.openings``), or one not registered here."""
+    why = []
+    for game in stored:
+        if game in explored:
+            continue
+        if game not in registry.game_names():
+            why.append(f"{ui.game_title(game)} is not a game this installation knows, so its first decisions "
+                       "are not counted.")
+        elif not registry.game_of(game).openings:
+            why.append(f"{ui.game_title(game)} declares no opening decisions (the first moves the Explorer "
+                       "counts), so it has no tree to explore.")
+        else:
+            why.append(f"{ui.game_title(game)}: its games' first decisions are not stored yet (run governor "
+                       "import once, any log, to count them).")
+    return why
+
+
 def _metric(box: Any, label: str, value: str, **options: Any) -> None:
     """A metric as wide as its figure, so that a row of them wraps instead of cutting figures."""
     box.metric(label, value, width="content", **options)
@@ -78,12 +97,20 @@ if "openings" not in data.tables():
     st.stop()
 
 kinds = game_types()
-if not len(kinds):
-    st.info("No game has opening decisions stored yet.")
-    st.stop()
 types = list(kinds["game"])
+# A game of the database that is not in the Explorer is said, with why, rather than left out unsaid.
+stored = [str(g) for g in data.frame("SELECT DISTINCT game FROM games ORDER BY game")["game"]]
+missing = left_out(stored, types)
+if not len(kinds):
+    for sentence in missing or ["No game has opening decisions stored yet."]:
+        st.info(ui.md_text(sentence))
+    st.stop()
 game = url_state.raw_param("type") or ""
 if game not in types:
+    if game:
+        # The URL's game: why the Explorer has nothing for it (its text is shown as typed, never as Markdown).
+        why = left_out([game], types)[0] if game in stored else f"No {ui.game_title(game)} game is in the database."
+        st.info(ui.md_text(f"{why} The Explorer shows {ui.game_title(str(types[0]))}."))
     game = str(types[0])
 available = sorted(int(c) for c in kinds.loc[kinds["game"] == game, "counts"].iloc[0])
 fitting = fitting_counts(url_state.parsed("players", url_state.int_in(0, 99), None, many=True), available)
@@ -106,6 +133,8 @@ right.multiselect("Player count", available, key="explorer_counts", on_change=_o
                   help="No player count chosen counts every player count. A new game chooses all of its own.")
 # The decisions counted, in the game's own words (its declaration's ``opening_words``).
 counted = registry.game_of(game).opening_words if game in registry.game_names() else ""
+for sentence in missing:
+    st.caption(ui.md_text(sentence))
 st.caption(
     f"Decisions of the first {OPENING_ROUNDS} rounds" + (f": {counted}" if counted else "")
     + f". A win counts for the seat that made the decision (on a full tie every tied seat wins); "

@@ -1,5 +1,7 @@
 """Statistics: win rates (by seat, building owned, building built by round k, role per round),
-scores, game length and VP curves over the games the filters select.
+scores, game length and score curves over the games the filters select. A section appears only for a
+game that declares what it counts (``GameDeclaration.build`` for the buildings, ``choice`` for the
+roles), and the score is named as the game names it (``score_unit``).
 
 Every rate is shown with its sample size (saying what it counts), a 95 % Wilson interval, its
 baseline (what chance gives a player of that player count) and its lift (rate / baseline). Rankings
@@ -30,13 +32,19 @@ from dashboards.stats_queries import (
     win_rate_by_role_round,
     win_rate_by_seat,
 )
+from replay.game import GameDeclaration, declarations
 
 TIE_LABELS = {
     "full": "a win for each tied player",
     "share": "1/k of a win for each of k tied players",
 }
 RANK_LABELS = {"lift_low": "lift's 95% interval, lower end", "lift": "lift (point estimate)"}
-TABS = ["Win rates", "Scores and length", "VP curves"]
+
+
+def tabs_of(declared: GameDeclaration | None) -> list[str]:
+    """The page's tabs for a game: the third is its score's curves ("VP curves", "Points curves")."""
+    unit = declared.score_unit if declared is not None else "score"
+    return ["Win rates", "Scores and length", f"{unit[:1].upper()}{unit[1:]} curves"]
 
 
 def rate_table(frame: pd.DataFrame, label: str, n_label: str, n_help: str, split: bool = False,
@@ -115,6 +123,13 @@ def reset_for_game() -> None:
 
 url_state.seed("stats_game", "game", url_state.one_of(game_options), game_options[0])
 game = st.session_state["stats_game"]
+# What the game declares: its score's words and the moves the building and role sections count (a game
+# in the database that is not registered has none of them).
+declared = declarations().get(game)
+builds = declared is not None and declared.build is not None
+chooses = declared is not None and declared.choice is not None
+unit = declared.score_unit if declared is not None else "score"
+TABS = tabs_of(declared)
 counts_all, date_range = ranges[game]
 url_state.seed("stats_counts", "counts", url_state.one_of(counts_all, int), counts_all, many=True)
 st.session_state["stats_counts"] = [c for c in st.session_state["stats_counts"] if c in counts_all]
@@ -164,9 +179,10 @@ ties = opts[0].radio("A full tie counts as", TIES, format_func=lambda t: TIE_LAB
                           "100%. '1/k' makes every game's wins add up to exactly 1.")
 min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, max_value=MAX_MIN_N, step=10, key="stats_min_n", width=160,
                                  help="Rows counting fewer players are left out of the ranked charts."))
-rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank", width=230,
-                        help="The lower end of the 95% interval puts a building owned by 3 players at 100% "
-                             "below one owned by 3,000 at 60%.")
+# Only the buildings' charts are ranked: a game without buildings has no ranking to choose.
+rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank",
+                        width=230, help="The lower end of the 95% interval puts a building owned by 3 players at "
+                                        "100% below one owned by 3,000 at 60%.") if builds else "lift_low"
 split = opts[3].toggle("Split by player count", key="stats_split", width="content")
 with_human = opts[3].toggle("Only games with a human player", key="stats_humans", width="content",
                             help="Leave out the games every seat of which an agent played (governor arena, "
@@ -236,7 +252,8 @@ if win_tab.open:
             "bar reads 'win rate vs baseline'. The baseline is what a player of the same player count wins in this "
             f"selection ({'exactly 1 / players' if ties == 'share' else 'about 1 / players; a little more with full ties'}). "
             f"Pale bars rest on fewer than {FEW_GAMES} players.")
-        left, right = st.columns(2)
+        # Beside the seats, what the game declares: the buildings owned, built by round k, and the roles.
+        left, right = st.columns(2) if builds else (st.container(), None)
         with left:
             seats = win_rate_by_seat(filters)
             st.plotly_chart(charts.rate_bars(seats, "label", "Win rate by seat (n = games)"), key="stats_seat_chart")
@@ -248,18 +265,22 @@ if win_tab.open:
                    "them add up to 100%." if ties == "full" else ". With ties shared they add up to 100%."))
             rate_table(seats, "label", "games (n)", "Games with this seat: one player each.",
                        first=("player_count", "seat"))
+        if right is not None:
+            with right:
+                owned = win_rate_by_building(filters, split)
+                ranked_bars(owned, "building", "Win rate by building owned at the end (n = owners)",
+                            "stats_building_chart")
+        left, right = st.columns(2) if builds and chooses else (st.container(), st.container())
+        if builds:
+            with left:
+                st.session_state["stats_round_k"] = min(max(1, st.session_state.get("stats_round_k") or default_k),
+                                                        max(2, top_round))
+                k = st.slider("Built by round k", 1, max(2, top_round), key="stats_round_k")
+                built = win_rate_by_building_round(filters, k, split)
+                ranked_bars(built, "building", f"Win rate by building built by round {k} (n = builders)",
+                            "stats_built_chart")
         with right:
-            owned = win_rate_by_building(filters, split)
-            ranked_bars(owned, "building", "Win rate by building owned at the end (n = owners)", "stats_building_chart")
-        left, right = st.columns(2)
-        with left:
-            st.session_state["stats_round_k"] = min(max(1, st.session_state.get("stats_round_k") or default_k),
-                                                    max(2, top_round))
-            k = st.slider("Built by round k", 1, max(2, top_round), key="stats_round_k")
-            built = win_rate_by_building_round(filters, k, split)
-            ranked_bars(built, "building", f"Win rate by building built by round {k} (n = builders)", "stats_built_chart")
-        with right:
-            roles = win_rate_by_role_round(filters, split)
+            roles = win_rate_by_role_round(filters, split) if chooses else pd.DataFrame()
             if len(roles):
                 groups = list(roles.groupby("player_count")) if split else [(None, roles)]
                 for count, part in groups:
@@ -281,18 +302,23 @@ if win_tab.open:
                            "Times the role was chosen in this round: one player in one game each (a role is chosen "
                            "at most once a round). In 2-player games the governor chooses twice a round, so one "
                            "player can count under two roles.", split)
-        with st.expander("Tables: buildings (every row, whatever its n)"):
-            st.caption("Owned at the end")
-            rate_table(owned, "building", "owners (n)", "Players owning the building when the game ended.", split)
-            st.caption(f"Built by round {k}")
-            rate_table(built, "building", "builders (n)", f"Players who built it in rounds 1 to {k}.", split)
+        if builds:
+            with st.expander("Tables: buildings (every row, whatever its n)"):
+                st.caption("Owned at the end")
+                rate_table(owned, "building", "owners (n)", "Players owning the building when the game ended.", split)
+                st.caption(f"Built by round {k}")
+                rate_table(built, "building", "builders (n)", f"Players who built it in rounds 1 to {k}.", split)
+        if not (builds and chooses):
+            missing = [what for what, has in (("buildings", builds), ("roles", chooses)) if not has]
+            st.caption(f"{ui.game_title(game)} declares no {' and no '.join(missing)}: no win rate by "
+                       f"{' or by '.join(m[:-1] for m in missing)} is shown.")
 
 if score_tab.open:
     with score_tab:
         left, right = st.columns(2)
         scores = score_counts(filters)
-        left.plotly_chart(charts.count_bars(scores, "score", "players", "result", "Final scores", "final score (VP)"),
-                          key="stats_scores")
+        left.plotly_chart(charts.count_bars(scores, "score", "players", "result", "Final scores",
+                                            f"final score ({unit})"), key="stats_scores")
         lengths = game_lengths(filters)
         lengths["players in game"] = lengths["player_count"].astype(str) + " players"
         right.plotly_chart(charts.count_bars(lengths, "rounds", "games", "players in game", "Game length (rounds)",
@@ -306,8 +332,9 @@ if score_tab.open:
 if curve_tab.open:
     with curve_tab:
         curves = vp_by_round(filters)
-        st.plotly_chart(charts.curves(curves, "round", "vp", "group", "Average VP at the end of each round",
-                                      low="low", high="high"), key="stats_vp_curves")
+        st.plotly_chart(charts.curves(curves, "round", "vp", "group", f"Average {unit} at the end of each round",
+                                      low="low", high="high", y_title=unit), key="stats_vp_curves")
         st.caption("Band: 95 % interval of the mean. Late rounds rest on fewer games (only long games reach them); "
                    "n counts players.")
-        st.dataframe(curves[["round", "group", "vp", "n"]].round(2), hide_index=True, width="stretch", height=300)
+        st.dataframe(curves[["round", "group", "vp", "n"]].round(2), hide_index=True, width="stretch", height=300,
+                     column_config={"vp": st.column_config.NumberColumn(unit)})

@@ -32,6 +32,9 @@ GAME = GameDeclaration(
     # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.
     board="replay.puerto_rico:board.js",
     board_style="replay.puerto_rico:board.css",
+    # The score is victory points, as the pages write it.
+    score_unit="VP",
+    score_name="Victory points",
     order=1,
     spaces="replay.puerto_rico.spaces",
     # The strongest bot that keeps a whole game's analysis under a minute (docs/analysis.md): the

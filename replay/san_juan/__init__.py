@@ -32,6 +32,9 @@ GAME = GameDeclaration(
     options=(GameOption("draft_start", "the draft-start variant: seats are dealt 5, 6, 7 and 8 cards and each "
                                        "keeps 4 with a draft move before the first round",
                         flag="draft", summary="the draft-start variant"),),
+    # The score is victory points, as the pages write it.
+    score_unit="VP",
+    score_name="Victory points",
     order=0,
     spaces="replay.san_juan.spaces",
     # The strongest bot that keeps a whole game's analysis under a minute (docs/analysis.md).

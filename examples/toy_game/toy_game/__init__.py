@@ -17,6 +17,10 @@ GAME = GameDeclaration(
     log_schema="toy_",
     log_schema_file="toy_game:log.schema.json",
     order=50,
+    # A seat's score (its ladder minus its hand) is in the state rows' ``vp`` column; the pages call it points.
+    score_column="vp",
+    score_unit="points",
+    score_name="Points",
     # Its observation vector and action space, for learning code: governor.envs.toy_v0 plays it.
     spaces="toy_game.spaces",
     # The board the pages draw: its script (``draw(game, step)``) and its style, package data of the game.

@@ -1,8 +1,10 @@
 """The toy game in the dashboard, in headless Chromium, with the game installed by pip and nothing else
 changed: the Replay page shows a Climb game with its board in every view, and a seat's view sends the
 browser no card of another seat's hand (read off the wire: the page as sent and every websocket
-message), nor a score that counts it, nor the card another seat drew; the Statistics page works with
-Climb games imported."""
+message), nor a score that counts it, nor the card another seat drew; the score is Climb's "points", its
+chart reaches below 0 and a hidden score is "?", never 0; the Statistics page works with Climb games
+imported and shows only the sections Climb declares; the Explorer says why it has nothing for Climb. At
+1400 and 390 px wide."""
 
 from __future__ import annotations
 
@@ -133,24 +135,42 @@ def test_a_seat_view_sends_no_other_hand_and_the_board_shows_backs(site: tuple[s
         for seat in (1, 2):
             assert page.locator(f".player[data-seat='{seat}'] .climb-back").count() == len(_hands(toy_db, game_id, seat)[step])
             assert page.locator(f".player[data-seat='{seat}'] .climb-hand .climb-card").count() == 0
-            assert page.locator(f".player[data-seat='{seat}'] .pvp").inner_text() == "? VP"
+            assert page.locator(f".player[data-seat='{seat}'] .pvp").inner_text() == "? points"
         shown = page.locator(".player[data-seat='0'] .climb-hand .climb-card").all_inner_texts()
         assert shown == ([str(c) for c in _at([[s, h] for s, h in sorted(own.items())], step)] if view == "seat0" else [])
+        # The chart: Climb's points, a score the view hides is "?" (not 0) and has no dot, no line.
+        assert page.locator(".charthead .scorename").text_content() == "Points"
+        readout = re.sub("[\u2068\u2069]", "", page.locator(".readout").first.inner_text())  # names isolated
+        assert readout == f"move {step}: " + " \u00b7 ".join(
+            f"{name} {own_vp[step] if seat == 0 and view == 'seat0' else '?'}" for seat, name in enumerate(names))
+        for seat in (1, 2):
+            assert page.locator(f".chart .dot[data-seat='{seat}']").evaluate("d => getComputedStyle(d).display") == "none"
         assert not wire.errors, wire.errors
         page.screenshot(path=str(tmp_path / f"replay-{view}.png"), full_page=True)
     finally:
         wire.close()
 
 
+def _ticks(page: Any) -> list[int]:
+    """The score chart's y-axis labels (the round labels, under the axis, left out)."""
+    return [int(t.replace("\u2212", "-")) for t in page.locator(".chart svg text.tick[text-anchor='end']").all_text_contents()
+            if t.strip() and t != "rd"]
+
+
 def test_the_whole_view_holds_every_hand_and_the_last_step_shows_them(site: tuple[str, Any], toy_db: Path,
                                                                       tmp_path: Path) -> None:
     game_id, moves, names = _game(toy_db, 4)
+    lowest = _rows(toy_db, "SELECT min(vp) FROM toy_player_states WHERE game_id = ?", [game_id])[0][0]
+    assert lowest < 0
     wire = Wire(site, f"game={game_id}&step={moves // 2}&view=all")
     try:
         hands = [run for run in _sent(wire.wire(), "hand") if _is_runs(run)]
         assert len([run for run in hands if all(v is not None for _, v in run)]) >= 4
         page = wire.page
         assert page.locator(".player").count() == 4 and page.locator(".player .climb-back").count() == 0
+        # The chart's axis reaches the lowest score (it started at 0 and cut the negative scores off).
+        assert min(_ticks(page)) <= lowest and 0 in _ticks(page)
+        assert page.locator(".chart svg").get_attribute("aria-label") == "Points by move"
         page.screenshot(path=str(tmp_path / "replay-all.png"), full_page=True)
     finally:
         wire.close()
@@ -187,11 +207,46 @@ def test_the_statistics_page_counts_the_climb_games(site: tuple[str, Any], toy_d
         metrics = [" ".join(t.split()) for t in page.locator('[data-testid="stMetric"]').all_inner_texts()]
         assert metrics[:2] == [f"Games {games}", f"Player seats {seats}"]
         assert "Climb, player counts 2, 3, 4 of 2, 3, 4." in page.inner_text("body")
-        for tab in ("Scores and length", "VP curves"):
+        body = page.inner_text("body")
+        assert "Climb declares no buildings and no roles: no win rate by building or by role is shown." in body
+        assert "building owned" not in body and "Rank buildings by" not in body
+        for tab in ("Scores and length", "Points curves"):
             page.get_by_role("tab", name=tab).click()
             wait_for_app(page)
+        page.wait_for_selector("text=Average points at the end of each round", timeout=60_000)
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not errors, errors
         page.screenshot(path=str(tmp_path / "statistics.png"), full_page=True)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_pages_at_both_widths_name_climbs_score_and_say_why_the_explorer_is_empty(
+        site: tuple[str, Any], toy_db: Path, width: int, tmp_path: Path) -> None:
+    url, browser = site
+    game_id, moves, names = _game(toy_db, 3)
+    page = browser.new_page(viewport={"width": width, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{url}/explorer?type=toy")
+        wait_for_app(page)
+        page.wait_for_selector("text=Climb declares no opening decisions", timeout=60_000)
+        assert ("Climb declares no opening decisions (the first moves the Explorer counts), so it has no tree to "
+                "explore.") in page.inner_text("body")
+        page.screenshot(path=str(tmp_path / f"explorer-{width}.png"), full_page=True)
+        page.goto(f"{url}/replay?game={game_id}&step={moves // 2}&view=seat1")
+        wait_for_app(page)
+        page.wait_for_selector(".gv-root[data-step]", timeout=60_000)
+        assert page.locator(".player[data-seat='0'] .pvp").inner_text() == "? points"
+        page.screenshot(path=str(tmp_path / f"replay-{width}.png"), full_page=True)
+        if width < 700:  # the narrow page's chart is under a tab of its own
+            page.locator(".tabs button[data-tab='charts']").click()
+        assert page.locator(".charthead .scorename").text_content() == "Points"
+        readout = re.sub("[\u2068\u2069]", "", page.locator(".readout").first.inner_text())
+        assert readout.startswith(f"move {moves // 2}: {names[0]} ? \u00b7 {names[1]} ")
+        page.screenshot(path=str(tmp_path / f"replay-charts-{width}.png"), full_page=True)
+        assert not errors, errors
     finally:
         page.close()
