@@ -5,6 +5,10 @@ continues a results file where it stopped instead of starting again."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,7 @@ from governor.arena.round_robin import ArenaError, run_arena
 from play.agents import AnalysisSearchAgent, load_agent, make_engine_bot
 from replay.logfile import dumps_game
 from replay.registry import engine_for, rollout_bot
+from tests.hostile import ROOT
 
 #: Two cheap arenas of the ladder (no search: their games take milliseconds).
 CHEAP = ["san_juan 2p heuristic vs random", "san_juan 3p expert vs heuristic"]
@@ -147,3 +152,35 @@ def test_the_table_shows_win_share_interval_par_time_and_ratings(tmp_path: Path,
     doc.write_text(f"before\n{bench_ladder.BEGIN}\nold\n{bench_ladder.END}\nafter\n")
     assert bench_ladder.main(["--results", str(results), "--docs", str(doc), "--games", "4"]) == 0
     assert doc.read_text() == f"before\n{bench_ladder.BEGIN}\n{text}{bench_ladder.END}\nafter\n"
+
+
+@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+def test_a_signal_stops_the_bench_keeping_the_batches_done(tmp_path: Path, sig: int, status: int, word: str) -> None:
+    """SIGTERM or Ctrl-C between or inside batches: one line, exit status 143 or 130, and the results
+    file holds whole batches only (the one in progress is lost, never half written), nothing else
+    left in its folder; a rerun continues from it."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    results = folder / "ladder.json"
+    args = ["--results", str(results), "--seed", "3", "--only", CHEAP[0], "--batch", "2"]
+    child = subprocess.Popen([sys.executable, "bench/bench_ladder.py", *args, "--games", "100000"], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()  # the first batch is saved: the next ones are being played
+        assert line.startswith(f"{CHEAP[0]}: games 0-1 in "), line + child.communicate()[1]
+        child.send_signal(sig)
+        stdout, stderr = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:  # not left running when it did not stop
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+    assert (child.returncode, stderr) == (status, f"bench_ladder: {word}: the batch in progress is not saved; "
+                                                  "rerun to continue\n")
+    assert [p.name for p in folder.iterdir()] == ["ladder.json"]
+    run = json.loads(results.read_text())["runs"][CHEAP[0]]
+    assert [g["index"] for g in run["games"]] == list(range(2 * len(run["batches"])))
+    assert len(run["batches"]) >= 1 + len(stdout.splitlines())
+    assert bench_ladder.main([*args, "--games", str(2 * len(run["batches"]) + 2)]) == 0
+    assert [g["index"] for g in json.loads(results.read_text())["runs"][CHEAP[0]]["games"]] == \
+        list(range(2 * len(run["batches"]) + 2))
