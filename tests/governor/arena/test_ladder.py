@@ -9,12 +9,14 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench import bench_ladder
+from governor.arena.play import GameRecord
 from governor.arena.round_robin import ArenaError, run_arena
 from play.agents import AnalysisSearchAgent, load_agent, make_engine_bot
 from replay.logfile import dumps_game
@@ -66,10 +68,13 @@ def test_search_plays_the_analysis_best_move_with_the_expert_move_as_played() ->
 def test_an_arena_played_in_parts_is_the_arena_played_at_once() -> None:
     """``first``: games 3 to 5 of an arena are the very games of one run of 6 (same logs)."""
     logs: dict[int, str] = {}
-    run_arena("san_juan", 2, ["heuristic", "random"], 6, 5, on_game=lambda i, r: logs.setdefault(i, dumps_game(r.log)))
     part: dict[int, str] = {}
-    run_arena("san_juan", 2, ["heuristic", "random"], 3, 5, first=3,
-              on_game=lambda i, r: part.setdefault(i, dumps_game(r.log)))
+
+    def keep(into: dict[int, str]) -> Callable[[int, GameRecord], None]:
+        return lambda index, record: into.__setitem__(index, dumps_game(record.log))
+
+    run_arena("san_juan", 2, ["heuristic", "random"], 6, 5, on_game=keep(logs))
+    run_arena("san_juan", 2, ["heuristic", "random"], 3, 5, first=3, on_game=keep(part))
     assert part == {i: logs[i] for i in (3, 4, 5)}
     with pytest.raises(ArenaError, match=r"^the first game's index must be 0 or more, not -1$"):
         run_arena("san_juan", 2, ["heuristic", "random"], 3, 5, first=-1)
