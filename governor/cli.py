@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         replay,
         schema,
         simulate,
+        train,
         validate,
     )
 
@@ -57,14 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     sub = Subcommands(commands)
     for command in (validate, replay, simulate, golden, schema, import_, query, export, dashboard, native, analyse,
-                    arena, play):
+                    arena, play, train):
         command.add_parser(sub)
     return parser
 
 
 #: The subcommands' names (``analyze`` is ``analyse``'s alias), known before the parser is built.
 COMMANDS = frozenset({"validate", "replay", "simulate", "golden", "schema", "import", "query", "export", "dashboard", "native",
-                      "analyse", "analyze", "arena", "play"})
+                      "analyse", "analyze", "arena", "play", "train"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
