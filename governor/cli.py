@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         simulate,
         train,
         validate,
+        winchance,
     )
 
     titles = listed((game.title for game in declarations().values()), "and")
@@ -58,14 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     sub = Subcommands(commands)
     for command in (validate, replay, simulate, golden, schema, import_, query, export, dashboard, native, analyse,
-                    arena, play, train):
+                    arena, play, train, winchance):
         command.add_parser(sub)
     return parser
 
 
 #: The subcommands' names (``analyze`` is ``analyse``'s alias), known before the parser is built.
 COMMANDS = frozenset({"validate", "replay", "simulate", "golden", "schema", "import", "query", "export", "dashboard", "native",
-                      "analyse", "analyze", "arena", "play", "train"})
+                      "analyse", "analyze", "arena", "play", "train", "winchance"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

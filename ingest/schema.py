@@ -157,6 +157,13 @@ ANALYSIS = pa.schema(
     ]
 )
 
+#: Every seat's learned win chance at every step of a game (``governor winchance``,
+#: ``analysis.winchance.fill``): like analyses, not imported data, so ``ensure_schema`` creates the
+#: table in any database and an import never touches it.
+WIN_CHANCE = pa.schema(
+    [("game_id", pa.string()), ("step", pa.int32()), ("seat", pa.int8()), ("win_chance", pa.float64())]
+)
+
 #: The first decisions of each game (``ingest.openings``), for the Explorer.
 OPENINGS = pa.schema(
     [
@@ -249,6 +256,7 @@ def table_schemas() -> dict[str, pa.Schema]:
         tables[f"{game}_states"] = global_schema
         tables[f"{game}_player_states"] = player_schema
     tables["analysis"] = ANALYSIS
+    tables["win_chance"] = WIN_CHANCE
     tables.update(DERIVED_TABLES)
     tables.update(SUMMARY_TABLES)
     return tables

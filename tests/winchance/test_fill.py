@@ -1,0 +1,90 @@
+"""``governor winchance --db``: the table ``win_chance`` holds every seat at every step of every game,
+summing to 1, the result at a finished game's end; a run continues where another stopped; a game
+without a model or that does not replay is one line and the others go on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from governor.cli import main
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> Path:
+    """A database of 6 games of each built-in game at its smallest player count."""
+    path = tmp_path / "g.duckdb"
+    for game, players in (("san_juan", 2), ("puerto_rico", 3)):
+        logs = tmp_path / game
+        assert main(["simulate", "--game", game, "--players", str(players), "--games", "6", "--seed", "9",
+                     "--out", str(logs)]) == 0
+        assert main(["import", str(logs), "--db", str(path)]) == 0
+    return path
+
+
+def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def test_every_step_of_every_game_gets_every_seats_chance(db: Path, models: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["winchance", "--db", str(db), "--models", str(models)]) == 0
+    counted = _rows(db, "SELECT count(*) FROM win_chance")[0][0]
+    # One row per seat at each step: the initial state and one per move of the log.
+    expected = _rows(db, "SELECT sum((moves + 1) * player_count) FROM games")[0][0]
+    assert counted == expected
+    assert capsys.readouterr().err.endswith(f"filled the win chance of 12 game(s) ({counted:,} rows) in {db}\n")
+    sums = _rows(db, "SELECT min(s), max(s) FROM (SELECT sum(win_chance) AS s FROM win_chance GROUP BY game_id, step)")
+    assert sums[0][0] == pytest.approx(1.0) and sums[0][1] == pytest.approx(1.0)
+    # Each game's last step: 1 for its sole winner (a tie: shared), 0 for the others.
+    last = _rows(db, """
+        SELECT w.game_id, w.seat, w.win_chance, p.won, len(g.winners) FROM win_chance w
+        JOIN games g USING (game_id) JOIN players p ON p.game_id = w.game_id AND p.seat = w.seat
+        WHERE w.step = g.moves""")
+    assert len(last) == 6 * 2 + 6 * 3
+    for _, _, chance, won, winners in last:
+        assert chance == (1.0 / winners if won else 0.0)
+
+
+def test_a_second_run_fills_only_the_games_without_rows(db: Path, models: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["winchance", "--db", str(db), "--models", str(models)]) == 0
+    before = _rows(db, "SELECT * FROM win_chance ORDER BY ALL")
+    with duckdb.connect(str(db)) as con:
+        gone = con.execute("SELECT min(game_id) FROM games").fetchone()[0]  # type: ignore[index]
+        con.execute("DELETE FROM win_chance WHERE game_id = ?", [gone])
+    capsys.readouterr()
+    assert main(["winchance", "--db", str(db), "--models", str(models)]) == 0
+    assert "filled the win chance of 1 game(s)" in capsys.readouterr().err
+    assert _rows(db, "SELECT * FROM win_chance ORDER BY ALL") == before
+
+
+def test_a_bad_game_or_a_missing_model_is_one_line_and_the_rest_goes_on(db: Path, models: Path, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "san_juan-2.json.gz").write_bytes((models / "san_juan-2.json.gz").read_bytes())
+    with duckdb.connect(str(db)) as con:
+        bad = con.execute("SELECT min(game_id) FROM games WHERE game = 'san_juan'").fetchone()[0]  # type: ignore[index]
+        con.execute("UPDATE games SET log = '{\"format\": 1}' WHERE game_id = ?", [bad])
+    assert main(["winchance", "--db", str(db), "--models", str(only)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert sorted(lines[:2]) == [
+        f"governor winchance: {only / 'puerto_rico-3.json.gz'}: no win-chance model of puerto_rico with 3 players "
+        "(build it with governor train --game puerto_rico --players 3): its games are left without win chances",
+        f"governor winchance: game {bad}: format: expected the string 'governor-log', got int; "
+        "left without win chances",
+    ]
+    assert lines[2:] == [
+        f"filled the win chance of 5 game(s) ({_rows(db, 'SELECT count(*) FROM win_chance')[0][0]:,} rows) in {db}; "
+        "7 game(s) left out",
+    ]
+
+
+def test_a_missing_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["winchance", "--db", str(tmp_path / "none.duckdb")]) == 2
+    assert capsys.readouterr().err == (f"governor winchance: --db {tmp_path / 'none.duckdb'}: no such database file "
+                                       "(import some logs first: governor import PATH)\n")
