@@ -4,8 +4,9 @@ error, Brier score beside the base rate's, and a plotly reliability diagram.
 
 An outcome counts as the analysis counts a rollout (``analysis.rollouts.win_share``): 1 for a sole
 win, 1/k for a k-way full tie, 0 otherwise. The figures the docs and the dashboard show were
-measured by ``bench/bench_calibration.py``; a small copy of its results ships with the package
-(``calibration_results.json`` beside this module, read by ``stored_results``).
+measured by ``bench/bench_calibration.py``; each game's package ships the bins measured for it
+(``calibration.json``, package data read by ``stored_results``: what is measured of a game is the
+game's own, like its rules).
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from analysis.decisions import interval
+from replay.registry import game_of
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 #: Equal-width bins of the forecast, 0-10 %, 10-20 %... (the last one holds 100 %).
 BINS = 10
-#: The results the benchmark measured, as the dashboard's help shows them.
-STORED = Path(__file__).with_name("calibration_results.json")
+#: The file of a game's measured calibration, in the game's own package (package data).
+STORED_NAME = "calibration.json"
 #: One colour per series, distinct in light and dark themes (plotly's D3 set, as the dashboard's charts).
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
 
@@ -195,25 +198,46 @@ def reliability_figure(series: Mapping[str, Calibration], title: str = "") -> go
     return figure
 
 
-def stored_results(path: Path | None = None) -> dict[str, Any]:
-    """The benchmark's results as shipped (``STORED`` unless ``path`` is given; ``bench/bench_calibration.py``
-    writes them): ``{"rollouts", "games": {game: {"title", "rollout_bot", "populations": {population:
-    Calibration JSON}}}}``, the rollout bot's own games first. Raises ``OSError`` when the file cannot be
-    read, ``ValueError`` when it is not such JSON."""
-    path = STORED if path is None else path
-    obj = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(obj, dict) or not isinstance(obj.get("games"), dict):
-        raise ValueError(f"{path.name}: not the calibration benchmark's results")
+def game_package(game: str) -> str:
+    """The package of ``game`` (that of the module its declaration names as its view: the games'
+    packages hold their view). Raises ``KeyError`` naming the known games for another name."""
+    return game_of(game).view.partition(":")[0].rpartition(".")[0]
+
+
+def stored_path(game: str) -> Path:
+    """Where ``game``'s measured calibration is kept in a checkout (``bench/bench_calibration.py``
+    writes it there). Raises as ``game_package``."""
+    return Path(str(resources.files(game_package(game)))) / STORED_NAME
+
+
+def parse_results(text: str, where: str) -> dict[str, Any]:
+    """A game's measured calibration from its JSON text: ``{"rollouts", "rollout_bot", "populations":
+    {population: Calibration JSON}}``, the rollout bot's own games first. Raises ``ValueError``
+    naming ``where`` when the text is not such JSON."""
+    try:
+        obj = json.loads(text)
+        if not isinstance(obj, dict) or not isinstance(obj.get("populations"), dict):
+            raise ValueError("no populations")
+        for found in obj["populations"].values():
+            Calibration.from_json(found)
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise ValueError(f"{where}: not the calibration benchmark's results ({type(err).__name__}: {err})") from err
     return obj
 
 
-def stored_figure(game: str, results: Mapping[str, Any] | None = None) -> go.Figure | None:
-    """The reliability diagram of ``game`` from the stored results (``stored_results`` when none are
-    given), one series per population of bots; None when the results hold no such game. Raises as
-    ``stored_results``."""
-    results = stored_results() if results is None else results
-    measured = results["games"].get(game)
-    if measured is None:
+def stored_results(game: str) -> dict[str, Any] | None:
+    """The calibration measured for ``game`` as its package ships it (``parse_results``), or None when
+    it ships none. Raises ``KeyError`` for an unknown game, ``OSError`` when the file cannot be read
+    and ``ValueError`` when it is not such JSON."""
+    package = game_package(game)
+    found = resources.files(package).joinpath(STORED_NAME)
+    if not found.is_file():
         return None
-    series = {name: Calibration.from_json(obj) for name, obj in measured["populations"].items()}
+    return parse_results(found.read_text(encoding="utf-8"), f"{package}:{STORED_NAME}")
+
+
+def stored_figure(results: Mapping[str, Any]) -> go.Figure:
+    """The reliability diagram of a game's measured calibration (``stored_results``), one series per
+    population of bots. Raises ``KeyError`` or ``TypeError`` for other JSON (``parse_results`` checks it)."""
+    series = {name: Calibration.from_json(obj) for name, obj in results["populations"].items()}
     return reliability_figure(series)

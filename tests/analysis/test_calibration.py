@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis import calibration
 from analysis.calibration import (
     Bin,
     Calibration,
@@ -18,11 +19,14 @@ from analysis.calibration import (
     calibrate,
     chance_ece,
     expected_calibration_error,
+    parse_results,
     reliability_bins,
     reliability_figure,
     stored_figure,
+    stored_path,
     stored_results,
 )
+from replay.registry import game_names, rollout_bot
 
 #: Six positions: an estimate of 5 % lost; 15 % won and 12 % lost; 50 % ended in a 3-way tie (1/3);
 #: 95 % won and 100 % tied two ways (1/2).
@@ -102,18 +106,38 @@ def test_the_reliability_diagram_draws_the_bins() -> None:
     assert list(points.error_y.arrayminus)[1] == pytest.approx(0.5 - 0.094531)
 
 
-def test_stored_results_are_read_and_drawn(tmp_path: Path) -> None:
-    results = {"rollouts": 100, "games": {"san_juan": {"title": "San Juan", "rollout_bot": "expert", "populations": {
-        "expert bots": calibrate(FORECASTS, OUTCOMES).to_json()}}}}
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps(results))
-    assert stored_results(path) == results
-    figure = stored_figure("san_juan", results)
-    assert figure is not None and [t.name for t in figure.data][1].startswith("expert bots (ECE ")
-    assert stored_figure("puerto_rico", results) is None
-    path.write_text("[1, 2]")
-    with pytest.raises(ValueError, match="^results.json: not the calibration benchmark's results$"):
-        stored_results(path)
+def test_stored_results_are_read_and_drawn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    results = {"rollouts": 100, "rollout_bot": "expert", "populations": {
+        "expert bots": calibrate(FORECASTS, OUTCOMES).to_json()}}
+    assert parse_results(json.dumps(results), "here") == results
+    figure = stored_figure(results)
+    assert [t.name for t in figure.data] == ["perfect calibration", "expert bots (ECE 0.233)"]
+    # A game's package that ships no calibration has none; a file that is not such JSON is one error.
+    monkeypatch.setattr(calibration, "STORED_NAME", "none.json")
+    assert calibration.stored_results("san_juan") is None
+    with pytest.raises(ValueError) as raised:
+        parse_results("[1, 2]", "replay.x:calibration.json")
+    assert str(raised.value) == ("replay.x:calibration.json: not the calibration benchmark's results "
+                                 "(ValueError: no populations)")
+    with pytest.raises(ValueError) as raised:
+        parse_results('{"populations": {"a": {"positions": 1}}}', "f")
+    assert str(raised.value) == "f: not the calibration benchmark's results (KeyError: 'ece')"
+
+
+def test_each_game_ships_its_calibration_measured_on_enough_positions() -> None:
+    """The figures of docs/analysis.md and the dashboard's help come from ``bench/bench_calibration.py``:
+    each game's package ships its own, measured on at least 2,000 positions of games between the
+    game's own rollout bots, the first population."""
+    for game in game_names():
+        measured = stored_results(game)
+        assert measured is not None, game
+        assert measured["rollout_bot"] == rollout_bot(game)
+        first = next(iter(measured["populations"]))
+        assert first == f"{rollout_bot(game)} bots (the rollout bot)"
+        own = Calibration.from_json(measured["populations"][first])
+        assert own.positions >= 2000
+        assert sum(b.count for b in own.bins) == own.positions
+        assert stored_path(game).is_file()
 
 
 def test_the_calibration_error_chance_alone_gives() -> None:
