@@ -17,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from analysis.calibration import Calibration, stored_figure, stored_results
 from analysis.decisions import THRESHOLDS, Candidate, Decision, Options, analyse, significant
 from dashboards import data, ui
 from dashboards.charts import chart_text, chart_texts
@@ -24,7 +25,7 @@ from dashboards.plain import NAME_CHARS, isolate
 from dashboards.stats import plural
 from replay.logfile import parse_game
 from replay.protocol import Viewer
-from replay.registry import view_for
+from replay.registry import game_title, rollout_bot, view_for
 
 TAG_SYMBOLS = {"inaccuracy": "diamond", "mistake": "square", "blunder": "x"}
 #: The tagged moves' table: a row holds four lines of words (a move's words and its chance wrap:
@@ -174,6 +175,7 @@ def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, viewer: Vi
     game_id = str(game_row["game_id"])
     names = [str(n) for n in game_row["players"]]
     st.subheader("Winning chances")
+    calibration_help(str(game_row["game"]))
     job = st.session_state.get("analysis_job")
     if isinstance(job, Job) and job.game_id == game_id and not job.done:
         _progress(job, names)
@@ -202,6 +204,44 @@ def show(game_row: dict[str, Any], log_text: str, rows: pd.DataFrame, viewer: Vi
     else:
         ui.caption("This game has not been analysed yet.")
     _controls(game_row, log_text)
+
+
+def help_text(game: str, results: dict[str, Any] | None) -> str:
+    """What a winning chance of ``game`` means, and how closely such chances matched the results of
+    games between bots (``results``: the game's ``analysis.calibration.stored_results``; None when it
+    ships none or it cannot be read)."""
+    bot = rollout_bot(game)
+    text = (f"A winning chance here is the chance to win if every seat played like the {bot} bot from here "
+            f"(the bot {game_title(game)}'s analysis rolls out with), not against any player: "
+            "the share of rollouts from redeals of what the seat could not see that it won after its move.")
+    if results is None:
+        return text + " Its calibration has not been measured for this game."
+    populations = {name: Calibration.from_json(obj) for name, obj in results["populations"].items()}
+    own_name = next(iter(populations))
+    own = populations[own_name]
+    others = "; ".join(f"{name}: {c.ece:.3f} on {c.positions:,} positions" for name, c in list(populations.items())[1:])
+    return (text + f" Measured on {own.positions:,} positions of games between {own_name}, against each game's "
+            f"result: expected calibration error {own.ece:.3f} (the mean gap between a bin's estimate and the "
+            f"share won), Brier score {own.brier:.3f} against {own.base_brier:.3f} for always saying the "
+            f"base rate ({own.base_rate:.0%}). Between other bots the estimates are further off, since those "
+            f"players do not play like the {bot} bot" + (f" ({others})" if others else "") + ". Each point "
+            "is the positions whose estimate fell in a tenth of the scale: its estimate on average, and the "
+            "share of them won with its 95% interval; on the diagonal, the chances come true (docs/analysis.md, "
+            "\"Calibration\").")
+
+
+def calibration_help(game: str) -> None:
+    """The help of the winning chances: what one means (``help_text``) and the reliability diagram of
+    ``game`` that the calibration benchmark measured (``analysis.calibration``)."""
+    with st.expander("What does a winning chance mean?"):
+        try:
+            results = stored_results(game)
+        except (OSError, ValueError) as err:
+            results = None
+            ui.caption(f"The calibration measured for the analysis cannot be read: {err}")
+        ui.text(help_text(game, results))
+        if results is not None:
+            st.plotly_chart(stored_figure(results), use_container_width=True, key="analysis_calibration")
 
 
 def _chance(estimate: float, low: float, high: float) -> str:
