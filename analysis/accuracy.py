@@ -1,13 +1,19 @@
-"""Accuracy per move and per seat, 0 to 100, from an analysis' win chances, the way lichess turns
-win% lost into an accuracy for chess, calibrated for these games (docs/analysis.md, "Accuracy").
+"""Accuracy per move and per seat, 0 to 100, from an analysis' rollouts, the way lichess turns win%
+lost into an accuracy for chess, calibrated for these games (docs/analysis.md, "Accuracy").
 
-A move's *win chance lost* is the best candidate's estimate minus the played move's, counted only
-when that difference is beyond the estimates' noise (``analysis.decisions.significant``, the test
-the tags use): a move as good as the best within the noise loses nothing. A decision whose candidates
-all won the same share of their rollouts (all lost every one, or all won every one: a seat out of
-contention, or the game already won) shows nothing at stake and is left out of a seat's accuracy: in
-these games, played to the end whatever happens, a seat out of the race would otherwise collect
-perfect moves. A move's accuracy is
+A move's *win chance lost* is read from the seat's **score share** (its share of the seats' final
+scores in each rollout, ``analysis.rollouts.score_share``): the highest share among the candidates
+minus the played move's, counted only when that difference is beyond the rollouts' noise (a Welch
+test at 95 % on the shares' own spread: ``share_loss``), and turned into win chance by the exchange
+rate measured in these games' contested positions (``SHARE_TO_WIN``: one point of score share is
+worth that many points of win chance). A win saturates: once a seat is out of the race every move
+wins 0 % of its rollouts and nothing seems to cost anything, while a score share still rises and
+falls with every move, as chess's material does before lichess's win% saturates. A candidate
+without a score share (an analysis stored before it was kept) is judged on its win chance as before:
+the best candidate's estimate minus the played move's, when significant (``counted_loss``).
+
+A decision whose candidates all have the same value (share, or win chance for the old analyses)
+shows nothing at stake and is left out of the seat's accuracy. A move's accuracy is
 
     accuracy = 103.1668 * exp(-0.04354 * LOSS_SCALE * loss_pct) - 3.1669, clipped to 0..100
 
@@ -25,12 +31,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analysis.decisions import Candidate, Decision, significant
+from analysis.decisions import Z95, Candidate, Decision, significant
 
 # The curve's constants, the loss scale and the bounds of a move's weight and window, with their
 # reasons, live with the database's accuracy view, which computes the same numbers in SQL and may not
 # import this module.
-from ingest.accuracy_sql import CURVE_A, CURVE_B, CURVE_C, LOSS_SCALE, WEIGHT_BOUNDS, WINDOW_BOUNDS
+from ingest.accuracy_sql import (
+    CURVE_A,
+    CURVE_B,
+    CURVE_C,
+    LOSS_SCALE,
+    SHARE_TO_WIN,
+    WEIGHT_BOUNDS,
+    WINDOW_BOUNDS,
+)
 
 #: The tags counted, worst first (``analysis.decisions.THRESHOLDS``).
 TAGS = ("blunder", "mistake", "inaccuracy")
@@ -54,17 +68,50 @@ def counted_loss(best: Candidate, played: Candidate) -> float:
     return max(0.0, best.estimate - played.estimate)
 
 
+def share_loss(candidates: Sequence[Candidate], played: Candidate) -> float:
+    """The score share the played move lost against the candidate of the highest mean share (a
+    share, 0 to 1; the played move first among equals), counted only when beyond the noise: the
+    difference of the two means is more than ``Z95`` standard errors of it (Welch: each mean's
+    own spread, ``Candidate.share_sd``, over its rollouts; with no spread, any difference counts);
+    else 0. Candidates without a share are not compared."""
+    known = [c for c in candidates if c.share is not None and c.rollouts > 0]
+    if played.share is None or played.rollouts == 0 or not known:
+        return 0.0
+    best = max(known, key=lambda c: (c.share or 0.0, c is played))
+    if best is played:
+        return 0.0
+    difference = (best.share or 0.0) - played.share
+    spread = math.sqrt((best.share_sd or 0.0) ** 2 / best.rollouts + (played.share_sd or 0.0) ** 2 / played.rollouts)
+    return difference if (difference > Z95 * spread if spread > 0 else difference > 0) else 0.0
+
+
+def modelled(candidates: Sequence[Candidate]) -> bool:
+    """Whether the win chance lost is modelled from the score shares: every candidate has one."""
+    return bool(candidates) and all(c.share is not None for c in candidates)
+
+
+def move_loss(candidates: Sequence[Candidate], best: Candidate, played: Candidate) -> float:
+    """The win chance the played move lost (a share, 0 to 1): ``SHARE_TO_WIN`` times its
+    ``share_loss`` (at most 1) when every candidate has a score share, else its ``counted_loss``
+    against ``best`` (the candidate of the highest win chance)."""
+    if modelled(candidates):
+        return min(1.0, SHARE_TO_WIN * share_loss(candidates, played))
+    return counted_loss(best, played)
+
+
 def at_stake(candidates: Iterable[Candidate]) -> bool:
-    """Whether the candidates' estimates differ: some move was estimated better than another. When
-    they are all equal (every rollout lost, or every one won, whatever the move) the decision tells
-    nothing about the move chosen."""
-    estimates = [c.estimate for c in candidates]
-    return bool(estimates) and max(estimates) > min(estimates)
+    """Whether some move was valued better than another: the candidates' score shares differ (their
+    win chances, for candidates without a share). When they are all equal (for win chances: every
+    rollout lost, or every one won, whatever the move) the decision tells nothing about the move
+    chosen."""
+    listed = list(candidates)
+    values = [c.share or 0.0 for c in listed] if modelled(listed) else [c.estimate for c in listed]
+    return bool(values) and max(values) > min(values)
 
 
 def decision_loss(decision: Decision) -> float:
-    """``counted_loss`` of a decision's played move."""
-    return counted_loss(decision.best, decision.played)
+    """``move_loss`` of a decision's played move."""
+    return move_loss(decision.candidates, decision.best, decision.played)
 
 
 def decision_accuracy(decision: Decision) -> float:
@@ -197,14 +244,17 @@ def scored_from_rows(rows: Iterable[dict[str, Any]]) -> list[ScoredMove]:
         played_row = next((r for r in group if r["played"]), None)
         if played_row is None or (group[0]["legal_moves"] or 0) < 2:
             continue
+        candidates = [_candidate(r) for r in group]
         best_row = min(group, key=lambda r: r["rank"])
-        best, played = _candidate(best_row), _candidate(played_row)
-        loss = 0.0 if best_row is played_row else counted_loss(best, played)
+        best, played = candidates[group.index(best_row)], candidates[group.index(played_row)]
+        loss = 0.0 if best_row is played_row and not modelled(candidates) else move_loss(candidates, best, played)
         out.append(ScoredMove(step, seat, played_row["player"], best.estimate, played.estimate, loss,
-                              played_row["tag"], at_stake(_candidate(r) for r in group)))
+                              played_row["tag"], at_stake(candidates)))
     return out
 
 
 def _candidate(row: dict[str, Any]) -> Candidate:
+    share, share_sd = row.get("score_share"), row.get("score_share_sd")
     return Candidate(None, row["candidate"], row["words"], bool(row["played"]), float(row["wins"]),
-                     int(row["rollouts"]))
+                     int(row["rollouts"]), None if share is None else float(share),
+                     None if share_sd is None else float(share_sd))

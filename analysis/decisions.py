@@ -22,7 +22,7 @@ from typing import Any
 from analysis.choices import one_sensible_move, same_move, same_state_groups, unlisted
 from analysis.choices import own_choices as own_choices
 from analysis.racing import Race
-from analysis.rollouts import RolloutResult, RolloutTask, run_task
+from analysis.rollouts import RolloutResult, RolloutTask, run_task, share_stats
 from replay import pools
 from replay.logfile import GameLog
 from replay.registry import engine_for, game_of, make_bot, rollout_bot
@@ -88,6 +88,11 @@ class Candidate:
     played: bool
     wins: float
     rollouts: int
+    #: The mean and standard deviation over the same rollouts of the seat's share of the final scores
+    #: (``analysis.rollouts.score_share``): what the accuracy reads where the win chance says nothing
+    #: (``analysis.accuracy``). None when unknown (an analysis stored before it was kept).
+    share: float | None = None
+    share_sd: float | None = None
 
     @property
     def estimate(self) -> float:
@@ -307,8 +312,9 @@ def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, cand
     for index, move in enumerate(candidates):
         wins = sum(r.wins[index] for r in results)
         n = sum(r.played[index] for r in results)
+        share, share_sd = share_stats([x for r in results if r.shares for x in r.shares[index]])
         made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
-                              same_move(engine, move, point.played), wins, n))
+                              same_move(engine, move, point.played), wins, n, share, share_sd))
     made.sort(key=lambda c: (-c.estimate, not c.played, c.text))
     return _made(names, point, legal, made, bot)
 
@@ -333,6 +339,8 @@ class _Work:
         self.engine, self.point, self.legal, self.options, self.bot = engine, point, legal, options, bot
         self.candidates = list(candidates)
         self.results: list[RolloutResult] = []
+        #: Adaptive sampling: each entrant's score shares, rollout by rollout (``RolloutResult.shares``).
+        self.shares: dict[int, list[float | None]] = {}
         self.done = False
         self.race: Race | None = None
         if options.adaptive:
@@ -356,6 +364,8 @@ class _Work:
             self.results = list(results)
             self.done = True
             return
+        for index, entrant in enumerate(self._running):
+            self.shares.setdefault(entrant, []).extend(x for r in results if r.shares for x in r.shares[index])
         self.race.record({entrant: [x for r in results for x in r.outcomes[index]]
                           for index, entrant in enumerate(self._running)})
         self.done = self.race.done
@@ -371,8 +381,9 @@ class _Work:
         for index, move in enumerate(self.candidates):
             entrant = self.entrants.index(self.groups[index])
             ended = [x for x in race.results[entrant] if x is not None]
+            share, share_sd = share_stats(self.shares.get(entrant, []))
             made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
-                                  same_move(engine, move, point.played), sum(ended), len(ended)))
+                                  same_move(engine, move, point.played), sum(ended), len(ended), share, share_sd))
         played = next(c for c in made if c.played)
         running = [c for index, c in enumerate(made) if race.alive[self.entrants.index(self.groups[index])]]
         leader = min(running, key=_rank)

@@ -9,6 +9,7 @@ number, so results are the same whichever worker runs a rollout and in whatever 
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import random
 import signal
@@ -50,12 +51,15 @@ class RolloutResult:
     """Per candidate: the acting seat's share of wins summed over the rollouts (a full tie between k
     seats counts 1/k), and how many rollouts ended (a rollout whose candidate is illegal in a sampled
     world, or that does not end, is not counted); and each rollout's own result in rollout order
-    (None for one that did not count), which adaptive sampling pairs across candidates."""
+    (None for one that did not count), which adaptive sampling pairs across candidates; and, in the
+    same order, the seat's share of the final scores in each rollout (``score_share``), which the
+    accuracy reads where the win chance says nothing."""
 
     step: int
     wins: tuple[float, ...]
     played: tuple[int, ...]
     outcomes: tuple[tuple[float | None, ...], ...] = ()
+    shares: tuple[tuple[float | None, ...], ...] = ()
 
 
 def world_rng(seed: int, step: int, rollout: int) -> random.Random:
@@ -101,6 +105,27 @@ def win_share(winners: Sequence[int], seat: int) -> float:
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
+def score_share(totals: Sequence[int], seat: int) -> float:
+    """The seat's share of the seats' final scores (0 to 1; a negative score counts 0, and when
+    every score is 0 each seat has an equal share). Unlike a win, it does not saturate: a seat far
+    behind still scores more or less, so a move still costs it something (``analysis.accuracy``)."""
+    counted = [max(0, total) for total in totals]
+    whole = sum(counted)
+    return counted[seat] / whole if whole > 0 else 1.0 / len(counted)
+
+
+def share_stats(shares: Sequence[float | None]) -> tuple[float | None, float | None]:
+    """The mean and the sample standard deviation (0 for a single value) of the rollouts' score
+    shares that ended; (None, None) when none did."""
+    ended = [x for x in shares if x is not None]
+    if not ended:
+        return None, None
+    mean = sum(ended) / len(ended)
+    if len(ended) < 2:
+        return mean, 0.0
+    return mean, math.sqrt(sum((x - mean) ** 2 for x in ended) / (len(ended) - 1))
+
+
 def run_task(task: RolloutTask) -> RolloutResult:
     """Run a task's rollouts for every candidate (in a worker process or inline), with the cycle
     collector paused: a rollout makes no reference cycles (``replay.collector``)."""
@@ -122,6 +147,7 @@ def _run_task(task: RolloutTask) -> RolloutResult:
     wins = [0.0] * len(task.candidates)
     played = [0] * len(task.candidates)
     outcomes: list[list[float | None]] = [[] for _ in task.candidates]
+    shares: list[list[float | None]] = [[] for _ in task.candidates]
     for number in range(task.first, task.first + task.count):
         rng = world_rng(task.seed, task.step, number)
         world = engine.determinise(task.state, task.seat, rng)
@@ -129,19 +155,22 @@ def _run_task(task: RolloutTask) -> RolloutResult:
         players = state_players(world)
         for index, move in enumerate(task.candidates):
             outcomes[index].append(None)
+            shares[index].append(None)
             game = engine.working(world)
             try:
                 game.apply(move)
             except (RuleViolation, FieldError):
                 continue
-            winners = play_out(engine, game, players, random.Random(play_seed), task.bot)
-            if winners is None:
+            if not play_to_end(engine, game, players, random.Random(play_seed), task.bot):
                 continue
-            share = win_share(winners, task.seat)
+            final = game.snapshot()
+            share = win_share(engine.winners(final), task.seat)
             wins[index] += share
             played[index] += 1
             outcomes[index][-1] = share
-    return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes))
+            shares[index][-1] = score_share([score.total for score in engine.scores(final)], task.seat)
+    return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes),
+                         tuple(tuple(s) for s in shares))
 
 
 #: The engine line's default length and the rollouts it is read from.

@@ -34,6 +34,7 @@ def analysis_table(game_id: str, engine_version: str, decisions: Sequence[Decisi
                 "legal_moves": decision.legal, "rollouts_asked": options.rollouts, "seed": options.seed,
                 "top": options.top, "engine_version": engine_version, "analysed_at": now,
                 "rollout_bot": decision.rollout_bot,
+                "score_share": candidate.share, "score_share_sd": candidate.share_sd,
             }
             for name in ANALYSIS.names:
                 columns[name].append(row[name])

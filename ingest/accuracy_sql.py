@@ -23,16 +23,31 @@ LOSS_SCALE = 2.0
 #: and the window it is taken over has 2 to 8 moves (a tenth of the seat's moves): lichess's values.
 WEIGHT_BOUNDS = (0.5, 12.0)
 WINDOW_BOUNDS = (2, 8)
-#: ``analysis.decisions.Z95``: a loss counts when significant at 95 % (two proportions).
+#: ``analysis.decisions.Z95``: a loss counts when significant at 95 % (two proportions; Welch for
+#: score shares).
 Z95 = 1.959963984540054
+#: Points of win chance one point of score share is worth (``analysis.accuracy``): the win chance
+#: lost is modelled as this times the score share lost, a share that, unlike a win, does not
+#: saturate once a seat is out of the race. Measured in the arena games of ``bench/bench_accuracy.py``
+#: (docs/analysis.md, "Accuracy"): between two candidates of a decision in a contested position (the
+#: candidates' mean win chance between 10 and 90 %), the least-squares slope of the difference of
+#: their win chances on the difference of their score shares.
+SHARE_TO_WIN = 8.0
 
 #: One row per game and seat with analysed decisions: ``game_id``, ``seat``, ``player`` (the name in
 #: ``players``, an agent's identity for a bot; the log's name when the game is not stored), ``bot``,
 #: ``accuracy`` (0-100), ``inaccuracies``, ``mistakes``, ``blunders``, ``avg_loss`` (win chance lost
-#: per decision, a share) and ``moves`` (its analysed decisions with at least two legal moves and
-#: something at stake: ``analysis.accuracy.at_stake``).
+#: per decision, a share: modelled from the score shares, ``analysis.accuracy.move_loss``) and
+#: ``moves`` (its analysed decisions with at least two legal moves and something at stake:
+#: ``analysis.accuracy.at_stake``).
 ACCURACY_SQL = f"""
-WITH decided AS (
+-- Each decision's candidates by score share, highest first (the move played first among equals).
+WITH by_share AS (
+    SELECT *, row_number() OVER (PARTITION BY game_id, step, seat
+                                 ORDER BY score_share DESC NULLS LAST, played DESC, rank) AS share_order
+    FROM analysis
+),
+decided AS (
     SELECT game_id, step, seat,
            arg_min(estimate, rank) AS best_p, arg_min(rollouts, rank) AS best_n,
            arg_min(played, rank) AS best_played,
@@ -40,19 +55,37 @@ WITH decided AS (
            any_value(rollouts) FILTER (WHERE played) AS played_n,
            any_value(tag) FILTER (WHERE played) AS tag,
            any_value(player) FILTER (WHERE played) AS log_player,
-           max(legal_moves) AS legal
-    FROM analysis GROUP BY game_id, step, seat
-    -- A decision counts with two or more choices and something at stake (the candidates' estimates differ).
-    HAVING count(*) FILTER (WHERE played) > 0 AND max(legal_moves) >= 2 AND max(estimate) > min(estimate)
+           max(legal_moves) AS legal,
+           -- Every candidate has a score share: the win chance lost is modelled from it.
+           count(*) = count(score_share) AS modelled,
+           any_value(score_share) FILTER (WHERE played) AS played_s,
+           any_value(score_share_sd) FILTER (WHERE played) AS played_sd,
+           any_value(score_share) FILTER (WHERE share_order = 1) AS top_s,
+           any_value(score_share_sd) FILTER (WHERE share_order = 1) AS top_sd,
+           any_value(rollouts) FILTER (WHERE share_order = 1) AS top_n,
+           bool_or(played) FILTER (WHERE share_order = 1) AS top_played
+    FROM by_share GROUP BY game_id, step, seat
+    -- A decision counts with two or more choices and something at stake (the candidates' score
+    -- shares differ; their estimates, for an analysis without shares).
+    HAVING count(*) FILTER (WHERE played) > 0 AND max(legal_moves) >= 2
+       AND CASE WHEN count(*) = count(score_share) THEN max(score_share) > min(score_share)
+                ELSE max(estimate) > min(estimate) END
 ),
 tested AS (
     SELECT *, sqrt(best_p * (1 - best_p) / nullif(best_n, 0)
-                   + played_p * (1 - played_p) / nullif(played_n, 0)) AS spread
+                   + played_p * (1 - played_p) / nullif(played_n, 0)) AS spread,
+           sqrt(top_sd * top_sd / nullif(top_n, 0) + played_sd * played_sd / nullif(played_n, 0)) AS share_spread
     FROM decided
 ),
 lost AS (
     SELECT *,
-           CASE WHEN best_played OR best_n = 0 OR played_n = 0 THEN 0.0
+           CASE WHEN modelled THEN
+                    CASE WHEN top_played OR top_n = 0 OR played_n = 0 THEN 0.0
+                         WHEN (share_spread > 0 AND top_s - played_s > {Z95} * share_spread)
+                              OR (share_spread = 0 AND top_s > played_s)
+                              THEN least(1.0, {SHARE_TO_WIN} * (top_s - played_s))
+                         ELSE 0.0 END
+                WHEN best_played OR best_n = 0 OR played_n = 0 THEN 0.0
                 WHEN (spread > 0 AND best_p - played_p > {Z95} * spread) OR (spread = 0 AND best_p > played_p)
                      THEN greatest(0.0, best_p - played_p)
                 ELSE 0.0 END AS loss

@@ -3,7 +3,8 @@
 Each step is one transaction, run when a writer opens an older file (``ingest.db.writer``); a reader
 never migrates. Version 7 widened the columns that count (rounds, scores, state counts) from 16 to 32
 bits: a legal game may last more than 32,767 rounds (``docs/schema.md``, "Length limits"). Version 9
-stores an agent's seats under the agent's identity, marked as a bot.
+stores an agent's seats under the agent's identity, marked as a bot. Version 10 keeps each analysed
+candidate's score share, which the accuracy reads.
 """
 
 from __future__ import annotations
@@ -109,6 +110,8 @@ def migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _migrate_7_to_8(con)
         elif step == 8:
             _migrate_8_to_9(con)
+        elif step == 9:
+            _migrate_9_to_10(con)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -195,6 +198,17 @@ def _migrate_8_to_9(con: duckdb.DuckDBPyConnection) -> None:
         if {"player_ratings", "player_rating_history"} <= tables:
             recompute_ratings(con)
     _set_version(con, 9)
+    con.execute("COMMIT")
+
+
+def _migrate_9_to_10(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 10 adds ``analysis.score_share`` and ``score_share_sd``, each candidate's mean share of
+    the final scores over its rollouts and its spread, from which the accuracy models the win chance
+    lost. Rows stored before it keep NULL: the ``accuracy`` view reads their win chances, as before."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS score_share DOUBLE")
+    con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS score_share_sd DOUBLE")
+    _set_version(con, 10)
     con.execute("COMMIT")
 
 

@@ -24,8 +24,8 @@ from replay.protocol import StorageRows
 from replay.registry import all_engines, game_names, game_of
 
 #: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits; version 9 added ``bot``
-#: to ``players`` and the ratings (``ingest.migrations``).
-SCHEMA_VERSION = 9
+#: to ``players`` and the ratings; version 10 the score shares of ``analysis`` (``ingest.migrations``).
+SCHEMA_VERSION = 10
 
 
 GAMES = pa.schema(
@@ -154,6 +154,11 @@ ANALYSIS = pa.schema(
         ("analysed_at", pa.timestamp("us", tz="UTC")),
         # Schema version 8: the kind of bot that played the rollouts (``heuristic``, ``expert``).
         ("rollout_bot", pa.string()),
+        # Schema version 10: the mean and standard deviation over the candidate's rollouts of the seat's
+        # share of the final scores (``analysis.rollouts.score_share``), which the accuracy reads; NULL in
+        # rows stored before it, whose accuracy reads the win chances as before.
+        ("score_share", pa.float64()),
+        ("score_share_sd", pa.float64()),
     ]
 )
 

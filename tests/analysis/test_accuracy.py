@@ -16,14 +16,18 @@ from analysis.accuracy import (
     SeatSummary,
     at_stake,
     counted_loss,
+    decision_loss,
     move_accuracy,
     scored_from_rows,
     seat_summaries,
+    share_loss,
     summarise,
     volatility_weights,
 )
 from analysis.decisions import Candidate, Decision, Options, analyse
+from analysis.rollouts import score_share, share_stats
 from analysis.store import analysis_table
+from ingest.accuracy_sql import SHARE_TO_WIN
 from replay.log_reader import read_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +49,25 @@ class _Move:
 
 def _c(text: str, wins: float, rollouts: int, played: bool = False) -> Candidate:
     return Candidate(_Move(text), text, text, played, wins, rollouts)
+
+
+def _s(text: str, wins: float, rollouts: int, share: float, share_sd: float, played: bool = False) -> Candidate:
+    """A candidate with its score share (mean and standard deviation over its rollouts)."""
+    return Candidate(_Move(text), text, text, played, wins, rollouts, share, share_sd)
+
+
+#: Score shares. Ana, out of the race (every candidate lost all 40 rollouts), plays a move whose
+#: score share is 3 points below the best one's (spread 2 points each: significant). Bruno, in the
+#: race, plays the move of the highest share though another won more rollouts; then a move 1 point of
+#: share below the best with a spread of 5 points over 12 rollouts (within the noise). Ana again:
+#: every candidate has the same share (nothing at stake).
+SHARED = [
+    Decision(1, 0, "Ana", 3, (_s("a", 0, 40, 0.30, 0.02), _s("b", 0, 40, 0.27, 0.02, True),
+                              _s("c", 0, 40, 0.25, 0.02))),
+    Decision(2, 1, "Bruno", 2, (_s("a", 28, 40, 0.34, 0.04), _s("b", 20, 40, 0.35, 0.04, True))),
+    Decision(3, 1, "Bruno", 2, (_s("a", 6, 12, 0.31, 0.05), _s("b", 6, 12, 0.30, 0.05, True))),
+    Decision(4, 0, "Ana", 2, (_s("a", 0, 12, 0.20, 0.01, True), _s("b", 0, 12, 0.20, 0.01))),
+]
 
 
 #: Ana: the best move (80 %), then a 60-point blunder (90 % -> 30 %). Bruno: a 5-point loss within
@@ -186,3 +209,47 @@ def test_cli_summary_text(expected: list[SeatSummary]) -> None:
         f"average win chance lost {100 * ana.avg_loss:.1f} points over {ana.moves} moves"
     )
     assert len(run.stdout.splitlines()) == 2
+
+
+def test_score_share_is_the_seats_part_of_all_scores() -> None:
+    assert score_share([30, 20, 50], 1) == 0.2
+    # A negative score counts 0; when every score is 0 the seats share equally.
+    assert score_share([-5, 10, 10], 0) == 0.0
+    assert score_share([0, 0, 0, 0], 2) == 0.25
+    mean, sd = share_stats([0.2, None, 0.4])
+    assert (round(mean, 12), round(sd, 12)) == (0.3, 0.141421356237)
+    assert share_stats([0.5]) == (0.5, 0.0)
+    assert share_stats([None]) == (None, None)
+
+
+def test_a_lost_position_still_charges_a_bad_move() -> None:
+    lost = SHARED[0]
+    # The win chances say nothing (every candidate 0 %): the old rule left this decision out.
+    assert [c.estimate for c in lost.candidates] == [0.0, 0.0, 0.0] and counted_loss(lost.best, lost.played) == 0.0
+    # The score share lost, 3 points, is beyond the noise (Welch: 1.96 x 0.45 points), and counts as
+    # SHARE_TO_WIN times as much win chance: 24 points, a blunder's worth.
+    assert SHARE_TO_WIN == 8.0
+    assert round(share_loss(lost.candidates, lost.played), 9) == 0.03
+    assert at_stake(lost.candidates)
+    assert round(decision_loss(lost), 9) == 0.24
+    (ana,) = seat_summaries([lost], ["Ana"])
+    assert ana.moves == 1 and round(ana.avg_loss, 9) == 0.24
+    assert ana.accuracy is not None and round(ana.accuracy, 4) == round(move_accuracy(0.24), 4) == 9.592
+    # The same decision without the shares (an analysis stored before them): nothing at stake.
+    old = Decision(1, 0, "Ana", 3, (_c("a", 0, 40), _c("b", 0, 40, True), _c("c", 0, 40)))
+    assert seat_summaries([old], ["Ana"]) == [SeatSummary(0, "Ana", None, 0, 0, 0, 0.0, 0)]
+
+
+def test_the_share_decides_and_its_noise_counts_as_no_loss() -> None:
+    bruno_best, bruno_noise, ana_flat = SHARED[1:]
+    # The highest share was played: no loss, whatever the win chances say.
+    assert decision_loss(bruno_best) == 0.0
+    # 1 point of share below the best, standard error 2 points: within the noise.
+    assert share_loss(bruno_noise.candidates, bruno_noise.played) == 0.0
+    assert not at_stake(ana_flat.candidates)
+    ana, bruno = seat_summaries(SHARED, ["Ana", "Bruno"])
+    assert (ana.moves, bruno.moves) == (1, 2)
+    assert bruno.accuracy == 100.0 and bruno.avg_loss == 0.0
+    # Stored and read back, the rows give the same summaries.
+    table = analysis_table("g1", "1", SHARED, Options(rollouts=40))
+    assert summarise(scored_from_rows(table.to_pylist()), ["Ana", "Bruno"]) == [ana, bruno]

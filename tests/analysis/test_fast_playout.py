@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 
-from analysis.rollouts import RolloutResult, RolloutTask, play_to_end, run_task, win_share, world_rng
+from analysis.rollouts import (
+    RolloutResult,
+    RolloutTask,
+    play_to_end,
+    run_task,
+    score_share,
+    win_share,
+    world_rng,
+)
 from replay.errors import FieldError, RuleViolation
 from replay.log_reader import read_records
 from replay.logfile import GameLog, parse_game
@@ -141,12 +149,14 @@ def _snapshot_task(task: RolloutTask) -> RolloutResult:
     wins = [0.0] * len(task.candidates)
     played = [0] * len(task.candidates)
     outcomes: list[list[float | None]] = [[] for _ in task.candidates]
+    shares: list[list[float | None]] = [[] for _ in task.candidates]
     for number in range(task.first, task.first + task.count):
         rng = world_rng(task.seed, task.step, number)
         world = engine.determinise(task.state, task.seat, rng)
         play_seed = rng.randrange(2**62)
         for index, move in enumerate(task.candidates):
             outcomes[index].append(None)
+            shares[index].append(None)
             try:
                 after = engine.apply(world, move)
             except (RuleViolation, FieldError):
@@ -157,7 +167,9 @@ def _snapshot_task(task: RolloutTask) -> RolloutResult:
             wins[index] += win_share(engine.winners(final), task.seat)
             played[index] += 1
             outcomes[index][-1] = win_share(engine.winners(final), task.seat)
-    return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes))
+            shares[index][-1] = score_share([s.total for s in engine.scores(final)], task.seat)
+    return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes),
+                         tuple(tuple(s) for s in shares))
 
 
 @pytest.mark.parametrize("path", [SAMPLES["san_juan"][1], SAMPLES["puerto_rico"][0]], ids=lambda p: p.stem)

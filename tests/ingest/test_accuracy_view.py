@@ -13,7 +13,8 @@ from analysis.accuracy import seat_summaries
 from analysis.decisions import Decision, Options
 from analysis.store import store
 from ingest.db import writer
-from tests.analysis.test_accuracy import DECISIONS, _c
+from ingest.schema import SCHEMA_VERSION
+from tests.analysis.test_accuracy import DECISIONS, SHARED, _c, _s
 
 COLUMNS = "seat, player, bot, accuracy, inaccuracies, mistakes, blunders, avg_loss, moves"
 
@@ -76,3 +77,57 @@ def test_view_follows_a_new_analysis_and_the_players_names(tmp_path: Path) -> No
     rows = _rows(db, "g1")
     assert rows[0] == (0, "Ana", False, 100.0, 0, 0, 0, 0.0, 2)
     assert rows[1][:3] == (1, "expert v1", True)
+
+
+def _python_rows(decisions: list[Decision], players: list[str]) -> list[tuple]:
+    return [(s.seat, round(s.accuracy or 0, 9), s.inaccuracies, s.mistakes, s.blunders, round(s.avg_loss, 9), s.moves)
+            for s in seat_summaries(decisions, players) if s.moves]
+
+
+def test_view_models_the_loss_from_score_shares_as_python_does(tmp_path: Path) -> None:
+    db = tmp_path / "a.duckdb"
+    store(db, "g1", "1", SHARED, Options(rollouts=40))
+    got = _rows(db, "g1")
+    # Ana's lost position counts (24 points of win chance, modelled from 3 points of score share);
+    # Bruno's two moves lose nothing.
+    assert [(r[0], r[3], r[7], r[8]) for r in got] == [(0, 9.591959190, 0.24, 1), (1, 100.0, 0.0, 2)]
+    assert [(r[0], r[3], r[4], r[5], r[6], r[7], r[8]) for r in got] == _python_rows(SHARED, ["Ana", "Bruno"])
+    # A long game of shares: significant and not, the played move best, equal shares, ties for the best.
+    long = []
+    for k in range(1, 41):
+        seat = k % 2
+        top = 0.20 + (k * 7 % 20) / 100
+        played = top - (k * 3 % 7) / 100
+        spread = (k % 5) / 50
+        others = (_s("a", k % 9, 24, top, spread), _s("c", 0, 12, top, spread / 2))
+        if k % 6 == 0:
+            others = (_s("a", 3, 24, played, spread),)
+        long.append(Decision(k, seat, ["Ana", "Bruno"][seat], 4,
+                             (*others, _s("b", k % 5, 24, played, spread, True))))
+    store(db, "g2", "1", long, Options(rollouts=40))
+    assert [(r[0], r[3], r[4], r[5], r[6], r[7], r[8]) for r in _rows(db, "g2")] == _python_rows(long, ["Ana", "Bruno"])
+
+
+def test_an_analysis_stored_before_score_shares_reads_its_win_chances(tmp_path: Path) -> None:
+    """A database of schema version 9 (no score shares) is migrated when next written: its stored
+    analyses keep NULL shares and their accuracy is the win chances' as before."""
+    db = tmp_path / "old.duckdb"
+    with writer(db):
+        pass
+    con = duckdb.connect(str(db))
+    con.execute("ALTER TABLE analysis DROP COLUMN score_share")
+    con.execute("ALTER TABLE analysis DROP COLUMN score_share_sd")
+    con.execute("UPDATE governor_meta SET value = '9' WHERE key = 'schema_version'")
+    con.close()
+    store(db, "g1", "1", DECISIONS, Options(rollouts=100))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT value FROM governor_meta WHERE key = 'schema_version'").fetchall() == [
+            (str(SCHEMA_VERSION),)]
+        assert con.execute("SELECT count(*), count(score_share) FROM analysis").fetchall() == [(8, 0)]
+    finally:
+        con.close()
+    assert _rows(db, "g1") == [
+        (0, "Ana", False, 2.990099010, 0, 0, 1, 0.3, 2),
+        (1, "Bruno", False, 65.892877692, 1, 0, 0, 0.0375, 2),
+    ]
