@@ -96,7 +96,8 @@ def decisions_from_rows(rows: pd.DataFrame, log: GameLog) -> list[Decision]:
     for (step, seat), group in groups.items():
         candidates = tuple(
             Candidate(engine.parse_move(json.loads(r.move), f"analysis step {step}"), str(r.candidate), str(r.words),
-                      bool(r.played), float(r.wins), int(r.rollouts))
+                      bool(r.played), float(r.wins), int(r.rollouts),
+                      _number(getattr(r, "score_share", None)), _number(getattr(r, "score_share_sd", None)))
             for r in sorted(group, key=lambda r: int(r.rank)))
         if not any(c.played for c in candidates):
             continue  # a decision stored without its move played cannot be judged
@@ -110,6 +111,12 @@ def decisions_from_rows(rows: pd.DataFrame, log: GameLog) -> list[Decision]:
             out.append(Decision(step, seat, str(first.player), int(first.legal_moves), candidates, mover,
                                 names[mover] if 0 <= mover < len(names) else None, bot))
     return out
+
+
+def _number(value: Any) -> float | None:
+    """A stored number, None for a NULL (None or NaN in a data frame): a score share stored before
+    schema version 10 is NULL, and the accuracy then reads the win chances."""
+    return None if value is None or pd.isna(value) else float(value)
 
 
 def _mover(log: GameLog, step: int) -> int | None:

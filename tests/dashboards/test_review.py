@@ -118,6 +118,10 @@ def test_the_stored_analysis_reads_back_as_the_decisions_analysed(source: str, t
     store(db, log.game_id, "1.0", decided, options)
     again = decisions_from_rows(load(db, log.game_id).to_pandas(), log)
     assert [d.to_json() for d in again] == [d.to_json() for d in decided]
+    # The score shares come back too, so that the Review panel's accuracy is the analysis' own.
+    shares = [(c.share, c.share_sd) for d in decided for c in d.candidates]
+    assert [(c.share, c.share_sd) for d in again for c in d.candidates] == shares
+    assert all(share is not None for share, _ in shares)
     if log.game == "san_juan":
         assert any(d.mover is not None for d in decided)  # a part of another seat's move is among them
 
