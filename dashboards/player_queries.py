@@ -18,7 +18,7 @@ import pandas as pd
 from dashboards import data
 from dashboards.plain import sql_names
 from dashboards.stats import role_words, with_intervals
-from ingest.accuracy_sql import ACCURACY_SQL
+from ingest.accuracy_sql import WITHOUT_SHARES, accuracy_sql
 
 #: The leaderboard's default minimum number of rated games.
 MIN_GAMES = 10
@@ -178,10 +178,15 @@ def game_types() -> list[str]:
     return [str(g) for g in rows["game"]]
 
 
-#: The analysed seats of games of one type, with their game's date and player count: ``acc`` (the
-#: ``accuracy`` view's rows) joined to ``games``.
-_ACCURACY = f"""
-    WITH acc AS ({ACCURACY_SQL}),
+def _accuracy() -> str:
+    """The analysed seats of games with their game's date and player count: ``acc`` (the ``accuracy``
+    view's rows) joined to ``games``. A file stored before the score shares (schema version 10; the
+    dashboard reads a file as it is) is read with NULL shares: its win chances' accuracy."""
+    shares = data.frame("SELECT 1 FROM information_schema.columns "
+                        "WHERE table_name = 'analysis' AND column_name = 'score_share'")
+    source = "analysis" if not shares.empty else WITHOUT_SHARES
+    return f"""
+    WITH acc AS ({accuracy_sql(source)}),
     seats AS (
         SELECT a.*, g.game, g.player_count, g.played_at FROM acc a JOIN games g USING (game_id))
 """
@@ -203,7 +208,7 @@ def accuracy_board(game: str, who: str = "all") -> pd.DataFrame:
     ``inaccuracies``, ``mistakes`` and ``blunders`` per game, and ``avg_loss`` (win chance lost per
     decision, a share, over all its decisions)."""
     return data.frame(
-        _ACCURACY + f"""
+        _accuracy() + f"""
         SELECT player AS name, bot, count(*) AS games, avg(accuracy) AS accuracy, {_INTERVAL},
                avg(inaccuracies) AS inaccuracies, avg(mistakes) AS mistakes, avg(blunders) AS blunders,
                sum(avg_loss * moves) / sum(moves) AS avg_loss
@@ -218,7 +223,7 @@ def accuracy_history(game: str, name: str, bot: bool = False) -> pd.DataFrame:
     by game id): ``number`` (1, 2, ...), ``game_id``, ``played_at``, ``player_count``, ``seat``,
     ``accuracy``, ``inaccuracies``, ``mistakes``, ``blunders``, ``avg_loss``, ``moves``."""
     return data.frame(
-        _ACCURACY + """
+        _accuracy() + """
         SELECT row_number() OVER (ORDER BY played_at NULLS FIRST, game_id, seat) AS number, game_id, played_at,
                player_count, seat, accuracy, inaccuracies, mistakes, blunders, avg_loss, moves
         FROM seats WHERE game = ? AND player = ? AND bot = ? AND accuracy IS NOT NULL ORDER BY number""",
@@ -231,7 +236,7 @@ def accuracy_by_count(name: str, bot: bool = False) -> pd.DataFrame:
     ``player_count``, ``games`` (analysed seats), ``accuracy`` with its 95 % interval ``low``-``high``,
     the mean ``blunders`` per game."""
     return data.frame(
-        _ACCURACY + f"""
+        _accuracy() + f"""
         SELECT game, player_count, count(*) AS games, avg(accuracy) AS accuracy, {_INTERVAL},
                avg(blunders) AS blunders
         FROM seats WHERE player = ? AND bot = ? AND accuracy IS NOT NULL

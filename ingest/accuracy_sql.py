@@ -34,18 +34,21 @@ Z95 = 1.959963984540054
 #: their win chances on the difference of their score shares.
 SHARE_TO_WIN = 8.0
 
-#: One row per game and seat with analysed decisions: ``game_id``, ``seat``, ``player`` (the name in
-#: ``players``, an agent's identity for a bot; the log's name when the game is not stored), ``bot``,
-#: ``accuracy`` (0-100), ``inaccuracies``, ``mistakes``, ``blunders``, ``avg_loss`` (win chance lost
-#: per decision, a share: modelled from the score shares, ``analysis.accuracy.move_loss``) and
-#: ``moves`` (its analysed decisions with at least two legal moves and something at stake:
-#: ``analysis.accuracy.at_stake``).
-ACCURACY_SQL = f"""
+def accuracy_sql(analysis: str = "analysis") -> str:
+    """The ``accuracy`` view's SQL over the rows of ``analysis`` (a table, or a subquery in
+    parentheses with its columns: ``WITHOUT_SHARES`` for a file stored before them). One row per
+    game and seat with analysed decisions: ``game_id``, ``seat``, ``player`` (the name in ``players``,
+    an agent's identity for a bot; the log's name when the game is not stored), ``bot``, ``accuracy``
+    (0-100), ``inaccuracies``, ``mistakes``, ``blunders``, ``avg_loss`` (win chance lost per decision,
+    a share: modelled from the score shares, ``analysis.accuracy.move_loss``) and ``moves`` (its
+    analysed decisions with at least two legal moves and something at stake:
+    ``analysis.accuracy.at_stake``)."""
+    return f"""
 -- Each decision's candidates by score share, highest first (the move played first among equals).
 WITH by_share AS (
     SELECT *, row_number() OVER (PARTITION BY game_id, step, seat
                                  ORDER BY score_share DESC NULLS LAST, played DESC, rank) AS share_order
-    FROM analysis
+    FROM {analysis}
 ),
 decided AS (
     SELECT game_id, step, seat,
@@ -132,3 +135,11 @@ SELECT s.game_id, s.seat::TINYINT AS seat, coalesce(p.name, s.log_player) AS pla
        coalesce(p.bot, false) AS bot, s.accuracy, s.inaccuracies, s.mistakes, s.blunders, s.avg_loss, s.moves
 FROM seats s LEFT JOIN players p ON p.game_id = s.game_id AND p.seat = s.seat
 """
+
+
+#: The view's SQL over the ``analysis`` table.
+ACCURACY_SQL = accuracy_sql()
+#: The ``analysis`` rows of a database stored before schema version 10, which has no score shares
+#: (the dashboard reads a file as it is): NULL shares, so their accuracy is their win chances'.
+WITHOUT_SHARES = "(SELECT *, NULL::DOUBLE AS score_share, NULL::DOUBLE AS score_share_sd FROM analysis)"
+

@@ -69,6 +69,25 @@ def test_accuracy_board_and_a_players_trend(analysed_db: Path, open_page) -> Non
     assert [round(y, 6) for y in running["y"]] == [PERFECT, round((PERFECT + BLUNDERED) / 2, 6)]
 
 
+def test_a_file_stored_before_score_shares_shows_its_accuracy(analysed_db: Path, open_page) -> None:
+    """The dashboard reads a file as it is: one of schema version 9, whose ``analysis`` has no score
+    shares, gives the accuracies of its win chances."""
+    import duckdb
+
+    con = duckdb.connect(str(analysed_db))
+    try:
+        con.execute("ALTER TABLE analysis DROP COLUMN score_share")
+        con.execute("ALTER TABLE analysis DROP COLUMN score_share_sd")
+        con.execute("UPDATE governor_meta SET value = '9' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+    at = open_page(analysed_db, "views/players.py", type="san_juan")
+    board = at.dataframe[1].value
+    assert list(board["name"]) == ["\u2068Ana\u2069", "\u2068Bruno\u2069"]
+    assert [round(a, 6) for a in board["accuracy"]] == [round((BLUNDERED + PERFECT) / 2, 6),
+                                                       round((INACCURATE + BLUNDERED) / 2, 6)]
+
+
 def test_a_player_without_analysed_games_shows_no_accuracy(dash_db: Path, open_page) -> None:
     at = open_page(dash_db, "views/players.py", type="san_juan", name="Ana")
     assert "Accuracy" not in [m.label for m in at.metric]
