@@ -1,13 +1,14 @@
 """The features of a position, from the game's own observation vector (its declared ``spaces`` module:
 ``encode_state(state, seat)`` is what that seat may see, as ``view.py`` decides).
 
-Two views, one row per seat whose chance is asked (the *target*):
+Two views:
 
-- ``everything`` (a finished game, like a post-game analysis: every card): the observation of every
-  seat, the target's first and then the others in turn order, so every hand is in the row;
-- ``seat`` (a game in progress, or a seat's view of any game): only the observation of the viewing seat,
-  then which seat the row is about, counted from the viewer in turn order. Nothing else of the state is
-  read, so a seat's rows cannot change when another seat's hidden cards do.
+- ``everything`` (a finished game, like a post-game analysis: every card): one row per seat whose
+  chance is asked (the *target*), the observation of every seat, the target's first and then the
+  others in turn order, so every hand is in the row;
+- ``seat`` (a game in progress, or a seat's view of any game): one row, the observation of the viewing
+  seat only; the model gives the chance of each seat counted from the viewer in turn order. Nothing
+  else of the state is read, so a seat's row cannot change when another seat's hidden cards do.
 
 Nothing here names a game: the sizes and the features' names come from the game's ``LAYOUT``."""
 
@@ -25,7 +26,7 @@ from replay.registry import spaces_for
 
 #: Raised when the features change meaning (their order, or how a view is put together): a model made
 #: for another version is refused.
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 #: The two views a model is made for.
 VIEWS = ("everything", "seat")
 
@@ -45,7 +46,7 @@ class Features:
         if view == "everything":
             return [f"seat+{k}:{label}" for k in range(self.players) for label in self.labels]
         if view == "seat":
-            return [f"viewer:{label}" for label in self.labels] + [f"target=viewer+{k}" for k in range(self.players)]
+            return [f"viewer:{label}" for label in self.labels]
         raise ValueError(f"unknown view {view!r} (known: {', '.join(VIEWS)})")
 
     def digest(self, view: str) -> str:
@@ -62,16 +63,9 @@ class Features:
         return np.stack([np.concatenate([seen[(target + k) % n] for k in range(n)]) for target in range(n)])
 
     def seat(self, state: Any, viewer: int) -> np.ndarray:
-        """The rows of what seat ``viewer`` may see of ``state`` (its observation only): row ``t`` is
-        about seat ``t``, an array of shape (players, size + players). Raises ``IndexError`` for a
-        seat the game does not have."""
-        n = self.players
-        seen = self.encode(state, viewer)
-        rows = np.zeros((n, self.size + n), dtype=np.float32)
-        rows[:, :self.size] = seen
-        for target in range(n):
-            rows[target, self.size + (target - viewer) % n] = 1
-        return rows
+        """The row of what seat ``viewer`` may see of ``state`` (its observation only), an array of
+        shape (1, size). Raises ``IndexError`` for a seat the game does not have."""
+        return self.encode(state, viewer).reshape(1, -1)
 
     def rows(self, state: Any, view: str, viewer: int | None = None) -> np.ndarray:
         """``everything(state)`` or ``seat(state, viewer)`` by ``view``'s name. Raises ``ValueError``

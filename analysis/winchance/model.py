@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -69,10 +70,16 @@ class ViewModel:
     booster: Any
     calibration: Calibration
 
-    def chances(self, rows: np.ndarray, players: int) -> np.ndarray:
-        """The calibrated chances of the rows of ``len(rows) // players`` positions (each position's
-        rows one per seat, in seat order): an array (positions, players), each row summing to 1."""
+    def chances(self, rows: np.ndarray, players: int, viewers: Sequence[int] | None = None) -> np.ndarray:
+        """The calibrated chances of each seat (an array (positions, players), each row summing to 1):
+        of the whole view's rows (one per seat, in seat order, for each position), or with ``viewers``
+        (the viewing seat of each position) of the seat view's rows (one per position, whose classes
+        are the seats counted from the viewer)."""
         raw = np.asarray(self.booster.predict(rows, num_threads=1), dtype=np.float64).reshape(-1, players)
+        if viewers is not None:
+            # Class k is the seat k places after the viewer: seat s is class (s - viewer) % players.
+            order = (np.arange(players)[None, :] - np.asarray(viewers)[:, None]) % players
+            raw = np.take_along_axis(raw, order, axis=1)
         shares = normalised(raw)
         # A game in play is never certain: a calibration fitted on few positions may say 0 or 1.
         return normalised(np.clip(self.calibration.apply(shares), SURE, 1 - SURE))

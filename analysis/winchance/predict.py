@@ -34,5 +34,6 @@ def chances(model: WinModel, engine: AnyEngine, states: Sequence[Any], view: str
             out[i] = result_shares(engine, state)
     if playing:
         rows = np.concatenate([model.features.rows(states[i], view, viewer) for i in playing])
-        out[playing] = model.views[view].chances(rows, n)
+        viewers = [viewer] * len(playing) if view == "seat" and viewer is not None else None
+        out[playing] = model.views[view].chances(rows, n, viewers)
     return out

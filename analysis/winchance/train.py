@@ -101,21 +101,38 @@ def collect(features: Features, logs: Iterable[GameLog], seed: int, per_game: in
     return found
 
 
-def fit_view(rows: np.ndarray, labels: np.ndarray, learn: np.ndarray, players: int, seed: int) -> ViewModel:
-    """Trees learnt from the positions ``learn`` (a mask over positions) of ``rows`` (one row per seat
-    and position, seat order), calibrated on the others. Raises ``ValueError`` when either part is
-    empty."""
+def fit_view(view: str, rows: np.ndarray, shares: np.ndarray, viewers: np.ndarray, learn: np.ndarray,
+             seed: int) -> ViewModel:
+    """Trees learnt from the positions ``learn`` (a mask over positions), calibrated on the others.
+    ``shares`` holds each position's shares of the win by seat. The whole view's ``rows`` are one per
+    seat and position (seat order), each learning "this seat wins"; the seat view's are one per
+    position (the observation of its seat in ``viewers``), learning which seat wins counted from the
+    viewer (a multiclass model: a tie's winners each a row weighted by its share). Raises ``ValueError``
+    when either part is empty."""
     import lightgbm
 
     if learn.all() or not learn.any():
         raise ValueError("too few games to learn from and calibrate on (give more games)")
-    per_row = np.repeat(learn, players)
-    data = lightgbm.Dataset(rows[per_row], label=labels[per_row], free_raw_data=True,
-                            params={"max_bin": PARAMS["max_bin"], "verbose": -1})
-    booster = lightgbm.train({**PARAMS, "seed": seed}, data, num_boost_round=ROUNDS)
-    held = rows[~per_row]
-    shares = normalised(np.asarray(booster.predict(held, num_threads=1)).reshape(-1, players))
-    fitted = calibration.fit(shares.ravel(), labels[~per_row])
+    players = shares.shape[1]
+    if view == "everything":
+        per_row = np.repeat(learn, players)
+        data = lightgbm.Dataset(rows[per_row], label=shares[learn].ravel(), free_raw_data=True,
+                                params={"max_bin": PARAMS["max_bin"], "verbose": -1})
+        booster = lightgbm.train({**PARAMS, "seed": seed}, data, num_boost_round=ROUNDS)
+        held = np.asarray(booster.predict(rows[~per_row], num_threads=1)).reshape(-1, players)
+        relative = shares[~learn]
+    else:
+        # Seat k places after the viewer is class k.
+        order = (viewers[:, None] + np.arange(players)[None, :]) % players
+        relative_all = np.take_along_axis(shares, order, axis=1)
+        at, label = np.nonzero(relative_all[learn] > 0)
+        data = lightgbm.Dataset(rows[learn][at], label=label, weight=relative_all[learn][at, label],
+                                free_raw_data=True, params={"max_bin": PARAMS["max_bin"], "verbose": -1})
+        params = {**PARAMS, "objective": "multiclass", "num_class": players, "seed": seed}
+        booster = lightgbm.train(params, data, num_boost_round=ROUNDS)
+        held = np.asarray(booster.predict(rows[~learn], num_threads=1)).reshape(-1, players)
+        relative = relative_all[~learn]
+    fitted = calibration.fit(normalised(held).ravel(), relative.ravel())
     return ViewModel(booster, fitted)
 
 
@@ -131,19 +148,21 @@ def train(game: str, players: int, logs: Iterable[GameLog], *, seed: int, source
     found = collect(features, logs, seed, per_game, progress)
     if not found.shares:
         raise ValueError("no position to learn from (no game still in play at any step)")
-    labels = np.asarray(found.shares, dtype=np.float64).ravel()
+    shares = np.asarray(found.shares, dtype=np.float64)
+    viewers = np.asarray(found.viewers)
     learn = np.asarray(found.games) % CALIBRATION_EVERY != CALIBRATION_EVERY - 1
     body: dict[str, Any] = {}
     for view in VIEWS:
         rows = np.concatenate(found.rows[view]).astype(np.float32, copy=False)
         found.rows[view] = []  # the rows are large: let them go once stacked
-        model = fit_view(rows, labels, learn, players, seed)
+        model = fit_view(view, rows, shares, viewers, learn, seed)
         del rows
         body[view] = {"trees": model.booster.model_to_string(num_iteration=-1),
                       "calibration": model.calibration.to_json()}
     header = {
         "game": game, "players": players, "seed": seed, "positions": len(found.shares),
         "package": f"{PACKAGE} {lightgbm.__version__}", "params": {**PARAMS, "rounds": ROUNDS},
+        "objectives": {"everything": PARAMS["objective"], "seat": "multiclass"},
         "features": {view: {"version": FEATURES_VERSION, "digest": features.digest(view),
                             "names": features.names(view)} for view in VIEWS},
         **source,

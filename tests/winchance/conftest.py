@@ -13,10 +13,10 @@ from replay.registry import game_of
 GAMES = ("san_juan", "puerto_rico")
 
 
-def small_model(game: str, players: int, games: int = 15, seed: int = 3) -> bytes:
-    """The model file of ``games`` self-play games, 6 positions each."""
+def small_model(game: str, players: int, games: int = 30, seed: int = 3) -> bytes:
+    """The model file of ``games`` self-play games, 10 positions each."""
     return train(game, players, self_play(game, players, games, seed, strongest_bot(game)), seed=seed,
-                 source={"source": "self-play", "games": games}, per_game=6)
+                 source={"source": "self-play", "games": games}, per_game=10)
 
 
 @pytest.fixture(scope="session")

@@ -61,8 +61,7 @@ def test_the_rows_have_one_row_per_seat_and_name_every_column() -> None:
     log = parse_game(simulate_game("san_juan", 3, 5, "heuristic"))
     state = next(iter_replay(log, describe=False, steps=False))[0]
     assert features.everything(state).shape == (3, len(features.names("everything")))
-    assert features.seat(state, 1).shape == (3, len(features.names("seat")))
-    # The seat view's last columns say which seat the row is about, counted from the viewer.
-    assert features.seat(state, 1)[:, -3:].tolist() == [[0, 0, 1], [1, 0, 0], [0, 1, 0]]
+    # The seat view is one row: the viewer's observation, nothing else.
+    assert features.seat(state, 1).shape == (1, len(features.names("seat"))) == (1, features.size)
     with pytest.raises(ValueError, match="unknown view 'public'"):
         features.names("public")

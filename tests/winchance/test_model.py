@@ -53,7 +53,7 @@ def test_a_tampered_header_is_refused(models: Path) -> None:
     with pytest.raises(ModelError) as err:
         loads(_written(obj), "m.json.gz", "san_juan", 2)
     assert str(err.value) == ("m.json.gz: made for other features of san_juan (seat view) than this Governor's "
-                              "(version 1); rebuild it with governor train")
+                              "(version 2); rebuild it with governor train")
 
 
 def test_a_changed_body_or_count_is_refused(models: Path) -> None:
@@ -94,8 +94,10 @@ def test_the_chances_sum_to_one_and_a_finished_game_ends_at_one_for_its_winner(m
             assert np.allclose(found.sum(axis=1), 1.0, atol=1e-9)
             assert ((found >= 0) & (found <= 1)).all()
             assert found[-1].tolist() == [1.0 / len(winners) if seat in winners else 0.0 for seat in range(players)]
-            # Before the end, the model's own chances, not the result.
+            # Before the end, the model's own chances, not the result; and they move with the game
+            # (a view that learnt nothing would give every seat an even share at every step).
             assert 0 < found[0].max() < 1
+            assert found[:-1].std(axis=0).max() > 0.02
 
 
 def test_a_tie_gives_each_winner_an_equal_share(monkeypatch: pytest.MonkeyPatch, models: Path) -> None:
