@@ -34,8 +34,6 @@ class SeatVector:
         self.block_size = block_size
         self._table = struct.Struct(f"={table_size}f")
         self._block = struct.Struct(f"={block_size}f")
-        self._table_bytes = 4 * table_size
-        self._block_bytes = 4 * block_size
         self._vector_bytes = 4 * (table_size + max_seats * block_size)
         self._keep = keep
         self._blocks: dict[Hashable, tuple[Any, bytes]] = {}
@@ -58,11 +56,8 @@ class SeatVector:
     def vector(self, table: Sequence[float], blocks: Iterable[bytes]) -> np.ndarray:
         """The vector of the table's values and the seats' blocks (in turn order from the observer):
         a new array each call."""
+        # One join and one copy into a zeroed buffer (a writable array: a caller may change it).
+        packed = self._table.pack(*table) + b"".join(blocks)
         vector = bytearray(self._vector_bytes)
-        self._table.pack_into(vector, 0, *table)
-        offset = self._table_bytes
-        size = self._block_bytes
-        for block in blocks:
-            vector[offset:offset + size] = block
-            offset += size
+        vector[:len(packed)] = packed
         return np.frombuffer(vector, dtype=np.float32)

@@ -259,6 +259,11 @@ _VIEWERS: Final = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
 #: The table's part of the vector comes first, then one block per seat; a seat's block is kept by its
 #: record's id and whether its chips are seen, for the next steps.
 _PACKING: Final = SeatVector(_SEATS[0], len(_SEAT_LABELS), MAX_SEATS)
+# Bound once: the vector is made at every step of an environment.
+_KNOWN: Final = _PACKING.known
+_KEEP_BLOCK: Final = _PACKING.keep
+_VECTOR: Final = _PACKING.vector
+_BLOCK: Final = _PACKING.block_size
 
 
 def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
@@ -267,10 +272,10 @@ def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
     that do not at once: the acting seat changes at every step, and both are asked for."""
     player = state.players[other]
     seen = chips_seen(state, viewer, other)
-    known = _PACKING.known((id(player), seen), player)
+    known = _KNOWN((id(player), seen), player)
     if known is not None:
         return known
-    out = [0.0] * _PACKING.block_size
+    out = [0.0] * _BLOCK
     out[0] = 1
     out[1] = player.doubloons
     spaces = 0
@@ -298,7 +303,7 @@ def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
         out[2] = 1.0 if chips is not None else 0.0
         out[3] = chips if chips is not None else 0.0
         out[4] = vp
-        made = _PACKING.keep((id(player), sees), player, out)
+        made = _KEEP_BLOCK((id(player), sees), player, out)
         if asked:
             block = made
     return block
@@ -349,4 +354,4 @@ def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
     out[_GOODS_SUPPLY:_GOODS_SUPPLY + len(GOOD_NAMES)] = state.goods_supply
     out[_LEFT:_LEFT + len(BUILDING_NAMES)] = state.building_supply
     viewer = _VIEWERS[seat]
-    return _PACKING.vector(out, [_seat_block(state, viewer, (seat + k) % n) for k in range(n)])
+    return _VECTOR(out, [_seat_block(state, viewer, (seat + k) % n) for k in range(n)])

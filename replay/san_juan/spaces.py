@@ -203,14 +203,19 @@ _VIEWERS: Final = tuple(Viewer.of_seat(seat) for seat in range(MAX_SEATS))
 #: The table's part of the vector comes first (with my hand and what I look at), then one block per
 #: seat; a seat's block is kept by its record's id for the next steps.
 _PACKING: Final = SeatVector(_SEATS[0], len(_SEAT_LABELS), MAX_SEATS)
+# Bound once: the vector is made at every step of an environment.
+_KNOWN: Final = _PACKING.known
+_KEEP_BLOCK: Final = _PACKING.keep
+_VECTOR: Final = _PACKING.vector
+_BLOCK: Final = _PACKING.block_size
 
 
 def _seat_block(player: Any) -> bytes:
     """A seat's block of the vector as float32 bytes (shared between calls): nothing in it is hidden."""
-    block = _PACKING.known(id(player), player)
+    block = _KNOWN(id(player), player)
     if block is not None:
         return block
-    out = [0.0] * _PACKING.block_size
+    out = [0.0] * _BLOCK
     out[0] = 1
     for name, good in zip(player.buildings, player.goods):
         out[_SEAT_BUILT + CARD_INDEX[name]] += 1
@@ -221,7 +226,7 @@ def _seat_block(player: Any) -> bytes:
     out[_SEAT_HAND] = len(player.hand)
     out[_SEAT_HAND + 1] = len(player.chapel)
     out[_SEAT_HAND + 2] = score_parts(player)[0]
-    return _PACKING.keep(id(player), player, out)
+    return _KEEP_BLOCK(id(player), player, out)
 
 
 def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
@@ -258,4 +263,4 @@ def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
         for card in state.looking:
             out[_LOOKING + CARD_INDEX[card]] += 1
     out[_LOOKING_COUNT] = len(state.looking)
-    return _PACKING.vector(out, [_seat_block(players[(seat + k) % n]) for k in range(n)])
+    return _VECTOR(out, [_seat_block(players[(seat + k) % n]) for k in range(n)])
