@@ -13,10 +13,12 @@ demo: setup
 # compiled engines when setup could build them; then the engines' own tests again on the pure-Python
 # engines (GOVERNOR_PURE=1), the other path. Each test module runs whole on one of the two workers
 # (--dist loadscope): a module's fixtures, a dashboard server for the browser tests, start once.
+# mypy checks the sources while the engines compile (mypyc works in a folder of its own).
 test: setup-test
 	.venv/bin/ruff check governor replay ingest dashboards analysis play tests bench
-	.venv/bin/mypy governor replay ingest dashboards analysis play
-	.venv/bin/governor native
+	.venv/bin/governor native & native=$$!; \
+		.venv/bin/mypy governor replay ingest dashboards analysis play; checked=$$?; \
+		wait $$native && exit $$checked
 	.venv/bin/python -m pytest -n 2 --dist loadscope -q
 	GOVERNOR_PURE=1 .venv/bin/python -m pytest -n 2 --dist loadscope -q $(PURE_TESTS)
 
