@@ -704,8 +704,9 @@ function render(s) {
     ui.chart.querySelectorAll(".dot").forEach((dot) => {
       const seat = Number(dot.getAttribute("data-seat"));
       const v = c.series[seat][step];
-      // A score the view hides has no dot.
-      dot.style.display = v === null ? "none" : "";
+      // A score the view hides has no dot (the style is written only when that changes: a step is hot).
+      const hide = v === null ? "none" : "";
+      if (dot.style.display !== hide) { dot.style.display = hide; }
       if (v !== null) { dot.setAttribute("transform", `translate(${x},${c.y(v).toFixed(1)})`); }
     });
   }
