@@ -26,8 +26,8 @@ MIB = 1024 * 1024
 QUERY_PROCESS_MEMORY = 1536 * MIB
 QUERY_TOTAL_MEMORY = "2 GiB"
 #: The connection cannot reach files or the network, and its settings are locked (last, once the
-#: bounds above are set): even a statement that slipped past the check above could write nothing but
-#: its result, nor lift its bounds.
+#: bounds above are set): even a statement that slipped past the command's read-only check of its text
+#: (``ingest.query.check_read_only``) could write nothing but its result, nor lift its bounds.
 QUERY_CONFIG = {"enable_external_access": False, "lock_configuration": True}
 #: After Ctrl-C or SIGTERM, how long (seconds) a query is given to stop before the process leaves anyway.
 STOP_GRACE = 1.0
