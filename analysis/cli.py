@@ -14,7 +14,7 @@ from analysis.decisions import SAMPLINGS, THRESHOLDS, Decision, Options, rollout
 from analysis.rollouts import MAX_ROLLOUTS
 from replay import exits
 from replay.errors import printable
-from replay.exits import bounded_int
+from replay.exits import UsageError, bounded_int
 
 #: Candidates per decision: the ``analysis`` table's ``top`` and ``rank`` are 16-bit, and no position of
 #: either game has this many legal moves worth a rollout each.
@@ -37,8 +37,12 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
         f"rollout played to the end by the game's rollout bot ({_declared_bots()}; --rollout-bot picks another) "
         "from a determinisation of the position (what that seat cannot see is dealt again at random). Prints the move played, its estimate with a 95% "
         f"interval, the best move and the loss; tags moves ({thresholds} of winning chance, when significant). "
-        "Exits 0, 1 when the log is bad, 2 on a usage error. See docs/analysis.md."))
-    p.add_argument("log", help="a log file (.json, .jsonl, .gz)")
+        "With --all (or --where) instead of a LOG: every game of the database (or --lake) without an analysis "
+        "made with these settings, in parallel, each stored as soon as it is done; stopped and run again, only "
+        "what is missing. Exits 0, 1 when the log is bad (--all: when a game could not be analysed), 2 on a usage "
+        "error. See docs/analysis.md."))
+    p.add_argument("log", nargs="?", default=None,
+                   help="a log file (.json, .jsonl, .gz); or --all / --where for the stored games")
     p.add_argument("--game", type=bounded_int("--game", 1, MAX_STEP), default=1,
                    help="which game of a .jsonl file (1-based, default 1)")
     p.add_argument("--rollouts", type=bounded_int("--rollouts", 1, MAX_ROLLOUTS), default=100,
@@ -65,7 +69,18 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
                    help="print one line per seat instead of one per decision: the player, its accuracy (0-100), "
                         "inaccuracies, mistakes, blunders and average win chance lost (docs/analysis.md, Accuracy)")
     p.add_argument("--store", action="store_true", help="also store the analysis in the database (table analysis)")
-    p.add_argument("--db", default=None, help="the database for --store (default: $GOVERNOR_DB or governor.duckdb)")
+    p.add_argument("--db", default=None, help="the database for --store, --all and --where (default: $GOVERNOR_DB or governor.duckdb)")
+    p.add_argument("--all", action="store_true",
+                   help="analyse every stored game of --db (or --lake) that has no analysis made with these settings "
+                        "(engine version, rollout bot, --rollouts, --seed, --top, --sampling), storing each as it is done")
+    p.add_argument("--where", metavar="SQL", default=None,
+                   help="like --all, only the games this SQL condition over the games table keeps, e.g. "
+                        "\"player_count = 2\" (run read-only, bounded like governor query)")
+    p.add_argument("--lake", metavar="DIR", default=None,
+                   help="with --all or --where: the games of this lake, their analysis written into it")
+    p.add_argument("--cluster", metavar="ENGINE", default=None,
+                   help="with --lake: analyse on a cluster: local (a local Dask cluster of --workers processes), "
+                        "dask://ADDR or ray://ADDR (needs pip install 'governor[cluster]')")
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="progress line on standard error (auto: when it is a terminal)")
     p.set_defaults(func=lambda args: run(args, default_db))
@@ -156,7 +171,16 @@ def summary_line(summary: SeatSummary) -> str:
 
 
 def run(args: argparse.Namespace, default_db: Any) -> int:
-    """Run ``governor analyse``; returns the exit status."""
+    """Run ``governor analyse``; returns the exit status. Raises ``UsageError`` for options that do not
+    go together."""
+    if args.all or args.where is not None:
+        from analysis.batch_cli import run_batch
+
+        return run_batch(args, default_db)
+    if args.log is None:
+        raise UsageError("give a LOG to analyse, or --all (or --where SQL) for the games of a database")
+    if args.lake or args.cluster:
+        raise UsageError("--lake and --cluster go with --all or --where: a LOG is analysed alone")
     from analysis.decisions import analyse
     from analysis.store import store
     from ingest.db import DatabaseError

@@ -4,7 +4,7 @@ reading them back for the dashboard. Rows are built as Arrow columns and loaded 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ import pyarrow as pa
 from analysis.decisions import Decision, Options
 from ingest.db import read_arrow, writer
 from ingest.schema import ANALYSIS
+from replay import exits
 
 
 def analysis_table(game_id: str, engine_version: str, decisions: Sequence[Decision], options: Options) -> pa.Table:
@@ -35,6 +36,7 @@ def analysis_table(game_id: str, engine_version: str, decisions: Sequence[Decisi
                 "top": options.top, "engine_version": engine_version, "analysed_at": now,
                 "rollout_bot": decision.rollout_bot,
                 "score_share": candidate.share, "score_share_sd": candidate.share_sd,
+                "sampling": options.sampling,
             }
             for name in ANALYSIS.names:
                 columns[name].append(row[name])
@@ -53,6 +55,24 @@ def store(db: str | Path, game_id: str, engine_version: str, decisions: Sequence
             con.execute("DELETE FROM analysis WHERE game_id = ? AND list_contains(?, step)", [game_id, steps])
         con.execute("INSERT INTO analysis SELECT * FROM rows")
         con.execute("COMMIT")
+    return int(rows.num_rows)
+
+
+def store_game(db: str | Path, game_id: str, rows: pa.Table, committed: Callable[[], None] | None = None) -> int:
+    """Replace every stored row of ``game_id`` (a part analysed before, or an analysis made with other
+    settings) with ``rows``, the whole game's analysis (``analysis_table``), in one transaction: a
+    game is stored whole or not at all, never twice. ``committed`` is called once the transaction is,
+    before an interruption that came meanwhile is raised (a count of the games stored is then exact).
+    Returns the rows written. Raises ``ingest.db.DatabaseError``, and ``KeyboardInterrupt`` when
+    interrupted (before the commit: nothing of it is stored)."""
+    with writer(db) as con:
+        con.execute("BEGIN")
+        con.execute("DELETE FROM analysis WHERE game_id = ?", [game_id])
+        con.execute("INSERT INTO analysis SELECT * FROM rows")
+        with exits.signals_deferred():
+            con.execute("COMMIT")
+            if committed is not None:
+                committed()
     return int(rows.num_rows)
 
 

@@ -9,7 +9,9 @@ Layout (``DIR`` is a local folder or a URL pyarrow understands, such as ``s3://b
     DIR/<game>_states/part-<batch>.parquet       state tables (per game by name already)
     DIR/rejections/part-<batch>.parquet
     DIR/<derived table>/part-<batch>.parquet     openings and ratings, rewritten after an import
+    DIR/analysis/part-<batch>.parquet            stored analyses (``governor analyse --lake``)
     DIR/_manifest/<batch>.json                   what a batch holds: its files, game ids, row counts
+                                                 (and the batches it replaces)
 
 Every file is written under a temporary name and renamed when complete (``ingest.lake_files``), and a
 batch's manifest is written (the same way) only after all of its files (``ingest.lake_write``): files
@@ -81,7 +83,7 @@ def manifest_problem(manifest: Any) -> str | None:
             if not _inside(rel, table):
                 return (f"names the file {_shown(rel)}, which is not a data file inside the lake "
                         f"(expected {table}/[game=<game>/]part-<batch>.parquet)")
-    for key in ("game_ids", "rejection_ids"):
+    for key in ("game_ids", "rejection_ids", "replaces", "analysis_game_ids"):
         if key in manifest and not (isinstance(manifest[key], list) and all(isinstance(v, str) for v in manifest[key])):
             return f"expected the key {key!r} holding a list of texts, found {_shown(manifest[key])}"
     rows = manifest.get("rows", {})
@@ -177,6 +179,10 @@ class Lake(LakeFiles):
         for a damaged one."""
         entries = self.all_manifests()
         entries.sort(key=lambda m: (m["committed_at"], m["batch"]))
+        # A batch that a committed one replaces (an analysis of its games made again) is gone at once,
+        # even while its files are still there.
+        replaced = {batch for m in entries for batch in m.get("replaces", ())}
+        entries = [m for m in entries if m["batch"] not in replaced]
         # A later derived batch replaces the earlier ones.
         derived = [m for m in entries if m.get("derived")]
         latest = derived[-1]["batch"] if derived else None

@@ -4,7 +4,8 @@ Each step is one transaction, run when a writer opens an older file (``ingest.db
 never migrates. Version 7 widened the columns that count (rounds, scores, state counts) from 16 to 32
 bits: a legal game may last more than 32,767 rounds (``docs/schema.md``, "Length limits"). Version 9
 stores an agent's seats under the agent's identity, marked as a bot. Version 10 keeps each analysed
-candidate's score share, which the accuracy reads.
+candidate's score share, which the accuracy reads. Version 11 records how an
+analysis' rollouts were spent.
 """
 
 from __future__ import annotations
@@ -112,6 +113,8 @@ def migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _migrate_8_to_9(con)
         elif step == 9:
             _migrate_9_to_10(con)
+        elif step == 10:
+            _migrate_10_to_11(con)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -209,6 +212,16 @@ def _migrate_9_to_10(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS score_share DOUBLE")
     con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS score_share_sd DOUBLE")
     _set_version(con, 10)
+    con.execute("COMMIT")
+
+
+def _migrate_10_to_11(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 11 adds ``analysis.sampling``, how an analysis' rollouts were spent (``adaptive`` or
+    ``fixed``), which ``governor analyse --all`` counts in what identifies an analysis. Rows stored
+    before it keep NULL: they do not say, so ``--all`` analyses their games again."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS sampling VARCHAR")
+    _set_version(con, 11)
     con.execute("COMMIT")
 
 

@@ -24,8 +24,9 @@ from replay.protocol import StorageRows
 from replay.registry import all_engines, game_names, game_of
 
 #: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits; version 9 added ``bot``
-#: to ``players`` and the ratings; version 10 the score shares of ``analysis`` (``ingest.migrations``).
-SCHEMA_VERSION = 10
+#: to ``players`` and the ratings; version 10 the score shares of ``analysis``; version 11
+#: ``analysis.sampling`` (``ingest.migrations``).
+SCHEMA_VERSION = 11
 
 
 GAMES = pa.schema(
@@ -159,6 +160,9 @@ ANALYSIS = pa.schema(
         # rows stored before it, whose accuracy reads the win chances as before.
         ("score_share", pa.float64()),
         ("score_share_sd", pa.float64()),
+        # Schema version 11: how the rollouts were spent (``adaptive``, ``fixed``); NULL in rows stored
+        # before it, which do not say.
+        ("sampling", pa.string()),
     ]
 )
 
