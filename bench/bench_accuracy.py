@@ -2,44 +2,87 @@
 and expert bots over arena games they played against each other, in both games.
 
     nice python bench/bench_accuracy.py [--games 24] [--rollouts 40] [--players 3] [--game G] [--rollout-bot KIND]
-                                        [--out bench/results_accuracy.json]
+                                        [--sampling adaptive|fixed] [--first N [--tables]] [--out FILE]
 
 For each game, ``governor arena``'s round robin of the three bots, one of each at a 3-player table
 (seat-balanced: every bot sits in every seat equally often), then each game analysed whole
 (``analysis.decisions.analyse``, one process, the game's declared rollout bot or ``--rollout-bot``,
-``--rollouts`` per candidate) and each seat's accuracy over it (``analysis.accuracy.seat_summaries``).
-Per game and bot: the mean accuracy over its games with a 95 % interval (normal, from the games'
-spread), the games, the decisions counted and left out (nothing at stake), the mean counts of
-inaccuracies, mistakes and blunders per game and the mean win chance lost per decision. Then, at the
-same positions (the decisions whose candidates are all the seat's choices), the loss and move
-accuracy of each bot's choice, from the same estimates: what the measure tells apart when the
-positions are the same. Not a test; one process, run it under ``nice``.
+at most ``--rollouts`` per candidate, adaptive sampling unless ``--sampling fixed``) and each seat's
+accuracy over it (``analysis.accuracy.seat_summaries``). Per game and bot: the mean accuracy over its
+games with a 95 % interval (normal, from the games' spread), the games, the decisions counted and left
+out (nothing at stake), the mean counts of tags per game and the mean win chance lost per decision.
 
-Each game's log and analysis are kept under ``bench/out/accuracy-...`` (a JSON file per game) and
-reused by a later run with the same options, so that the tables can be computed again (after a change
-of ``analysis.accuracy``) without playing the rollouts again. Writes ``--out`` (JSON: the machine, the
-options, the seconds, the tables and each seat of each game) and prints the tables as markdown.
+What the other tables are for (docs/analysis.md, "Accuracy"): the accuracy of the win chances alone
+(the rule before the score share: decisions with nothing at stake left out, or all counted as
+lichess does), by game phase (decisions counted and left out, the loss); other valuations of a
+rollout measured on the same rollouts (each rollout's final scores are kept: the seat's win, its
+share of opponents beaten, its share of the scores), each with its exchange rate to win chance (the
+least-squares slope of the difference of two candidates' win chances on the difference of their
+values, in contested positions); and, at the same positions (the decisions whose candidates are all
+the seat's choices), the loss and move accuracy of each bot's choice, from the same estimates. Not a
+test; one process, run it under ``nice``.
+
+Each game's log and analysis are kept under ``bench/out/accuracy-...`` (a JSON file per game, with
+each candidate's rollouts' final scores) and reused by a later run with the same options, so that the
+tables can be computed again (after a change of ``analysis.accuracy``) without playing the rollouts
+again; ``--first N`` analyses only the first N games (a long run in parts), and with ``--tables``
+writes the tables over them. Writes ``--out`` (JSON: the machine, the options, the seconds, the
+exchange rate used and measured over both games, the tables and each seat of each game) and prints
+the tables as markdown.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
+import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.accuracy import at_stake, counted_loss, move_accuracy, seat_summaries  # noqa: E402
-from analysis.decisions import Candidate, Decision, Options, analyse, decision_points, rollout_kind  # noqa: E402
+import analysis.accuracy as accuracy_module  # noqa: E402
+import analysis.decisions as decisions_module  # noqa: E402
+from analysis.accuracy import (  # noqa: E402
+    at_stake,
+    counted_loss,
+    move_accuracy,
+    move_loss,
+    scored,
+    summarise,
+)
+from analysis.decisions import (  # noqa: E402
+    SAMPLINGS,
+    Candidate,
+    Decision,
+    Options,
+    analyse,
+    decision_points,
+    rollout_kind,
+)
+from analysis.rollouts import (  # noqa: E402
+    RolloutResult,
+    RolloutTask,
+    play_to_end,
+    score_share,
+    share_stats,
+    state_players,
+    win_share,
+    world_rng,
+)
 from bench.common import OUT, machine, reference_work_ms  # noqa: E402
 from governor.arena.round_robin import run_arena  # noqa: E402
+from ingest.accuracy_sql import SHARE_TO_WIN  # noqa: E402
 from replay import native  # noqa: E402
+from replay.collector import collector_paused  # noqa: E402
+from replay.errors import FieldError, RuleViolation  # noqa: E402
 from replay.logfile import parse_game  # noqa: E402
 from replay.outputs import write_bytes  # noqa: E402
 from replay.registry import engine_for, game_names  # noqa: E402
@@ -47,6 +90,53 @@ from replay.simulate import make_bot  # noqa: E402
 
 BOTS = ("random", "heuristic", "expert")
 Z95 = 1.959963984540054
+#: The thirds of a game (by move number) the diagnosis is split by.
+PHASES = ("early", "middle", "late")
+
+#: Each rollout's final scores, recorded by ``_recording_run_task``: (seed, step, seat, candidate text,
+#: rollout number) -> each seat's [total, tie-break] and the winners.
+SCORES: dict[tuple[int, int, int, str, int], list[Any]] = {}
+
+#: A final (each seat's [total, tie-break], the winners) and a seat -> the rollout's value for it.
+Valuation = Callable[[list[Any], int], float]
+
+
+def _recording_run_task(task: RolloutTask) -> RolloutResult:
+    """``analysis.rollouts.run_task``, the same rollouts and results, also keeping each rollout's final
+    scores in ``SCORES`` (so that other valuations of a rollout can be measured on the same rollouts)."""
+    with collector_paused():
+        engine = engine_for(task.game)
+        wins = [0.0] * len(task.candidates)
+        played = [0] * len(task.candidates)
+        outcomes: list[list[float | None]] = [[] for _ in task.candidates]
+        shares: list[list[float | None]] = [[] for _ in task.candidates]
+        for number in range(task.first, task.first + task.count):
+            rng = world_rng(task.seed, task.step, number)
+            world = engine.determinise(task.state, task.seat, rng)
+            play_seed = rng.randrange(2**62)
+            players = state_players(world)
+            for index, move in enumerate(task.candidates):
+                outcomes[index].append(None)
+                shares[index].append(None)
+                game = engine.working(world)
+                try:
+                    game.apply(move)
+                except (RuleViolation, FieldError):
+                    continue
+                if not play_to_end(engine, game, players, random.Random(play_seed), task.bot):
+                    continue
+                final = game.snapshot()
+                winners = engine.winners(final)
+                share = win_share(winners, task.seat)
+                wins[index] += share
+                played[index] += 1
+                outcomes[index][-1] = share
+                totals = engine.scores(final)
+                shares[index][-1] = score_share([s.total for s in totals], task.seat)
+                SCORES[(task.seed, task.step, task.seat, move.text(), number)] = [
+                    [[s.total, s.tiebreak] for s in totals], winners]
+        return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes),
+                             tuple(tuple(s) for s in shares))
 
 
 def arena_logs(game: str, players: int, games: int, seed: int) -> list[tuple[dict[str, Any], list[str]]]:
@@ -63,39 +153,87 @@ def arena_logs(game: str, players: int, games: int, seed: int) -> list[tuple[dic
     return logs
 
 
-def _decision(obj: dict[str, Any]) -> Decision:
-    """A decision from its JSON (``Decision.to_json``): what accuracy reads of it, each candidate's
-    move kept as its JSON."""
-    candidates = tuple(Candidate(c["move"], c["text"], c["words"], c["played"], c["wins"], c["rollouts"])
-                       for c in obj["candidates"])
+# The valuations of a rollout compared (each from the rollout's final scores and winners).
+def _win(final: list[Any], seat: int) -> float:
+    return win_share(final[1], seat)
+
+
+def _beaten(final: list[Any], seat: int) -> float:
+    """The share of the opponents the seat finished ahead of (a winner ahead of every other seat,
+    then by score and tie-break; level counts half)."""
+    scores, winners = final
+    total = 0.0
+    for other in range(len(scores)):
+        if other != seat:
+            if (seat in winners) != (other in winners):
+                total += 1.0 if seat in winners else 0.0
+            else:
+                mine, theirs = tuple(scores[seat]), tuple(scores[other])
+                total += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    return total / (len(scores) - 1)
+
+
+def _share(final: list[Any], seat: int) -> float:
+    return score_share([s[0] for s in final[0]], seat)
+
+
+VALUATIONS: dict[str, Valuation] = {"win": _win, "opponents beaten": _beaten, "score share": _share}
+
+
+def _values(candidate: dict[str, Any], seat: int, value: Valuation) -> list[float | None]:
+    return [None if f is None else value(f, seat) for f in candidate.get("finals") or []]
+
+
+def _decision(obj: dict[str, Any], value: Valuation | None = _share) -> Decision:
+    """A decision from its JSON (``Decision.to_json`` and each candidate's ``finals``): what accuracy
+    reads of it, each candidate's move kept as its JSON, and as its "share" the mean and spread of
+    ``value`` over its rollouts (the score share, as the analysis keeps it; None: none, the
+    accuracy of the win chances alone)."""
+    candidates = []
+    for c in obj["candidates"]:
+        share, share_sd = share_stats(_values(c, obj["seat"], value)) if value is not None else (None, None)
+        candidates.append(Candidate(c["move"], c["text"], c["words"], c["played"], c["wins"], c["rollouts"],
+                                    share, share_sd))
     mover = obj["mover"] if obj["mover"] != obj["seat"] else None
-    return Decision(obj["step"], obj["seat"], obj["player"], obj["legal_moves"], candidates, mover,
+    return Decision(obj["step"], obj["seat"], obj["player"], obj["legal_moves"], tuple(candidates), mover,
                     obj["mover_player"] if mover is not None else None, obj["rollout_bot"])
 
 
 def analysed_games(game: str, players: int, games: int, options: Options, folder: Path,
-                   engines: set[str]) -> list[tuple[list[str], list[str], list[Decision], float, dict[str, Any]]]:
-    """Each arena game's players, seats' bot kinds, analysed decisions, seconds of analysis and log,
-    from ``folder`` when an earlier run left them there, else played, analysed and kept there. Adds to
-    ``engines`` the engines (compiled or not) each game was analysed with."""
+                   engines: set[str], first: int | None = None) -> list[dict[str, Any]]:
+    """Each arena game's record (``players``, ``kinds``: the seats' bots, ``decisions``: their JSON with
+    each candidate's rollouts' ``finals``, ``seconds`` of analysis, ``log``), from ``folder`` when an
+    earlier run left it there, else played, analysed and kept there. Adds to ``engines`` the engines
+    (compiled or not) each game was analysed with."""
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     logs = None
-    for index in range(games):
+    arena_file = folder / "arena.json"
+    for index in range(games if first is None else min(first, games)):
         path = folder / f"{game}-{index:03d}.json"
         if not path.exists():
+            if logs is None and arena_file.exists():
+                logs = json.loads(arena_file.read_text())
             if logs is None:
                 logs = arena_logs(game, players, games, options.seed)
+                write_bytes(arena_file, json.dumps(logs).encode())
             raw, kinds = logs[index]
             log = parse_game(raw, file="arena")
             start = time.monotonic()
+            SCORES.clear()
+            decisions_module.run_task = _recording_run_task  # type: ignore[assignment]
             decisions = [d.to_json() for d in analyse(log, options)]
+            for decision in decisions:
+                for candidate in decision["candidates"]:
+                    # Rollout numbers 0 to the cap: each one's final scores, or None (not played by a
+                    # race that let the candidate go, or not ended).
+                    candidate["finals"] = [SCORES.get((options.seed, decision["step"], decision["seat"],
+                                                       candidate["text"], k)) for k in range(options.rollouts)]
             record = {"kinds": kinds, "players": log.players, "seconds": round(time.monotonic() - start, 2),
                       "engines": native.status, "decisions": decisions, "log": raw}
             write_bytes(path, json.dumps(record).encode())
         record = json.loads(path.read_text())
-        out.append((record["players"], record["kinds"], [_decision(d) for d in record["decisions"]],
-                    record["seconds"], record["log"]))
+        out.append(record)
         engines.add(record.get("engines", "unknown"))
         print(f"{game} game {index + 1}: {len(record['decisions'])} decisions ({record['seconds']} s)", flush=True)
     return out
@@ -106,35 +244,40 @@ def _key(engine: Any, move: Any) -> str:
     return json.dumps(engine.canonical_move(move).to_json(), sort_keys=True)
 
 
-def same_positions(game: str, analysed: list[tuple[list[str], list[str], list[Decision], float, dict[str, Any]]],
-                   tally: dict[str, list[tuple[float, float]]]) -> None:
-    """At the same positions, the counted loss and move accuracy of each bot's choice, read from the
-    analysed candidates (no new rollouts): every decision of the seat to act whose candidates are all
-    its choices and that has something at stake; the random bot's as the mean over the choices (it
-    picks one uniformly), the heuristic's and the expert's as their move there. Adds to ``tally``
-    under each kind, and under ``played by KIND`` the move the seat's bot played."""
+def same_positions(game: str, analysed: list[dict[str, Any]], tally: dict[str, list[tuple[float, float, float]]]) -> None:
+    """At the same positions, the loss (modelled from the score share, as the accuracy counts it, and
+    of win chance alone) and move accuracy of each bot's choice, read from the analysed candidates
+    (no new rollouts): every decision of the seat to act whose candidates are all its choices and that
+    has something at stake; the random bot's as the mean over the choices (it picks one uniformly),
+    the heuristic's and the expert's as their move there. Adds to ``tally`` under each kind, and under
+    ``played by KIND`` the move the seat's bot played."""
     engine = engine_for(game)
     bots = {kind: make_bot(game, kind, 7) for kind in ("heuristic", "expert")}
-    for _, kinds, decisions, _, raw in analysed:
-        log = parse_game(raw, file="arena")
-        by_key = {(d.step, d.seat): d for d in decisions}
+
+    def losses(decision: Decision, candidate: Candidate) -> tuple[float, float, float]:
+        loss = move_loss(decision.candidates, decision.best, candidate)
+        return loss, move_accuracy(loss), counted_loss(decision.best, candidate)
+
+    for record in analysed:
+        kinds = record["kinds"]
+        log = parse_game(record["log"], file="arena")
+        by_key = {(d.step, d.seat): d for d in map(_decision, record["decisions"])}
         for point, _count in decision_points(log):
             decision = by_key.get((point.step, point.seat))
             if (decision is None or point.seat != point.mover or len(decision.candidates) != decision.legal
                     or not at_stake(decision.candidates)):
                 continue
             by_move = {_key(engine, engine.parse_move(c.move, "move")): c for c in decision.candidates}
-            losses = [counted_loss(decision.best, c) for c in decision.candidates]
+            each = [losses(decision, c) for c in decision.candidates]
             tally.setdefault("random", []).append(
-                (statistics.fmean(losses), statistics.fmean(move_accuracy(x) for x in losses)))
+                (statistics.fmean(x[0] for x in each), statistics.fmean(x[1] for x in each),
+                 statistics.fmean(x[2] for x in each)))
             for kind, bot in bots.items():
                 chosen = engine.with_others_from(point.state, bot.choose(point.state), point.seat, point.played)
                 candidate = by_move.get(_key(engine, chosen))
                 if candidate is not None:
-                    loss = counted_loss(decision.best, candidate)
-                    tally.setdefault(kind, []).append((loss, move_accuracy(loss)))
-            loss = counted_loss(decision.best, decision.played)
-            tally.setdefault(f"played by {kinds[point.seat]}", []).append((loss, move_accuracy(loss)))
+                    tally.setdefault(kind, []).append(losses(decision, candidate))
+            tally.setdefault(f"played by {kinds[point.seat]}", []).append(losses(decision, decision.played))
 
 
 def mean_interval(values: list[float]) -> tuple[float, float, float]:
@@ -142,6 +285,104 @@ def mean_interval(values: list[float]) -> tuple[float, float, float]:
     mean = statistics.fmean(values)
     half = Z95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
     return mean, mean - half, mean + half
+
+
+def exchange_rate(analysed: list[dict[str, Any]], value: Valuation, low: float = 0.1, high: float = 0.9) -> tuple[float, int]:
+    """Points of win chance one point of ``value`` is worth: over every pair of a played move and
+    another candidate of a decision in a contested position (the candidates' mean win chance within
+    ``low`` to ``high``, each candidate at least 8 rollouts), the least-squares slope (through 0) of the
+    difference of their win chances on the difference of their mean values; and the pairs."""
+    products = squares = 0.0
+    pairs = 0
+    for record in analysed:
+        for obj in record["decisions"]:
+            if obj["legal_moves"] < 2:
+                continue
+            stats = []
+            for c in obj["candidates"]:
+                ended = [x for x in _values(c, obj["seat"], value) if x is not None]
+                if len(ended) < 8:
+                    break
+                stats.append((c["played"], c["wins"] / c["rollouts"], statistics.fmean(ended)))
+            else:
+                if not stats or not low < statistics.fmean(s[1] for s in stats) < high:
+                    continue
+                played = next(s for s in stats if s[0])
+                for other in stats:
+                    if other is not played:
+                        products += (other[1] - played[1]) * (other[2] - played[2])
+                        squares += (other[2] - played[2]) ** 2
+                        pairs += 1
+    return (products / squares if squares else float("nan")), pairs
+
+
+def seat_rows(game: str, analysed: list[dict[str, Any]], value: Valuation | None,
+              count_all: bool = False) -> list[dict[str, Any]]:
+    """Each seat of each game with its accuracy (``value`` as the candidates' share; None: the win
+    chances alone; ``count_all``: every decision counted, those with nothing at stake as perfect)."""
+    rows = []
+    for index, record in enumerate(analysed):
+        decisions = [_decision(d, value) for d in record["decisions"]]
+        moves = [scored(d) for d in decisions if d.legal >= 2]
+        if count_all:
+            moves = [dataclasses.replace(m, at_stake=True) for m in moves]
+        for summary, kind in zip(summarise(moves, record["players"]), record["kinds"], strict=True):
+            own = sum(1 for m in moves if m.seat == summary.seat)
+            rows.append({"game": game, "index": index, "bot": kind, "seat": summary.seat,
+                         "accuracy": summary.accuracy, "moves": summary.moves, "left_out": own - summary.moves,
+                         "inaccuracies": summary.inaccuracies, "mistakes": summary.mistakes,
+                         "blunders": summary.blunders, "avg_loss": summary.avg_loss, "seconds": record["seconds"]})
+    return rows
+
+
+def bot_table(game: str, rows: list[dict[str, Any]], rollout_bot: str) -> list[dict[str, Any]]:
+    """Per bot: the mean accuracy over its games with its interval, the decisions and the tags."""
+    table = []
+    for bot in BOTS:
+        mine = [s for s in rows if s["bot"] == bot and s["accuracy"] is not None]
+        if not mine:
+            continue
+        mean, low, high = mean_interval([s["accuracy"] for s in mine])
+        moves = sum(s["moves"] for s in mine)
+        table.append({
+            "game": game, "bot": bot, "accuracy": round(mean, 1), "low": round(low, 1), "high": round(high, 1),
+            "games": len(mine), "decisions": moves, "left_out": sum(s["left_out"] for s in mine),
+            "inaccuracies": round(statistics.fmean(s["inaccuracies"] for s in mine), 2),
+            "mistakes": round(statistics.fmean(s["mistakes"] for s in mine), 2),
+            "blunders": round(statistics.fmean(s["blunders"] for s in mine), 2),
+            "avg_loss_points": round(100 * sum(s["avg_loss"] * s["moves"] for s in mine) / max(1, moves), 2),
+            "rollout_bot": rollout_bot,
+        })
+    return table
+
+
+def phases(game: str, analysed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per bot and third of the game: the decisions with something at stake in win chance (counted by
+    the win chances alone) and without (left out), the mean win chance lost over those counted, and
+    the mean loss modelled from the score share over all of them."""
+    tally: dict[tuple[str, str], list[float]] = {}
+    for record in analysed:
+        last = max(1, len(record["log"]["moves"]))
+        for obj in record["decisions"]:
+            if obj["legal_moves"] < 2:
+                continue
+            old, new = _decision(obj, None), _decision(obj)
+            key = (record["kinds"][obj["seat"]], PHASES[min(2, 3 * (obj["step"] - 1) // last)])
+            cell = tally.setdefault(key, [0, 0, 0.0, 0.0])
+            if at_stake(old.candidates):
+                cell[0] += 1
+                cell[2] += counted_loss(old.best, old.played)
+            else:
+                cell[1] += 1
+            cell[3] += move_loss(new.candidates, new.best, new.played)
+    out = []
+    for bot in BOTS:
+        for phase in PHASES:
+            counted, left, loss, modelled = tally.get((bot, phase), [0, 0, 0.0, 0.0])
+            out.append({"game": game, "bot": bot, "phase": phase, "counted": counted, "left_out": left,
+                        "win_loss_points": round(100 * loss / max(1, counted), 2),
+                        "modelled_loss_points": round(100 * modelled / max(1, counted + left), 2)})
+    return out
 
 
 def main() -> None:
@@ -153,60 +394,70 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", choices=game_names(), action="append", help="only this game (repeatable)")
     parser.add_argument("--rollout-bot", default=None, help="the bot that plays the rollouts (default: the game's)")
+    parser.add_argument("--first", type=int, default=None,
+                        help="only the first N of the --games (the rest analysed by a later run): analysed, no tables")
+    parser.add_argument("--tables", action="store_true", help="with --first: the tables over the first N games")
+    parser.add_argument("--sampling", choices=SAMPLINGS, default="adaptive", help="how rollouts are spent (default adaptive)")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results_accuracy.json"))
     args = parser.parse_args()
     reference_before = reference_work_ms()
     started = time.monotonic()
     seats: list[dict[str, Any]] = []
+    table: list[dict[str, Any]] = []
+    old_rule: list[dict[str, Any]] = []
+    by_phase: list[dict[str, Any]] = []
+    valuations: list[dict[str, Any]] = []
     same: list[dict[str, Any]] = []
     engines: set[str] = set()
+    everything: list[dict[str, Any]] = []
     for game in args.game or game_names():
-        options = Options(rollouts=args.rollouts, seed=args.seed, top=args.top, workers=1, rollout_bot=args.rollout_bot)
+        options = Options(rollouts=args.rollouts, seed=args.seed, top=args.top, workers=1, rollout_bot=args.rollout_bot,
+                          sampling=args.sampling)
         bot_part = f"-{args.rollout_bot}" if args.rollout_bot else ""
-        folder = OUT / f"accuracy-{game}-{args.players}p-{args.games}-r{args.rollouts}-t{args.top}-s{args.seed}{bot_part}"
-        analysed = analysed_games(game, args.players, args.games, options, folder, engines)
-        for index, (players, kinds, decisions, seconds, _) in enumerate(analysed):
-            for summary, kind in zip(seat_summaries(decisions, players), kinds, strict=True):
-                own = [d for d in decisions if d.seat == summary.seat and d.legal >= 2]
-                seats.append({"game": game, "index": index, "bot": kind, "seat": summary.seat,
-                              "accuracy": summary.accuracy, "moves": summary.moves,
-                              "left_out": len(own) - summary.moves,
-                              "inaccuracies": summary.inaccuracies, "mistakes": summary.mistakes,
-                              "blunders": summary.blunders, "avg_loss": summary.avg_loss, "seconds": seconds})
-        tally: dict[str, list[tuple[float, float]]] = {}
+        folder = OUT / f"accuracy-{game}-{args.players}p-{args.games}-r{args.rollouts}-t{args.top}-s{args.seed}{bot_part}-{args.sampling}"
+        analysed = analysed_games(game, args.players, args.games, options, folder, engines, args.first)
+        if args.first is not None and not args.tables:
+            continue  # a part of a long run: the games are analysed and kept, the tables come at the end
+        everything += analysed
+        rollout_bot = rollout_kind(game, Options(rollout_bot=args.rollout_bot))
+        rows = seat_rows(game, analysed, _share)
+        seats += rows
+        table += bot_table(game, rows, rollout_bot)
+        for name, count_all in (("win chance, nothing at stake left out", False), ("win chance, every decision", True)):
+            for row in bot_table(game, seat_rows(game, analysed, None, count_all), rollout_bot):
+                old_rule.append({"rule": name, **row})
+        by_phase += phases(game, analysed)
+        for name, value in VALUATIONS.items():
+            rate, pairs = exchange_rate(analysed, value)
+            accuracy_module.SHARE_TO_WIN = rate  # type: ignore[misc]
+            for row in bot_table(game, seat_rows(game, analysed, value), rollout_bot):
+                valuations.append({"valuation": name, "points_of_win_chance_per_point": round(rate, 2),
+                                   "pairs": pairs, **row})
+        accuracy_module.SHARE_TO_WIN = SHARE_TO_WIN  # type: ignore[misc]
+        tally: dict[str, list[tuple[float, float, float]]] = {}
         same_positions(game, analysed, tally)
         for kind, values in sorted(tally.items()):
             same.append({"game": game, "choice": kind, "decisions": len(values),
                          "avg_loss_points": round(100 * statistics.fmean(v[0] for v in values), 2),
-                         "move_accuracy": round(statistics.fmean(v[1] for v in values), 1)})
-    table = []
-    for game in args.game or game_names():
-        for bot in BOTS:
-            mine = [s for s in seats if s["game"] == game and s["bot"] == bot and s["accuracy"] is not None]
-            if not mine:
-                continue
-            mean, low, high = mean_interval([s["accuracy"] for s in mine])
-            moves = sum(s["moves"] for s in mine)
-            table.append({
-                "game": game, "bot": bot, "accuracy": round(mean, 1), "low": round(low, 1), "high": round(high, 1),
-                "games": len(mine), "decisions": moves, "left_out": sum(s["left_out"] for s in mine),
-                "inaccuracies": round(statistics.fmean(s["inaccuracies"] for s in mine), 2),
-                "mistakes": round(statistics.fmean(s["mistakes"] for s in mine), 2),
-                "blunders": round(statistics.fmean(s["blunders"] for s in mine), 2),
-                "avg_loss_points": round(100 * sum(s["avg_loss"] * s["moves"] for s in mine) / moves, 2),
-                "rollout_bot": rollout_kind(game, Options(rollout_bot=args.rollout_bot)),
-            })
+                         "move_accuracy": round(statistics.fmean(v[1] for v in values), 1),
+                         "avg_win_loss_points": round(100 * statistics.fmean(v[2] for v in values), 2)})
+    if args.first is not None and not args.tables:
+        return
     info = machine()
     info["reference_work_ms"] = [reference_before, reference_work_ms()]
     result = {"machine": info, "seconds": round(time.monotonic() - started, 1),
               "analysis_seconds": round(sum(s["seconds"] for s in seats if s["seat"] == 0), 1),
-              "analysis_engines": sorted(engines),
+              "analysis_engines": sorted(engines), "share_to_win": SHARE_TO_WIN,
+              "share_to_win_measured": dict(zip(("rate", "pairs"), exchange_rate(everything, _share), strict=True)),
               "options": {"games": args.games, "players": args.players, "rollouts": args.rollouts,
-                          "top": args.top, "seed": args.seed, "rollout_bot": args.rollout_bot},
-              "table": table, "same_positions": same, "seats": seats}
+                          "top": args.top, "seed": args.seed, "rollout_bot": args.rollout_bot,
+                          "sampling": args.sampling, "first": args.first},
+              "table": table, "win_chance_rule": old_rule, "phases": by_phase, "valuations": valuations,
+              "same_positions": same, "seats": seats}
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"\n{result['seconds']} s (analyses: {result['analysis_seconds']} s, {', '.join(sorted(engines))}); reference work before and after: {info['reference_work_ms']} ms; "
-          f"engines: {info['engines']}")
+    print(f"\nscore share -> win chance: {SHARE_TO_WIN} used, measured {result['share_to_win_measured']}")
+    print(f"\n{result['seconds']} s (analyses: {result['analysis_seconds']} s, {', '.join(sorted(engines))}); "
+          f"reference work before and after: {info['reference_work_ms']} ms; engines: {info['engines']}")
     print("\n| Game | Bot | Mean accuracy [95 %] | Games | Decisions (left out) | Inaccuracies / game | "
           "Mistakes / game | Blunders / game | Win chance lost / decision |\n"
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -214,10 +465,26 @@ def main() -> None:
         print(f"| {r['game']} | {r['bot']} | {r['accuracy']} [{r['low']}, {r['high']}] | {r['games']} | "
               f"{r['decisions']} ({r['left_out']}) | {r['inaccuracies']} | {r['mistakes']} | {r['blunders']} | "
               f"{r['avg_loss_points']} points |")
-    print("\n| Game | Choice at the same positions | Decisions | Win chance lost / decision | Move accuracy |\n"
+    print("\n| Game | Rule | Bot | Mean accuracy [95 %] | Decisions (left out) | Win chance lost / decision |\n"
+          "| --- | --- | --- | --- | --- | --- |")
+    for r in old_rule:
+        print(f"| {r['game']} | {r['rule']} | {r['bot']} | {r['accuracy']} [{r['low']}, {r['high']}] | "
+              f"{r['decisions']} ({r['left_out']}) | {r['avg_loss_points']} points |")
+    print("\n| Game | Bot | Phase | Counted | Left out | Win chance lost / counted | Modelled loss / decision |\n"
+          "| --- | --- | --- | --- | --- | --- | --- |")
+    for r in by_phase:
+        print(f"| {r['game']} | {r['bot']} | {r['phase']} | {r['counted']} | {r['left_out']} | "
+              f"{r['win_loss_points']} | {r['modelled_loss_points']} |")
+    print("\n| Game | Valuation | Win chance per point | Bot | Mean accuracy [95 %] | Decisions (left out) |\n"
+          "| --- | --- | --- | --- | --- | --- |")
+    for r in valuations:
+        print(f"| {r['game']} | {r['valuation']} | {r['points_of_win_chance_per_point']} ({r['pairs']} pairs) | "
+              f"{r['bot']} | {r['accuracy']} [{r['low']}, {r['high']}] | {r['decisions']} ({r['left_out']}) |")
+    print("\n| Game | Choice at the same positions | Decisions | Loss / decision (win chance alone) | Move accuracy |\n"
           "| --- | --- | --- | --- | --- |")
     for r in same:
-        print(f"| {r['game']} | {r['choice']} | {r['decisions']} | {r['avg_loss_points']} points | {r['move_accuracy']} |")
+        print(f"| {r['game']} | {r['choice']} | {r['decisions']} | {r['avg_loss_points']} points "
+              f"({r['avg_win_loss_points']}) | {r['move_accuracy']} |")
 
 
 if __name__ == "__main__":
