@@ -183,7 +183,8 @@ def game_accuracy(moves: Sequence[ScoredMove]) -> float | None:
 class SeatSummary:
     """One seat's accuracy over an analysed game: the accuracy (0 to 100; None when none of its
     decisions was analysed), its tagged moves, the mean counted win chance lost per move (a share,
-    0 to 1) and the moves (decisions) it is over."""
+    0 to 1) and the moves (decisions) it is over; its ``luck`` and ``skill`` over the game, in games
+    (``analysis.winchance.luck``; None when they were not measured)."""
 
     seat: int
     player: str
@@ -193,6 +194,8 @@ class SeatSummary:
     blunders: int
     avg_loss: float
     moves: int
+    luck: float | None = None
+    skill: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The summary as ``governor analyse --summary --json`` prints it (rounded; no ``moves``)."""
@@ -201,6 +204,8 @@ class SeatSummary:
             "accuracy": None if self.accuracy is None else round(self.accuracy, 2),
             "inaccuracies": self.inaccuracies, "mistakes": self.mistakes, "blunders": self.blunders,
             "avg_loss": round(self.avg_loss, 6),
+            "luck": None if self.luck is None else round(self.luck, 4),
+            "skill": None if self.skill is None else round(self.skill, 4),
         }
 
 

@@ -170,6 +170,23 @@ def summary_line(summary: SeatSummary) -> str:
     )
 
 
+def with_luck(summaries: list[SeatSummary], log: Any) -> list[SeatSummary]:
+    """``summaries`` with each seat's luck and skill by the game's win-chance model
+    (``analysis.winchance.luck``); as they are, after one line on stderr, when the game has no model."""
+    from dataclasses import replace
+
+    from analysis.winchance.luck import game_split
+    from analysis.winchance.model import ModelError, load
+
+    try:
+        found = game_split(load(log.game, len(log.players)), log)
+    except (ModelError, KeyError) as err:
+        print(f"governor analyse: {printable(str(err).strip(chr(34)))}; luck and skill left out", file=sys.stderr)
+        return summaries
+    luck, skill = found.seat_luck(), found.seat_skill()
+    return [replace(s, luck=luck[s.seat], skill=skill[s.seat]) if s.seat < len(luck) else s for s in summaries]
+
+
 def run(args: argparse.Namespace, default_db: Any) -> int:
     """Run ``governor analyse``; returns the exit status. Raises ``UsageError`` for options that do not
     go together."""
@@ -229,7 +246,7 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     if show_progress:
         sys.stderr.write("\n")
     if args.summary:
-        for summary in seat_summaries(decisions, log.players):
+        for summary in with_luck(seat_summaries(decisions, log.players), log):
             print(json.dumps(summary.to_json()) if args.json else summary_line(summary), flush=True)
     tags = {name: sum(1 for d in decisions if d.tag == name) for name, _ in THRESHOLDS}
     spent = f"{'at most ' if options.adaptive else ''}{options.rollouts} rollouts per candidate"

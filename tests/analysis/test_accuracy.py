@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ from analysis.accuracy import (
 from analysis.decisions import Candidate, Decision, Options, analyse
 from analysis.rollouts import score_share, share_stats
 from analysis.store import analysis_table
+from analysis.winchance.luck import game_split
+from analysis.winchance.model import load
 from ingest.accuracy_sql import SHARE_TO_WIN
 from replay.log_reader import read_records
 
@@ -126,9 +129,9 @@ def test_seat_summaries_exact() -> None:
     assert carla == SeatSummary(2, "Carla", None, 0, 0, 0, 0.0, 0)
     assert [s.to_json() for s in (ana, carla)] == [
         {"seat": 0, "player": "Ana", "accuracy": 2.99, "inaccuracies": 0, "mistakes": 0, "blunders": 1,
-         "avg_loss": 0.3},
+         "avg_loss": 0.3, "luck": None, "skill": None},
         {"seat": 2, "player": "Carla", "accuracy": None, "inaccuracies": 0, "mistakes": 0, "blunders": 0,
-         "avg_loss": 0.0},
+         "avg_loss": 0.0, "luck": None, "skill": None},
     ]
 
 
@@ -190,9 +193,15 @@ def test_cli_summary_json(analysed: list[Decision], expected: list[SeatSummary])
     run = _run("--json")
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in run.stdout.splitlines()]
-    assert rows == [s.to_json() for s in expected]
+    record = next(iter(read_records(SJ_LOG)))
+    assert record.log is not None
+    found = game_split(load(record.log.game, 2), record.log)
+    # Luck and skill are over the whole game (not only the steps analysed), by the shipped model.
+    assert rows == [replace(s, luck=found.seat_luck()[s.seat], skill=found.seat_skill()[s.seat]).to_json()
+                    for s in expected]
     assert [list(r) for r in rows] == [["seat", "player", "accuracy", "inaccuracies", "mistakes", "blunders",
-                                        "avg_loss"]] * 2
+                                        "avg_loss", "luck", "skill"]] * 2
+    assert rows[0]["luck"] == -rows[1]["luck"] != 0 and rows[0]["skill"] == -rows[1]["skill"] != 0
     assert int(run.stderr.split(" decisions analysed")[0]) == len(analysed)
     # Every decision with something at stake counts, in its seat's summary.
     assert sum(s.moves for s in expected) == sum(at_stake(d.candidates) for d in analysed) > 0
