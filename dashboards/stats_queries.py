@@ -284,3 +284,46 @@ def player_games(game: str, name: str) -> int:
     rows = data.frame("SELECT count(*) AS n FROM games WHERE game = ? AND game_id IN (SELECT game_id FROM players WHERE name = ?)",
                       (game, name))
     return int(rows["n"].iloc[0])
+
+
+#: What "win chance added" is grouped by: the building a build move names, the role a choice names
+#: (the game's declared ``build`` and ``choice``), or the kind of every move.
+ADDED_BY = ("building", "role", "kind")
+
+
+def has_win_chance() -> bool:
+    """Whether the database holds learned win chances (``governor winchance --db`` filled the table
+    ``win_chance``; a database made before it has no such table)."""
+    return "win_chance" in data.tables() and bool(data.frame("SELECT EXISTS (SELECT 1 FROM win_chance) AS f")["f"].iloc[0])
+
+
+def win_chance_added(filters: Filters, by: str, split: bool = False) -> pd.DataFrame:
+    """For each building built, role chosen or kind of move (``by``, one of ``ADDED_BY``): ``n`` moves of
+    the selected players, ``added`` the mean change of the mover's learned win chance across the move
+    (the table ``win_chance``: after the move less before it, as a share), its 95 % interval
+    ``added_low``, ``added_high`` (normal, from the changes' spread; NaN for a single move), and beside it
+    the raw win rate of those movers (``with_intervals``; a player making the move twice counts twice).
+    Moves of games without win chances are left out. ``split``: one row per player count too. Raises
+    ``ValueError`` for another ``by``."""
+    if by not in ADDED_BY:
+        raise ValueError(f"win chance added is by {', '.join(ADDED_BY)}, not {by!r}")
+    cols, order = _split(split)
+    if by == "kind":
+        key, where, params = "m.kind", "", []
+    else:
+        kind, path = _declared(filters.game, "build" if by == "building" else "choice")
+        key, where, params = "json_extract_string(m.details, ?)", "AND m.kind = ? ", [path, kind]
+    rows = _run(
+        filters,
+        f"SELECT {cols.replace('player_count', 'pl.player_count')}d.key AS {by}, count(*) AS n, avg(d.delta) AS added, "
+        "coalesce(stddev_samp(d.delta), 'NaN'::DOUBLE) AS sd, sum(pl.w) AS wins, sum(pl.p0) AS expected FROM "
+        f"(SELECT m.game_id, m.seat, {key} AS key, a.win_chance - b.win_chance AS delta FROM moves m "
+        " JOIN win_chance a ON a.game_id = m.game_id AND a.step = m.step AND a.seat = m.seat "
+        " JOIN win_chance b ON b.game_id = m.game_id AND b.step = m.step - 1 AND b.seat = m.seat "
+        f" WHERE m.game_id IN (SELECT game_id FROM sel) {where}) d "
+        f"JOIN pl ON pl.game_id = d.game_id AND pl.seat = d.seat GROUP BY ALL ORDER BY {order}{by}",
+        params,
+    )
+    half = 1.96 * rows["sd"] / rows["n"].clip(lower=1) ** 0.5
+    rows["added_low"], rows["added_high"] = rows["added"] - half, rows["added"] + half
+    return with_intervals(rows.drop(columns="sd"))

@@ -17,16 +17,19 @@ from dashboards import charts, data, ui, url_state
 from dashboards.plain import isolate
 from dashboards.stats import FEW_GAMES, MAX_MIN_N, arrow, plural, ranked, rate_label
 from dashboards.stats_queries import (
+    ADDED_BY,
     TIES,
     Filters,
     game_lengths,
     game_moves,
+    has_win_chance,
     player_games,
     player_names,
     score_counts,
     score_summary,
     summary,
     vp_by_round,
+    win_chance_added,
     win_rate_by_building,
     win_rate_by_building_round,
     win_rate_by_role_round,
@@ -38,6 +41,9 @@ TIE_LABELS = {
     "full": "a win for each tied player",
     "share": "1/k of a win for each of k tied players",
 }
+#: "Win chance added" by: each option's label, and what its n counts.
+ADDED_LABELS = {"building": "building built", "role": "role chosen", "kind": "decision kind"}
+ADDED_N = {"building": "builds (n)", "role": "choices (n)", "kind": "moves (n)"}
 RANK_LABELS = {"lift_low": "lift's 95% interval, lower end", "lift": "lift (point estimate)"}
 
 
@@ -92,6 +98,45 @@ def ranked_bars(frame: pd.DataFrame, label: str, title: str, key: str) -> None:
     if dropped:
         st.caption(f"{plural(dropped, 'row')} with n < {min_n} left out of the chart (lower the minimum n to see "
                    "them; the table below has every row).")
+
+
+def added_section(filters: Filters, split: bool) -> None:
+    """"Win chance added": for each building built, role chosen or decision kind, the mean change of the
+    mover's learned win chance across its moves with a 95 % interval, beside the movers' raw win rate;
+    a line saying how to fill the win chances when the database has none."""
+    st.subheader("Win chance added")
+    if not has_win_chance():
+        st.info("This database holds no learned win chances: fill them with governor winchance --db FILE "
+                "(docs/analysis.md, \"Win chance added\").")
+        return
+    by = st.radio("By", added_options, format_func=ADDED_LABELS.__getitem__, key="stats_added", horizontal=True)
+    added = win_chance_added(filters, by, split)
+    st.caption(
+        "Added: the mean change of the mover's learned win chance across the move (after it less before it, in "
+        "points; the chance to win if every seat played like the expert bot from here, learned from that bot's "
+        "games), with its 95 % interval. Beside it, the raw win rate of the players who made the move: a "
+        "building strong players build has a high win rate, but adds only what building it changes. The move "
+        "that ends a game adds what is left of its result.")
+    if added.empty:
+        st.info("No move of the selected games has win chances.")
+        return
+    columns = ["player_count"] * (split and "player_count" in added.columns) + [
+        by, "n", "added", "added_low", "added_high", "win_rate", "ci_low", "ci_high", "few_games"]
+    shown = added[columns].copy()
+    for column in ("added", "added_low", "added_high", "win_rate", "ci_low", "ci_high"):
+        shown[column] = shown[column] * 100
+    st.dataframe(shown, hide_index=True, width="stretch", height=min(400, 38 + 35 * max(1, len(shown))), column_config={
+        "player_count": st.column_config.NumberColumn("players in game"),
+        by: st.column_config.TextColumn(ADDED_LABELS[by]),
+        "n": st.column_config.NumberColumn(ADDED_N[by], help="Moves counted: a player making it twice counts twice."),
+        "added": st.column_config.NumberColumn("added", format="%+.2f", help="Mean change of the mover's win chance, points."),
+        "added_low": st.column_config.NumberColumn("95% CI low", format="%+.2f"),
+        "added_high": st.column_config.NumberColumn("95% CI high", format="%+.2f"),
+        "win_rate": st.column_config.NumberColumn("movers' win rate", format="%.1f%%"),
+        "ci_low": st.column_config.NumberColumn("win rate low", format="%.1f%%"),
+        "ci_high": st.column_config.NumberColumn("win rate high", format="%.1f%%"),
+        "few_games": st.column_config.CheckboxColumn(f"few (n < {FEW_GAMES})"),
+    })
 
 
 st.title("Statistics")
@@ -193,6 +238,11 @@ top_round = int(data.frame("SELECT max(rounds) AS r FROM games WHERE game = ?", 
 default_k = min(5, max(2, top_round))
 url_state.seed("stats_round_k", "k", url_state.int_in(1, max(2, top_round)), default_k)
 url_state.seed("stats_role_round", "round", url_state.int_in(1, max(2, top_round)), None)
+# "Win chance added" by building, role or kind of move: only what the game declares.
+added_options = [b for b in ADDED_BY if (b != "building" or builds) and (b != "role" or chooses)]
+url_state.seed("stats_added", "added", url_state.one_of(added_options), added_options[0])
+if st.session_state["stats_added"] not in added_options:  # another game's choice
+    st.session_state["stats_added"] = added_options[0]
 chosen_k = st.session_state.get("stats_round_k")
 chosen_role_round = st.session_state.get("stats_role_round")
 
@@ -203,6 +253,7 @@ url_state.publish({
     "rank": rank_by if rank_by != "lift_low" else None, "split": split or None, "humans": with_human or None,
     "tab": st.session_state["stats_tab"] if st.session_state["stats_tab"] != TABS[0] else None,
     "k": chosen_k if chosen_k != default_k else None, "round": chosen_role_round if chosen_role_round != 1 else None,
+    "added": st.session_state["stats_added"] if st.session_state["stats_added"] != added_options[0] else None,
 })
 
 if not counts:
@@ -308,6 +359,7 @@ if win_tab.open:
                 rate_table(owned, "building", "owners (n)", "Players owning the building when the game ended.", split)
                 st.caption(f"Built by round {k}")
                 rate_table(built, "building", "builders (n)", f"Players who built it in rounds 1 to {k}.", split)
+        added_section(filters, split)
         if not (builds and chooses):
             missing = [what for what, has in (("buildings", builds), ("roles", chooses)) if not has]
             st.caption(f"{ui.game_title(game)} declares no {' and no '.join(missing)}: no win rate by "
