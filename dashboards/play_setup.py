@@ -21,7 +21,7 @@ from play.setup import Setup, seats_of
 from replay.game import declarations
 
 #: The bots offered in the form's lists; any other agent spec the arena accepts may be typed.
-BOTS = ("heuristic", "random", "expert", "search:8", "search:32")
+BOTS = ("heuristic", "random", "expert", "search", "search:8", "search:32")
 RANDOM = "random"
 #: The setup parameters of the address (and each game option, by its name).
 PARAMS = ("game", "players", "seat", "bots", "seed", "name")

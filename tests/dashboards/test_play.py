@@ -39,6 +39,8 @@ def test_the_address_fills_the_form_and_start_game_starts_it(monkeypatch, tmp_pa
     assert at.selectbox(key="play_seat").value == "1"
     assert at.selectbox(key="play_bot_0").value == "heuristic"
     assert at.selectbox(key="play_bot_0").label == "Bot at seat 0 (first governor)"
+    # The strongest bot, the analysis' own search, is one of the choices offered.
+    assert at.selectbox(key="play_bot_0").options == ["heuristic", "random", "expert", "search", "search:8", "search:32"]
     assert at.text_input(key="play_name").value == "Tester"
     assert at.text_input(key="play_seed").value == "7"
     at.button(key="play_start").click().run()
