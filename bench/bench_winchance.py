@@ -1,0 +1,288 @@
+"""Is the learned win chance good enough to trust? Measured on held-out self-play games.
+
+    nice python bench/bench_winchance.py [--games 200] [--seed 2026] [--rollout-positions 20]
+                                         [--rollouts 1000] [--only GAME-PLAYERS ...]
+                                         [--out bench/results_winchance.json]
+
+For each shipped model (``analysis/winchance/models``): ``--games`` games of the game's strongest bot
+against itself, from seeds the models never learned from, every position still in play of each. Per
+quarter of the game (a position's step over its game's steps), the log loss (of the seats' shares of
+the win: ``-sum y log p``) and the Brier score (``sum (p - y)^2`` over the seats) of
+
+- the model's whole view (every card) and its seat view (what the seat to act may see),
+- the baseline a statistician fits first: a logistic regression of "this seat wins" on its score lead
+  (its score less the best other's) and the game's progress (and their product), fitted on as many
+  other games, normalised over the seats as the model is;
+
+the expected calibration error of each view (10 equal bins of the chances of every seat); a
+reliability table (and plot, ``docs/winchance_reliability.svg``); and, at ``--rollout-positions``
+positions per model drawn at random, the mean absolute difference between the seat view's chances and
+a ``--rollouts``-rollout estimate (each rollout from a determinisation of what the seat to act cannot
+see, played to the end by the game's strongest bot, as ``analysis.rollouts`` plays them). Then the
+speed of ``governor winchance``'s work (replay, features, trees) in games per second. Not a test;
+one process, run it under ``nice``. Writes ``--out`` and prints the tables as markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from analysis.rollouts import play_out, win_share, world_rng  # noqa: E402
+from analysis.winchance.fill import Models, game_chances  # noqa: E402
+from analysis.winchance.model import load, normalised  # noqa: E402
+from analysis.winchance.predict import result_shares  # noqa: E402
+from analysis.winchance.train import self_play, strongest_bot  # noqa: E402
+from bench.common import machine  # noqa: E402
+from replay.logfile import dumps_game  # noqa: E402
+from replay.registry import engine_for, game_names, view_for  # noqa: E402
+from replay.replayer import iter_replay  # noqa: E402
+from replay.simulate import simulate_game  # noqa: E402
+
+EPS = 1e-6
+QUARTERS = ("0-25%", "25-50%", "50-75%", "75-100%")
+
+
+def _positions(game: str, players: int, games: int, seed: int) -> list[dict[str, Any]]:
+    """Every position in play of ``games`` self-play games: state, step, progress, shares, acting seat."""
+    engine = engine_for(game)
+    found = []
+    for number, log in enumerate(self_play(game, players, games, seed, strongest_bot(game))):
+        states = [state for state, _ in iter_replay(log, describe=False, steps=False)]
+        shares = result_shares(engine, states[-1])
+        total = len(states) - 1
+        for step, state in enumerate(states):
+            if engine.is_over(state):
+                continue
+            found.append({"state": state, "game": number, "step": step, "progress": step / total,
+                          "shares": shares, "acting": engine.current_seat(state)})
+    return found
+
+
+def _baseline_x(engine: Any, position: dict[str, Any], players: int) -> np.ndarray:
+    scores = [score.total for score in engine.scores(position["state"])]
+    rows = []
+    for seat in range(players):
+        lead = scores[seat] - max(s for k, s in enumerate(scores) if k != seat)
+        rows.append([1.0, lead, position["progress"], lead * position["progress"]])
+    return np.asarray(rows)
+
+
+def _logistic(x: np.ndarray, y: np.ndarray, steps: int = 50) -> np.ndarray:
+    """Weights of a logistic regression (Newton's method, a little ridge for stability)."""
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-x @ w))
+        grad = x.T @ (p - y) + 1e-4 * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + 1e-4 * np.eye(x.shape[1])
+        w -= np.linalg.solve(hess, grad)
+    return w
+
+
+def _metrics(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    logloss = float(np.mean(-(y * np.log(np.clip(p, EPS, 1))).sum(axis=1)))
+    brier = float(np.mean(((p - y) ** 2).sum(axis=1)))
+    return {"log_loss": round(logloss, 4), "brier": round(brier, 4), "positions": int(len(p))}
+
+
+def _reliability(p: np.ndarray, y: np.ndarray, bins: int = 10) -> tuple[float, list[dict[str, float]]]:
+    flat_p, flat_y = p.ravel(), y.ravel()
+    which = np.minimum((flat_p * bins).astype(int), bins - 1)
+    table, ece = [], 0.0
+    for b in range(bins):
+        mask = which == b
+        if not mask.any():
+            continue
+        mean_p, mean_y = float(flat_p[mask].mean()), float(flat_y[mask].mean())
+        ece += mask.mean() * abs(mean_p - mean_y)
+        table.append({"bin": b, "chance": round(mean_p, 4), "won": round(mean_y, 4), "count": int(mask.sum())})
+    return round(float(ece), 4), table
+
+
+def _rollouts(game: str, players: int, positions: list[dict[str, Any]], count: int, rollouts: int,
+              seed: int) -> list[dict[str, Any]]:
+    engine, view, bot = engine_for(game), view_for(game), strongest_bot(game)
+    model = load(game, players)
+    rng = random.Random(f"bench-winchance:{seed}:{game}:{players}")
+    chosen = rng.sample(positions, min(count, len(positions)))
+    out = []
+    for number, position in enumerate(chosen):
+        state, seat = position["state"], position["acting"]
+        wins = [0.0] * players
+        done = 0
+        for r in range(rollouts):
+            world = world_rng(seed, number, r)
+            work = engine.working(view.determinise(state, seat, world))
+            winners = play_out(engine, work, players, world, bot)
+            if winners is None:
+                continue
+            done += 1
+            for k in range(players):
+                wins[k] += win_share(winners, k)
+        estimate = [w / max(done, 1) for w in wins]
+        seat_view = model.views["seat"].chances(model.features.seat(state, seat), players, [seat])[0]
+        everything = model.views["everything"].chances(model.features.everything(state), players)[0]
+        out.append({"step": position["step"], "seat": seat, "rollouts": done, "estimate": estimate,
+                    "seat_view": [round(float(v), 4) for v in seat_view],
+                    "everything": [round(float(v), 4) for v in everything],
+                    "seat_view_mad": round(float(np.mean(np.abs(seat_view - estimate))), 4),
+                    "everything_mad": round(float(np.mean(np.abs(everything - estimate))), 4)})
+    return out
+
+
+def _speed(game: str, players: int, games: int, seed: int) -> dict[str, float]:
+    """Games per second of ``governor winchance``'s work on stored logs (replay, features, trees)."""
+    texts = [dumps_game(simulate_game(game, players, seed * 7 + k, strongest_bot(game))) for k in range(games)]
+    models = Models(None, print)
+    models.get(game, players)
+    start = time.process_time()
+    for text in texts:
+        game_chances(models, text)
+    seconds = time.process_time() - start
+    return {"games": games, "cpu_seconds": round(seconds, 2), "games_per_second": round(games / seconds, 1)}
+
+
+def _svg(curves: dict[str, list[dict[str, float]]]) -> str:
+    """A reliability plot: each model's mean chance against how often it won, per bin."""
+    size, pad = 360, 40
+    colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
+
+    def at(v: float, flip: bool = False) -> float:
+        return pad + (1 - v if flip else v) * (size - 2 * pad)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + 160}" height="{size}" font-size="11" '
+             'font-family="sans-serif">', f'<rect x="{pad}" y="{pad}" width="{size - 2 * pad}" '
+             f'height="{size - 2 * pad}" fill="none" stroke="#999"/>',
+             f'<line x1="{at(0)}" y1="{at(0, True)}" x2="{at(1)}" y2="{at(1, True)}" stroke="#bbb" '
+             'stroke-dasharray="4"/>',
+             f'<text x="{size / 2 - 50}" y="{size - 8}">chance given (whole view)</text>',
+             f'<text x="8" y="{pad - 12}">how often won</text>']
+    for i, (name, table) in enumerate(curves.items()):
+        colour = colours[i % len(colours)]
+        points = " ".join(f"{at(row['chance']):.1f},{at(row['won'], True):.1f}" for row in table)
+        parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        parts.append(f'<text x="{size - pad + 50}" y="{pad + 14 * i}" fill="{colour}">{name}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def measure(game: str, players: int, args: argparse.Namespace) -> dict[str, Any]:
+    engine = engine_for(game)
+    model = load(game, players)
+    held = _positions(game, players, args.games, args.seed)
+    fit = _positions(game, players, args.games, args.seed + 1)
+    y = np.asarray([p["shares"] for p in held])
+    quarters = np.minimum((np.asarray([p["progress"] for p in held]) * 4).astype(int), 3)
+    x_fit = np.concatenate([_baseline_x(engine, p, players) for p in fit])
+    y_fit = np.asarray([p["shares"] for p in fit]).ravel()
+    w = _logistic(x_fit, y_fit)
+    x_held = np.stack([_baseline_x(engine, p, players) for p in held])
+    baseline = normalised(1 / (1 + np.exp(-(x_held @ w))))
+    found: dict[str, np.ndarray] = {"baseline": baseline}
+    for view in ("everything", "seat"):
+        chances = []
+        for p in held:
+            rows = model.features.rows(p["state"], view, p["acting"])
+            chances.append(rows)
+        viewers = [p["acting"] for p in held] if view == "seat" else None
+        found[view] = model.views[view].chances(np.concatenate(chances), players, viewers)
+    result: dict[str, Any] = {"game": game, "players": players, "held_out_games": args.games,
+                              "positions": len(held), "quarters": {}, "calibration": {}}
+    for q, name in enumerate(QUARTERS):
+        mask = quarters == q
+        result["quarters"][name] = {key: _metrics(value[mask], y[mask]) for key, value in found.items()}
+    result["all"] = {key: _metrics(value, y) for key, value in found.items()}
+    for key, value in found.items():
+        ece, table = _reliability(value, y)
+        result["calibration"][key] = {"ece": ece, "table": table}
+    if args.rollout_positions:
+        start = time.time()
+        checks = _rollouts(game, players, held, args.rollout_positions, args.rollouts, args.seed)
+        result["rollouts"] = {"rollouts": args.rollouts, "positions": len(checks), "seconds": round(time.time() - start),
+                              "seat_view_mad": round(float(np.mean([c["seat_view_mad"] for c in checks])), 4),
+                              "everything_mad": round(float(np.mean([c["everything_mad"] for c in checks])), 4),
+                              "checks": checks}
+    result["speed"] = _speed(game, players, args.speed_games, args.seed + 2)
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rollout-positions", type=int, default=20)
+    parser.add_argument("--rollouts", type=int, default=1000)
+    parser.add_argument("--speed-games", type=int, default=50)
+    parser.add_argument("--only", nargs="*", default=None, help="GAME-PLAYERS, e.g. san_juan-3")
+    parser.add_argument("--checks-only", action="store_true",
+                        help="only the rollout check (give its own --out: bench/results_winchance_rollouts.json)")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results_winchance.json"))
+    parser.add_argument("--plot", default=str(ROOT / "docs" / "winchance_reliability.svg"))
+    args = parser.parse_args()
+    results: dict[str, Any] = {"machine": machine(), "options": {k: v for k, v in vars(args).items()}, "models": {}}
+    out = Path(args.out)
+    if out.exists():  # a run of some models keeps the others' results
+        results["models"] = json.loads(out.read_text()).get("models", {})
+    for game in game_names():
+        engine = engine_for(game)
+        for players in range(engine.min_players, engine.max_players + 1):
+            name = f"{game}-{players}"
+            if args.only and name not in args.only:
+                continue
+            start = time.time()
+            if args.checks_only:
+                # Positions of the same held-out games (the first 20 are enough to draw from).
+                held = _positions(game, players, min(args.games, 20), args.seed)
+                checks = _rollouts(game, players, held, args.rollout_positions, args.rollouts, args.seed)
+                results["models"].setdefault(name, {})["rollouts"] = {
+                    "rollouts": args.rollouts, "positions": len(checks), "seconds": round(time.time() - start),
+                    "seat_view_mad": round(float(np.mean([c["seat_view_mad"] for c in checks])), 4),
+                    "everything_mad": round(float(np.mean([c["everything_mad"] for c in checks])), 4),
+                    "checks": checks}
+                out.write_text(json.dumps(results, indent=1) + "\n")
+                print(f"{name}: rollout check done in {round(time.time() - start)} s", file=sys.stderr)
+                continue
+            results["models"][name] = measure(game, players, args)
+            results["models"][name]["seconds"] = round(time.time() - start)
+            out.write_text(json.dumps(results, indent=1) + "\n")
+            print(f"{name}: done in {results['models'][name]['seconds']} s", file=sys.stderr)
+    if args.checks_only:
+        return 0
+    Path(args.plot).write_text(_svg({name: r["calibration"]["everything"]["table"]
+                                     for name, r in sorted(results["models"].items())}))
+    print(tables(results))
+    return 0
+
+
+def tables(results: dict[str, Any]) -> str:
+    """The results as markdown tables."""
+    lines = ["| model | quarter | log loss: whole / seat / baseline | Brier: whole / seat / baseline |",
+             "| --- | --- | --- | --- |"]
+    for name, r in sorted(results["models"].items()):
+        for quarter, m in [*r["quarters"].items(), ("all", r["all"])]:
+            lines.append(f"| {name} | {quarter} | {m['everything']['log_loss']} / {m['seat']['log_loss']} / "
+                         f"{m['baseline']['log_loss']} | {m['everything']['brier']} / {m['seat']['brier']} / "
+                         f"{m['baseline']['brier']} |")
+    lines += ["", "| model | ECE whole / seat / baseline | rollout check: positions, mean abs. difference seat / whole "
+              "| games/s (one core) |", "| --- | --- | --- | --- |"]
+    for name, r in sorted(results["models"].items()):
+        c = r["calibration"]
+        roll = r.get("rollouts")
+        check = f"{roll['positions']} x {roll['rollouts']}: {roll['seat_view_mad']} / {roll['everything_mad']}" if roll else "-"
+        lines.append(f"| {name} | {c['everything']['ece']} / {c['seat']['ece']} / {c['baseline']['ece']} | {check} | "
+                     f"{r['speed']['games_per_second']} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
