@@ -1,8 +1,9 @@
 """The isotonic calibration of a win chance: a table of breakpoints, stored as JSON (data, not code).
 
-``fit`` is the pool-adjacent-violators algorithm (the least-squares non-decreasing fit of the outcomes
-to the model's chances); ``Calibration.apply`` interpolates linearly between its breakpoints, so a
-chance between two fitted ones gets a value between theirs, and the ends are held flat."""
+``fit`` is centred isotonic regression: the pool-adjacent-violators algorithm (the least-squares
+non-decreasing fit of the outcomes to the model's chances), each pooled block then one breakpoint at
+the mean of its chances; ``Calibration.apply`` interpolates linearly between the breakpoints, so a
+chance between two blocks gets a value between theirs, and the ends are held flat."""
 
 from __future__ import annotations
 
@@ -53,32 +54,27 @@ def fit(chances: np.ndarray, outcomes: np.ndarray, *, points: int = 200) -> Cali
         raise ValueError("an isotonic fit needs as many outcomes as chances, and at least one")
     order = np.argsort(chances, kind="stable")
     xs, ys = chances[order], outcomes[order]
-    # Pool adjacent violators over blocks (value, weight, first x, last x).
+    # Pool adjacent violators over blocks (value, weight, sum of the chances in the block).
     values: list[float] = []
     weights: list[float] = []
-    lows: list[float] = []
-    highs: list[float] = []
+    sums: list[float] = []
     for x, y in zip(xs.tolist(), ys.tolist()):
         values.append(y)
         weights.append(1.0)
-        lows.append(x)
-        highs.append(x)
-        while len(values) > 1 and values[-2] > values[-1]:
+        sums.append(x)
+        while len(values) > 1 and values[-2] >= values[-1]:
             w = weights[-2] + weights[-1]
             v = (values[-2] * weights[-2] + values[-1] * weights[-1]) / w
-            high = highs[-1]
-            del values[-1], weights[-1], lows[-1], highs[-1]
-            values[-1], weights[-1], highs[-1] = v, w, high
-    # Each block is flat from its first chance to its last: two breakpoints, the interpolation between
-    # blocks linear.
-    bx: list[float] = []
-    by: list[float] = []
-    for v, low, high in zip(values, lows, highs):
-        bx.extend((low, high) if high > low else (low,))
-        by.extend((v, v) if high > low else (v,))
+            total = sums[-2] + sums[-1]
+            del values[-1], weights[-1], sums[-1]
+            values[-1], weights[-1], sums[-1] = v, w, total
+    # Centred isotonic regression: one breakpoint per block, at the mean of its chances, and straight
+    # lines between them. Flat steps from one block's first chance to its last would give every
+    # position of a wide block the same chance, whatever the trees told apart inside it.
+    bx = [total / weight for total, weight in zip(sums, weights)]
+    by = list(values)
     if len(bx) > points:
         keep = np.unique(np.linspace(0, len(bx) - 1, points).round().astype(int))
         bx = [bx[i] for i in keep]
         by = [by[i] for i in keep]
-    clipped = [min(1.0, max(0.0, v)) for v in by]
-    return Calibration(tuple(min(1.0, max(0.0, v)) for v in bx), tuple(clipped))
+    return Calibration(tuple(min(1.0, max(0.0, v)) for v in bx), tuple(min(1.0, max(0.0, v)) for v in by))

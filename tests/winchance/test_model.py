@@ -112,3 +112,19 @@ def test_a_tie_gives_each_winner_an_equal_share(monkeypatch: pytest.MonkeyPatch,
 def test_the_shipped_model_is_where_train_writes_it() -> None:
     assert model_file.shipped_path("san_juan", 3).name == "san_juan-3.json.gz"
     assert model_file.shipped_path("san_juan", 3).parent.name == "models"
+
+
+def test_the_calibration_is_monotone_and_keeps_apart_what_the_trees_tell_apart() -> None:
+    """Centred isotonic regression: a block of pooled chances is one breakpoint at their mean, so two
+    chances inside one block still get different values (flat steps gave them one)."""
+    from analysis.winchance.calibration import fit
+
+    rng = np.random.default_rng(1)
+    chances = rng.uniform(0, 1, 4000)
+    outcomes = (rng.uniform(0, 1, 4000) < chances).astype(float)
+    fitted = fit(chances, outcomes)
+    assert all(b >= a for a, b in zip(fitted.x, fitted.x[1:])) and all(b >= a for a, b in zip(fitted.y, fitted.y[1:]))
+    assert len(fitted.x) == len(set(fitted.x))
+    middle = fitted.apply(np.linspace(0.2, 0.8, 61))
+    assert len(set(middle.round(9).tolist())) == 61
+    assert abs(fitted.apply(np.asarray([0.5]))[0] - 0.5) < 0.05
