@@ -190,12 +190,14 @@ def measure(game: str, players: int, args: argparse.Namespace) -> dict[str, Any]
     baseline = normalised(1 / (1 + np.exp(-(x_held @ w))))
     found: dict[str, np.ndarray] = {"baseline": baseline}
     for view in ("everything", "seat"):
-        chances = []
-        for p in held:
-            rows = model.features.rows(p["state"], view, p["acting"])
-            chances.append(rows)
-        viewers = [p["acting"] for p in held] if view == "seat" else None
-        found[view] = model.views[view].chances(np.concatenate(chances), players, viewers)
+        parts = []
+        # In chunks: the whole view of every position of 200 five-seat games would be gigabytes.
+        for start in range(0, len(held), 2000):
+            chunk = held[start:start + 2000]
+            rows = np.concatenate([model.features.rows(p["state"], view, p["acting"]) for p in chunk])
+            viewers = [p["acting"] for p in chunk] if view == "seat" else None
+            parts.append(model.views[view].chances(rows, players, viewers))
+        found[view] = np.concatenate(parts)
     result: dict[str, Any] = {"game": game, "players": players, "held_out_games": args.games,
                               "positions": len(held), "quarters": {}, "calibration": {}}
     for q, name in enumerate(QUARTERS):
