@@ -1,7 +1,8 @@
 """Games: the stored games in a table to search and filter (player, winner, winning score, building
 owned at the end, end reason, rounds, date, game type, player count); selecting a row opens it in
 Replay, or, in compare mode, selecting two rows shows them side by side (final boards, VP curves
-on one chart). The filters and the compared games are in the URL. Filtering runs in SQL; the table
+on one chart). Each row says whether the game has a stored analysis, and "Analyse the rest" analyses
+the others in the background (``dashboards.analyse_panel``). The filters and the compared games are in the URL. Filtering runs in SQL; the table
 shows the newest ``SHOWN`` matches."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, cast
 import pandas as pd
 import streamlit as st
 
-from dashboards import board_parts, charts, data, ui, url_state
+from dashboards import analyse_panel, board_parts, charts, data, ui, url_state
 from dashboards.plain import NAME_CHARS, cut, isolate, isolate_column, isolated, name_html, sql_name, sql_names
 from dashboards.stats import plural
 
@@ -24,7 +25,7 @@ BOARD_HEIGHT_BAR, BOARD_HEIGHT_SEAT = 150, 330
 OWNERS = {"anyone": "any player", "winner": "a winner"}
 #: Pixel widths of the narrow number columns: each header shows whole ("small" cut them to
 #: "Winning sco" and "Length (mo").
-HEADER_WIDTHS = {"Players": 76, "Winning score": 120, "Rounds": 76, "Length (moves)": 128}
+HEADER_WIDTHS = {"Players": 76, "Winning score": 120, "Rounds": 76, "Length (moves)": 128, "Analysed": 96}
 
 
 def _range(raw: list[Any], low: int, high: int) -> tuple[int, int]:
@@ -51,7 +52,7 @@ def filtered_games(where: list[str], params: list[Any], limit: int = SHOWN) -> t
         "WITH s AS (SELECT game_id, max(score) AS top_score FROM players GROUP BY game_id) "
         f"SELECT g.game_id, g.game, g.player_count, {players} AS players, g.played_at, "
         f"{winner} AS winner, s.top_score, g.rounds, g.moves, g.end_reason, "
-        f"{source} AS source, count(*) OVER () AS matches "
+        f"{source} AS source, g.game_id IN (SELECT game_id FROM analysis) AS analysed, count(*) OVER () AS matches "
         "FROM games g JOIN s USING (game_id) "
         + (f"WHERE {' AND '.join(where)} " if where else "")
         + "ORDER BY g.played_at DESC NULLS LAST, g.imported_at DESC, g.file, g.file_index LIMIT ?"
@@ -154,6 +155,7 @@ if opened is not None:
 
 st.title("Games")
 ui.require_games()
+analyse_panel.show()
 
 bounds = data.frame(
     "SELECT (SELECT list(DISTINCT game ORDER BY game) FROM games) AS types, "
@@ -296,7 +298,7 @@ event = st.dataframe(
     selection_mode="multi-row" if compare_mode else "single-row",
     height=420 if compare_mode else 560,
     # No date column when no game has a date (an empty column says nothing).
-    column_order=["game", "player_count", "players"] + (["played_at"] if date_range else [])
+    column_order=["game", "player_count", "players", "analysed"] + (["played_at"] if date_range else [])
     + ["winner", "top_score", "rounds", "moves", "end_reason", "source", "game_id"],
     column_config={
         "game": st.column_config.TextColumn("Game", width="small"),
@@ -308,6 +310,9 @@ event = st.dataframe(
         "rounds": st.column_config.NumberColumn("Rounds", width=HEADER_WIDTHS["Rounds"]),
         "moves": st.column_config.NumberColumn("Length (moves)", width=HEADER_WIDTHS["Length (moves)"]),
         "end_reason": st.column_config.TextColumn("End"),
+        "analysed": st.column_config.CheckboxColumn("Analysed", width=HEADER_WIDTHS["Analysed"],
+                                                    help="A stored analysis (whole, or a part: a review stopped "
+                                                         "half-way); open the game to see it."),
         "source": st.column_config.TextColumn("Source"),
         "game_id": st.column_config.TextColumn("Game id"),
     },
