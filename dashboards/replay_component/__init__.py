@@ -44,7 +44,8 @@ class Reply:
 
 def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, request: str, key: str = "replay_viewer",
                   branch: bool = False, await_shown: bool = False, held: str | None = None,
-                  reveal: str | None = None, review: dict[str, Any] | None = None) -> Reply:
+                  reveal: str | None = None, review: dict[str, Any] | None = None,
+                  model: dict[str, Any] | None = None) -> Reply:
     """Show ``game`` (one view's window, ``replay_data.window``) in the browser at ``step`` (None: where
     this browser tab left the game, else the start). ``view`` is the view the URL named (None: the
     browser may ask for the one it last showed). ``request`` changes when the page asks for a new
@@ -55,11 +56,13 @@ def replay_viewer(game: dict[str, Any], step: int | None, view: str | None, requ
     from the board this tab drew first, or asks for it (``Reply.full``). A new ``reveal`` (any text
     that differs from the last one) brings the viewer into view: a row chosen in a table far under
     the board shows its move on the board, on the screen. ``review`` (``review_panel.beside``) is the
-    Review's results, shown in the side column where it is beside the board."""
+    Review's results, shown in the side column where it is beside the board; ``model``
+    (``model_chart.model_payload``) the learned win chance's graph of the game and view shown."""
     if held is not None:
         game = {"held": held, "game_id": str(game.get("game_id", ""))}
     result = _mount(key=key, data={"game": game, "step": step, "view": view, "request": request, "branch": branch,
-                                   "await_shown": await_shown, "reveal": reveal, "review": review},
+                                   "await_shown": await_shown, "reveal": reveal, "review": review,
+                                   "model": model},
                     on_branch_change=lambda: None, on_want_change=lambda: None,
                     on_variation_change=lambda: None, on_shown_change=lambda: None, on_full_change=lambda: None)
     value = getattr(result, "branch", None)

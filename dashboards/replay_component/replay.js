@@ -368,6 +368,64 @@ function chanceSvg(game, width) {
   };
 }
 
+// The learned win chance of every seat at every step (``model.chances``: a list per seat, a value per
+// step from 0), as the view shown may know it (dashboards/model_chart.py); a cursor at the step shown.
+function modelSvg(game, model, width) {
+  const height = 130;
+  const pad = { l: 30, r: 8, t: 8, b: 14 };
+  const total = Math.max(1, game.total);
+  const x = (step) => pad.l + (step / total) * (width - pad.l - pad.r);
+  const y = (v) => height - pad.b - Number(v) * (height - pad.t - pad.b);
+  const parts = [];
+  for (const v of [0, 0.5, 1]) {
+    parts.push(`<line x1="${pad.l}" x2="${width - pad.r}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`
+      + `<text x="${pad.l - 4}" y="${y(v) + 3}" class="tick" text-anchor="end">${v * 100}</text>`);
+  }
+  model.chances.forEach((values, seat) => {
+    const points = values.map((v, step) => `${x(step).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+    parts.push(`<polyline points="${points}" stroke="${PALETTE[seat % PALETTE.length]}" class="line" fill="none"/>`);
+  });
+  return {
+    html: `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Learned win chance by move">`
+      + `${parts.join("")}<line class="cursor" y1="${pad.t}" y2="${height - pad.b}"/></svg>`,
+    x, pad, width,
+  };
+}
+
+// Every seat's learned win chance at a step (the model graph's readout).
+function modelAt(game, model, step) {
+  return model.chances.map((values, seat) => `${iso(game.names[seat])} ${pct(values[Math.min(step, values.length - 1)])}`).join(" \u00b7 ");
+}
+
+// The model graph of the game and view shown, or nothing (another game's or view's, or none sent).
+function renderModel(s, model) {
+  const { ui, game } = s;
+  const fits = model && game && model.game_id === game.data.game_id && model.view === s.view
+    && Array.isArray(model.chances) && model.chances.length === game.names.length;
+  s.modelData = fits ? model : null;
+  ui.modelBox.hidden = !fits;
+  if (!fits) { s.model = null; ui.model.innerHTML = ""; return; }
+  const width = Math.max(240, Math.floor(ui.chart.clientWidth || 600));
+  s.model = modelSvg(game, model, width);
+  ui.model.innerHTML = s.model.html;
+  ui.modelLegend.innerHTML = game.names.map((name, seat) => `<span class="lg"><svg class="sw" viewBox="-14 -6 28 12" aria-hidden="true">`
+    + `<line x1="-13" x2="13" y1="0" y2="0" stroke="${PALETTE[seat % PALETTE.length]}" stroke-width="2"/></svg>${nameHtml(name, "lgname")}</span>`).join("");
+  ui.modelNote.textContent = `${s.view === "all" ? "Every card seen, as after the game" : "Only what this seat knows"}: ${model.meaning}.`;
+  placeModelCursor(s, s.step);
+}
+
+// The model graph's cursor and readout at a step (the readout unless the pointer is over the graph).
+function placeModelCursor(s, step) {
+  if (!s.model || !s.modelData) { return; }
+  if (!s.hoveringModel) { s.ui.modelReadout.textContent = `move ${step}: ${modelAt(s.game, s.modelData, step)}`; }
+  const cursor = s.ui.model.querySelector(".cursor");
+  if (cursor) {
+    const cx = s.model.x(step).toFixed(1);
+    cursor.setAttribute("x1", cx);
+    cursor.setAttribute("x2", cx);
+  }
+}
+
 // The steps of the moves tagged inaccuracy or worse, of the viewed seat in a seat's view.
 function taggedSteps(game, view) {
   const seat = viewSeat(view);
@@ -486,6 +544,8 @@ const HTML = `
         <div class="readout"></div><div class="chart"></div><div class="legend"></div><div class="chartnote meta" hidden></div></div>
         <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
         <div class="readout chance-readout"></div><div class="chance"></div><div class="legend chance-legend"></div></div>
+        <div class="modelbox" hidden><div class="charthead">Win chance (model) <span class="meta">(click to go to a move)</span></div>
+        <div class="readout model-readout"></div><div class="model"></div><div class="legend model-legend"></div><div class="meta model-note"></div></div>
       </div>
       <div class="changesbox"><div class="sidehead">What changed <span class="chg-step"></span></div><div class="changes"></div></div>
     </div>
@@ -518,7 +578,8 @@ function setup(parent, host) {
     round: el("select.round"), view: el("select.view"), now: el(".now"), board: el(".board"),
     chart: el(".chart"), legend: el(".legend"), chance: el(".chance"), chanceBox: el(".chancebox"),
     scoring: el(".scoring"), readout: el(".chartbox .readout"), chanceReadout: el(".chance-readout"),
-    chanceLegend: el(".chance-legend"), chartNote: el(".chartnote"), scoreName: el(".scorename"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
+    chanceLegend: el(".chance-legend"), model: el(".model"), modelBox: el(".modelbox"), modelReadout: el(".model-readout"),
+    modelLegend: el(".model-legend"), modelNote: el(".model-note"), chartNote: el(".chartnote"), scoreName: el(".scorename"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
     branch: el("button.branch"), copy: el("button.copylink"), copied: el(".copied"), buttons: {},
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
@@ -656,6 +717,7 @@ function drawStatic(s) {
   ui.chanceBox.hidden = !game.analysis.length;
   s.chance = game.analysis.length ? chanceSvg(game, width) : null;
   ui.chance.innerHTML = s.chance ? s.chance.html : "";
+  if (s.modelData) { renderModel(s, s.modelData); }
   s.drawnStep = game.lo;
   s.drawn = game;
 }
@@ -719,6 +781,7 @@ function render(s) {
     chanceCursor.setAttribute("x1", cx);
     chanceCursor.setAttribute("x2", cx);
   }
+  placeModelCursor(s, step);
   // What drawing this step cost in script and DOM work (the benchmark reads it beside its own clock).
   ui.root.setAttribute("data-render-ms", (performance.now() - started).toFixed(2));
   ui.root.setAttribute("data-view", s.view);
@@ -830,6 +893,8 @@ function wire(s) {
       () => { s.hovering = false; ui.readout.textContent = `move ${s.step}: ${vpAt(s.game, s.step)}`; }],
     [ui.chance, () => s.chance, (at) => { s.hoveringChance = true; ui.chanceReadout.textContent = `move ${at}: ${chanceAt(s.game, at)}`; },
       () => { s.hoveringChance = false; ui.chanceReadout.textContent = `move ${s.step}: ${chanceAt(s.game, s.step)}`; }],
+    [ui.model, () => s.model, (at) => { s.hoveringModel = true; ui.modelReadout.textContent = `move ${at}: ${modelAt(s.game, s.modelData, at)}`; },
+      () => { s.hoveringModel = false; placeModelCursor(s, s.step); }],
   ];
   charts.forEach(([box, drawn, hover, leave]) => {
     const at = (event) => {
@@ -943,6 +1008,7 @@ export default function (component) {
   }
   render(s);
   renderReview(s, data.review);
+  renderModel(s, data.model);
   if (data.reveal && s.revealed !== data.reveal) {
     // A row chosen in a table under the board moved it: the board comes into view, on its own tab.
     s.revealed = data.reveal;

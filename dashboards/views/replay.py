@@ -20,7 +20,7 @@ import re
 
 import streamlit as st
 
-from dashboards import analysis_panel, data, delivery, drill_panel, review_panel, ui, whatif_panel
+from dashboards import analysis_panel, data, delivery, drill_panel, model_chart, review_panel, ui, whatif_panel
 from dashboards.first_paint import HELD_COOKIE, board_payload, signature
 from dashboards.replay_component import replay_viewer
 from dashboards.replay_data import parse_step, parse_view, window
@@ -94,7 +94,9 @@ if "var" in st.query_params or whatif_panel.lines(game_id):
 # cores the panels' work (the log, the What-if and Winning-chances panels: server time and the
 # browser's own drawing of their widgets) delayed a new tab's board by 0.4 to 0.5 s.
 hold_panels = delivery.live() and st.session_state.get("replay_shown") != game_id
-if hold_panels:
+# The run the drawn board causes to send the panels beside it (below) keeps the first run's notes too.
+panels_rerun = st.session_state.pop("replay_panels_rerun", None) == game_id
+if hold_panels or panels_rerun:
     # The run the drawn board causes no longer sees what the notes were about (the URL now names the
     # game shown and its step): the first run's notes stay.
     kept_notes = st.session_state.get("replay_notes")
@@ -147,9 +149,15 @@ else:
     if not hold_panels and not found.analysis.empty:
         log_text = log_text if log_text is not None else data.game_log(game_id, found.row_id)
         side = review_panel.beside(game, log_text, found.analysis, viewer)
+    # The learned win chance's graph, once this tab has drawn the board (computed once per game and
+    # view): the log is read after the board is on its way.
+    model = None
+    if not hold_panels and st.session_state.get("replay_shown") == game_id:
+        log_text = log_text if log_text is not None else data.game_log(game_id, found.row_id)
+        model = model_chart.model_payload(game, log_text, viewer)
     reply = replay_viewer(payload, step, view if view_param is not None else None, request, branch=True,
                           await_shown=hold_panels, held=held, reveal=None if reveal is None else str(reveal),
-                          review=side)
+                          review=side, model=model)
     if reply.full is not None and reply.full == held:
         st.session_state["replay_full"] = held
         st.rerun()
@@ -175,9 +183,10 @@ if reply.want is not None:
 if reply.shown is not None:
     st.session_state["replay_shown"] = game_id
     hold_panels = False
-    if variation is None and not found.analysis.empty:
-        # The viewer was sent without the Review beside the board (held for the board's first draw):
-        # the page runs again to send it with the panels.
+    if variation is None and (not found.analysis.empty or model_chart.shown(viewer)):
+        # The viewer was sent without the Review beside the board and the win chance's graph (held for
+        # the board's first draw): the page runs again to send them with the panels.
+        st.session_state["replay_panels_rerun"] = game_id
         st.rerun()
 # The board leaves the server before the page goes on (the event loop that sends it shares the
 # interpreter with this script).
