@@ -65,7 +65,11 @@ def test_the_replay_page_sends_stored_hostile_names_as_data(open_page: Callable,
             con.execute("UPDATE players SET name = ? WHERE game_id = ? AND seat = ?", [name, log.game_id, seat])
             con.execute("UPDATE analysis SET player = ? WHERE game_id = ? AND seat = ?", [name, log.game_id, seat])
     at = open_page(dash_db_copy, "views/replay.py", game=log.game_id)
-    assert at.get("plotly_chart") == []
+    # The one Plotly chart left is the calibration diagram of the help on winning chances, which
+    # holds no name.
+    charts = at.get("plotly_chart")
+    assert [chart.key for chart in charts] == ["analysis_calibration"]
+    assert not any(name in str(chart.proto) for chart in charts for name in names)
     (element,) = at.get("bidi_component")
     game = json.loads(element.proto.json)["game"]
     assert game["names"] == names

@@ -57,6 +57,8 @@ def review_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     import duckdb
 
     with duckdb.connect(str(db)) as con:
+        # Exactly these two: whatever tags two rollouts happened to give are cleared first.
+        con.execute("UPDATE analysis SET tag = NULL")
         con.execute("UPDATE analysis SET tag = 'mistake', loss = 0.12 WHERE step = 7 AND played")
         con.execute("UPDATE analysis SET tag = 'blunder', loss = 0.3 WHERE step = 9 AND played")
     return db, ids

@@ -128,7 +128,7 @@ def test_every_help_naming_a_game_names_every_registered_game(capsys: pytest.Cap
             if len(named) >= 2:
                 listing.append(command)
                 assert named == (with_options if line.strip().startswith("--option") else list(games)), (command, line)
-    assert sorted(set(listing)) == [(), ("analyse",), ("analyze",), ("arena",), ("play",), ("simulate",)]
+    assert sorted(set(listing)) == [(), ("analyse",), ("analyze",), ("arena",), ("play",), ("simulate",), ("train",)]
 
 
 def test_the_arena_seats_as_many_as_the_games_allow(capsys: pytest.CaptureFixture[str], third_game: str) -> None:
