@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.decisions import Candidate, Decision, Options, decision_points
+from analysis.decisions import SAMPLINGS, Candidate, Decision, Options, decision_points
 from analysis.rollouts import RolloutTask, run_task
 from replay.logfile import GameLog
 from replay.registry import engine_for, rollout_bot
@@ -70,14 +70,17 @@ def plan(points: Sequence[tuple[int, int]], stored: set[tuple[int, int]]) -> Pla
 
 
 def options_of(rows: pd.DataFrame, fallback: Options) -> Options:
-    """The options the stored analysis was made with (its first row: rollouts, candidates, seed and
-    bot), so that a review going on is made the same way; ``fallback`` when nothing is stored."""
+    """The options the stored analysis was made with (its first row: rollouts, candidates, seed, bot
+    and sampling), so that a review going on is made the same way; ``fallback`` when nothing is
+    stored. An analysis stored before its sampling was recorded goes on with ``fallback``'s."""
     if rows.empty:
         return fallback
     first = rows.iloc[0]
     bot = first.get("rollout_bot")
+    sampling = first.get("sampling")
     return Options(rollouts=int(first["rollouts_asked"]), top=int(first["top"]), seed=int(first["seed"]),
-                   workers=fallback.workers, rollout_bot=str(bot) if isinstance(bot, str) and bot else None)
+                   workers=fallback.workers, rollout_bot=str(bot) if isinstance(bot, str) and bot else None,
+                   sampling=sampling if isinstance(sampling, str) and sampling in SAMPLINGS else fallback.sampling)
 
 
 def decisions_from_rows(rows: pd.DataFrame, log: GameLog) -> list[Decision]:

@@ -15,7 +15,7 @@ from analysis.decisions import Options, analyse
 from analysis.store import load, store
 from dashboards import drill as D
 from dashboards import review_job
-from dashboards.review_data import decisions_from_rows, estimate_move, game_points, move_key, plan
+from dashboards.review_data import decisions_from_rows, estimate_move, game_points, move_key, options_of, plan
 from replay.logfile import parse_game
 from replay.registry import engine_for
 
@@ -124,6 +124,13 @@ def test_the_stored_analysis_reads_back_as_the_decisions_analysed(source: str, t
     assert all(share is not None for share, _ in shares)
     if log.game == "san_juan":
         assert any(d.mover is not None for d in decided)  # a part of another seat's move is among them
+    # A review going on is made as the stored one was, its sampling included.
+    going_on = options_of(load(db, log.game_id).to_pandas(), Options(sampling="fixed"))
+    assert (going_on.rollouts, going_on.top, going_on.seed, going_on.sampling) == (2, 3, 4, "adaptive")
+    fixed = Options(rollouts=2, top=3, seed=4, steps=(13, 14), sampling="fixed")
+    store(db, log.game_id, "1.0", list(analyse(log, fixed)), fixed)
+    rows = load(db, log.game_id).to_pandas()
+    assert options_of(rows[rows["step"] >= 13], Options()).sampling == "fixed"
 
 
 def test_a_move_is_estimated_in_the_worlds_of_its_decision() -> None:
