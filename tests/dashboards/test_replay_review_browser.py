@@ -205,7 +205,9 @@ def test_the_tagged_moves_fit_the_page_and_a_row_shows_its_own_decision_on_the_b
     page = open_replay(site, f"game={game}&step=2", height=900)
     table = page.locator("[data-testid='stDataFrame']").last  # the tagged moves, under the panels
     table.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
+    # The grid draws its headers once it is in view: wait for them rather than for a fixed time.
+    page.wait_for_function("(t) => t.querySelectorAll('[role=columnheader]').length === 6",
+                           arg=table.element_handle(), timeout=30_000)
     assert table.locator("[role=columnheader]").all_inner_texts() == [
         "move", "player", "played \u00b7 chance (95% interval)", "best \u00b7 chance (95% interval)", "loss", "tag"]
     assert table.evaluate("(t) => { const s = t.querySelector('.dvn-scroller'); return s.scrollWidth - s.clientWidth; }") <= 0
