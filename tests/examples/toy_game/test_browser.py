@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -203,8 +204,16 @@ def test_the_statistics_page_counts_the_climb_games(site: tuple[str, Any], toy_d
     try:
         page.goto(f"{url}/statistics?game=toy")
         wait_for_app(page)
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        metrics = [" ".join(t.split()) for t in page.locator('[data-testid="stMetric"]').all_inner_texts()]
+        # the metrics row is drawn one metric at a time (a run read "Games" then "Average score" while the
+        # second was being drawn): read the row until it holds what the database says, for at most 60 s
+        want = [f"Games {games}", f"Player seats {seats}"]
+        deadline = time.monotonic() + 60
+        while True:
+            page.wait_for_selector('[data-testid="stMetric"]:has-text("Player seats")', timeout=60_000)
+            metrics = [" ".join(t.split()) for t in page.locator('[data-testid="stMetric"]').all_inner_texts()]
+            if metrics[:2] == want or time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(250)
         assert metrics[:2] == [f"Games {games}", f"Player seats {seats}"]
         assert "Climb, player counts 2, 3, 4 of 2, 3, 4." in page.inner_text("body")
         body = page.inner_text("body")
