@@ -146,7 +146,7 @@ def curves(frame: pd.DataFrame, x: str, y: str, group: str, title: str, low: str
     return fig
 
 
-def compare_curves(frame: pd.DataFrame, unit: str = "VP", name: str = "Victory points") -> go.Figure:
+def compare_curves(frame: pd.DataFrame, *, unit: str, name: str) -> go.Figure:
     """The score by round of every seat of two games on one chart: ``frame`` has ``round``, ``vp`` (the
     score), ``line`` (the legend entry, e.g. "A: Ana") and ``game`` ("A" solid, "B" dashed); ``unit`` and
     ``name`` are the score's words as the game declares them (``GameDeclaration.score_unit``,

@@ -17,6 +17,7 @@ import streamlit as st
 from dashboards import analyse_panel, board_parts, charts, data, ui, url_state
 from dashboards.plain import NAME_CHARS, cut, isolate, isolate_column, isolated, name_html, sql_name, sql_names
 from dashboards.stats import plural
+from replay.game import declarations
 
 #: Rows sent to the browser at most (the count of all matches is always given).
 SHOWN = 2000
@@ -125,7 +126,12 @@ def compare(ids: list[str]) -> None:
         else:
             boards.append(None)
     if curves:
-        st.plotly_chart(charts.compare_curves(pd.concat(curves, ignore_index=True)), key="games_compare_vp")
+        # The score's words as the game declares them; two games of different kinds share the plain word.
+        kinds = {str(row["game"]) for row in rows if row is not None}
+        declared = declarations().get(kinds.pop()) if len(kinds) == 1 else None
+        unit, name = (declared.score_unit, declared.score_name) if declared is not None else ("points", "Points")
+        st.plotly_chart(charts.compare_curves(pd.concat(curves, ignore_index=True), unit=unit, name=name),
+                        key="games_compare_vp")
     st.markdown("**Final boards**")
     for column, drawn in zip(st.columns(2, gap="medium"), boards):
         with column:

@@ -24,6 +24,7 @@ from dashboards.play_store import NotStored, store, store_finished
 from play.errors import NotAMove, NotYourTurn, PlayError, SessionNotFound, StaleVersion, TakebackRefused
 from play.session import Session, game_log, log_of
 from replay.errors import IllegalMoveError
+from replay.game import declarations
 
 #: Bot moves made in one run of the page at most (a game has fewer; a runaway never holds the page).
 MAX_BOT_STEPS = 2000
@@ -105,7 +106,9 @@ def _game_over(session: Session) -> None:
     st.subheader("Result")
     order = sorted(range(len(names)), key=lambda s: (-scores[s].total, -scores[s].tiebreak, s))
     ui.text(("Winner: " + " and ".join(names[w] for w in winners)) if winners else "No winner")
-    ui.text(" · ".join(f"{names[s]} {scores[s].total} VP (tie-break {scores[s].tiebreak})" for s in order))
+    declared = declarations().get(session.setup.game)
+    unit = declared.score_unit if declared is not None else "points"
+    ui.text(" · ".join(f"{names[s]} {scores[s].total} {unit} (tie-break {scores[s].tiebreak})" for s in order))
     stored_id = game_log(session).game_id
     stored = st.session_state.get("play_stored", {}).get(session.id)
     if stored is None and data.db_exists() and "games" in data.tables() and data.game_row(stored_id) is not None:

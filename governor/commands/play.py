@@ -324,10 +324,12 @@ class _Game:
         session = self.session
         engine = session.engine
         winners = engine.winners(session.state)
+        declared = declarations().get(session.setup.game)
+        unit = declared.score_unit if declared is not None else "points"
         self.say("\nGame over")
         for seat, score in enumerate(engine.scores(session.state)):
             won = ", winner" if seat in winners else ""
-            self.say(f"  {session.setup.names[seat]}: {score.total} VP (tie-break {score.tiebreak}){won}")
+            self.say(f"  {session.setup.names[seat]}: {score.total} {unit} (tie-break {score.tiebreak}){won}")
         try:
             game_id = self.store.finish(session.id, self.db)
         except StoreFailed as err:

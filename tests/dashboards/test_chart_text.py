@@ -86,7 +86,7 @@ def test_every_chart_builder_escapes_what_it_is_given() -> None:
     assert_names_are_text(charts.curves(lines, "round", "vp", "group", NAMES[0], low="low", high="high"), NAMES)
     compared = pd.DataFrame({"round": [1, 2] * len(NAMES), "vp": [2, 4] * len(NAMES),
                              "line": [f"A: {n}" for n in NAMES for _ in (1, 2)], "game": ["A"] * 2 * len(NAMES)})
-    assert_names_are_text(charts.compare_curves(compared), [f"A: {n}"[:39] for n in NAMES])
+    assert_names_are_text(charts.compare_curves(compared, unit="VP", name="Victory points"), [f"A: {n}"[:39] for n in NAMES])
 
 
 @pytest.fixture(scope="module")

@@ -101,3 +101,41 @@ def test_the_replay_payload_names_the_score_as_climb_does_and_sends_no_hidden_sc
     for seat, runs in enumerate(payload["chart"]):
         hidden = [at for at, value in runs if value is None]
         assert bool(hidden) == (seat != 0) and all(at < total for at in hidden)
+
+
+def test_two_climb_games_compared_name_their_score_as_climb_does(toy_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import duckdb
+
+    with duckdb.connect(str(toy_db), read_only=True) as con:
+        a, b = (row[0] for row in con.execute(
+            "SELECT game_id FROM games WHERE game = 'toy' ORDER BY game_id LIMIT 2").fetchall())
+    monkeypatch.setenv("GOVERNOR_DB", str(toy_db))
+    at = AppTest.from_file(str(APP), default_timeout=90)  # the Games page, the default one, opened from a link
+    at.query_params["compare"] = "1"
+    at.query_params["ids"] = f"{a},{b}"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "games_compare_vp" in c.proto.id)
+    layout = spec["layout"]
+    assert layout["title"]["text"] == "Points at the end of each round (A solid, B dashed)"
+    assert layout["yaxis"]["title"]["text"] == "points"
+
+
+def test_a_climb_game_played_at_a_terminal_ends_with_its_points(installed_toy: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    from governor.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 500))
+    status = main(["play", "--game", "toy", "--players", "2", "--bots", "random", "--seed", "5", "--name", "Tester",
+                   "--db", str(tmp_path / "toy.duckdb")])
+    out = capsys.readouterr().out
+    assert status == 0
+    ending = out[out.index("\nGame over\n"):].split("\n")[2:4]
+    assert [line.split(": ")[0] for line in ending] == ["  Tester", "  random"]
+    assert all(" points (tie-break " in line and " VP " not in line for line in ending), ending
