@@ -16,7 +16,8 @@ from typing import Any
 from replay import exits
 
 #: What one query may use: DuckDB's memory (past it, the query fails with one line, exit status 1)
-#: and its spill space on disk, in a temporary folder of its own (``query_spill_folder``).
+#: and its spill space on disk, in a temporary folder of its own (named with ``SPILL_PREFIX`` and the
+#: process id; ``lock_down`` points DuckDB at it, ``clean_stale_spill`` removes those of processes gone).
 QUERY_MEMORY_LIMIT = "1GiB"
 QUERY_SPILL_LIMIT = "8GiB"
 #: What the whole command may use, DuckDB's memory included: the process may take this much more than
