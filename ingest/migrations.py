@@ -6,6 +6,10 @@ bits: a legal game may last more than 32,767 rounds (``docs/schema.md``, "Length
 stores an agent's seats under the agent's identity, marked as a bot. Version 10 keeps each analysed
 candidate's score share, which the accuracy reads. Version 11 records how an
 analysis' rollouts were spent.
+
+A table added without a new version (an analysis' table, not imported data: ``win_chance``, ``luck``)
+is made in an older file by ``ensure_schema`` itself: the file's schema digest differs from this
+build's, so every table it lacks is created, empty, the first time a writer opens it.
 """
 
 from __future__ import annotations

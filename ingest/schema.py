@@ -173,6 +173,16 @@ WIN_CHANCE = pa.schema(
     [("game_id", pa.string()), ("step", pa.int32()), ("seat", pa.int8()), ("win_chance", pa.float64())]
 )
 
+#: Each move's change of every seat's learned win chance split into what chance drew (``luck``) and what
+#: the decision did (``skill``), in games (``governor winchance --luck``, ``analysis.winchance.luck_fill``):
+#: ``step`` k is the move that leads to step k of the state tables (1 is the first move). Like
+#: ``win_chance``, an analysis and not imported data: ``ensure_schema`` creates it in any database,
+#: an older one included, and an import never touches it.
+LUCK = pa.schema(
+    [("game_id", pa.string()), ("step", pa.int32()), ("seat", pa.int8()), ("luck", pa.float64()),
+     ("skill", pa.float64())]
+)
+
 #: The first decisions of each game (``ingest.openings``), for the Explorer.
 OPENINGS = pa.schema(
     [
@@ -266,6 +276,7 @@ def table_schemas() -> dict[str, pa.Schema]:
         tables[f"{game}_player_states"] = player_schema
     tables["analysis"] = ANALYSIS
     tables["win_chance"] = WIN_CHANCE
+    tables["luck"] = LUCK
     tables.update(DERIVED_TABLES)
     tables.update(SUMMARY_TABLES)
     return tables

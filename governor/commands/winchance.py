@@ -21,6 +21,9 @@ def add_parser(commands: Subcommands) -> None:
         "analysis). An interrupted run continues where it stopped."))
     p.add_argument("--db", default=None, help="the database file (default: $GOVERNOR_DB or governor.duckdb)")
     p.add_argument("--models", help="a folder of model files (GAME-PLAYERS.json.gz) to use instead of the shipped ones")
+    p.add_argument("--luck", action="store_true", help=(
+        "fill the table luck (game_id, step, seat, luck, skill) instead: each move's change of every seat's win "
+        "chance split into what chance drew and what the decision did (about half a second a game)"))
     p.set_defaults(func=run)
 
 
@@ -29,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     line), 2 for a database that cannot be used, 130 or 143 when interrupted (the batches committed
     keep their rows; a new run fills the rest)."""
     from analysis.winchance.fill import fill
+    from analysis.winchance.luck_fill import fill_luck
     from ingest.db import DatabaseError
     from ingest.progress import Progress
 
@@ -48,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         try:
-            summary = fill(db, models_folder=args.models, say=bar.printer(say) or say, progress=progress)
+            summary = (fill_luck if args.luck else fill)(db, models_folder=args.models, say=bar.printer(say) or say,
+                                                         progress=progress)
         finally:
             bar.close()
     except DatabaseError as err:
@@ -59,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"governor winchance: {word}; the games filled keep their rows (run it again for the rest)",
               file=sys.stderr)
         return code
-    print(f"filled the win chance of {summary.games} game(s) ({summary.rows:,} rows) in {shown(db)}"
+    what = "luck" if args.luck else "win chance"
+    print(f"filled the {what} of {summary.games} game(s) ({summary.rows:,} rows) in {shown(db)}"
           + (f"; {summary.failed} game(s) left out" if summary.failed else ""), file=sys.stderr)
     return exits.REJECTED if summary.failed else exits.OK
