@@ -65,11 +65,18 @@ class Split:
     def extremes(self, seat: int) -> tuple[int | None, int | None]:
         """The moves (1-based step numbers) at which chance helped ``seat`` most and hurt it most, or
         None where no move's chance part moved the seat's chance."""
-        column = self.luck[:, seat]
-        if not column.size:
-            return None, None
-        best, worst = int(np.argmax(column)), int(np.argmin(column))
-        return (best + 1 if column[best] > 0 else None), (worst + 1 if column[worst] < 0 else None)
+        return extremes(self.luck, seat)
+
+
+def extremes(luck: np.ndarray, seat: int) -> tuple[int | None, int | None]:
+    """The moves (1-based step numbers) at which chance helped ``seat`` most and hurt it most in
+    ``luck`` (moves, players: each move's chance part, as ``Split.luck`` or the table ``luck`` holds
+    it), or None where no move's chance part moved the seat's chance (the first of equal moves)."""
+    column = luck[:, seat]
+    if not column.size:
+        return None, None
+    best, worst = int(np.argmax(column)), int(np.argmin(column))
+    return (best + 1 if column[best] > 0 else None), (worst + 1 if column[worst] < 0 else None)
 
 
 def split(values: np.ndarray, deciders: Sequence[int | None], decided: np.ndarray) -> Split:

@@ -385,9 +385,18 @@ function modelSvg(game, model, width) {
     const points = values.map((v, step) => `${x(step).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
     parts.push(`<polyline points="${points}" stroke="${PALETTE[seat % PALETTE.length]}" class="line" fill="none"/>`);
   });
+  // The luckiest (a triangle up) and unluckiest (down) moments, on the seat's line after the move; a
+  // click goes to their move (``data-step``).
+  const marks = list(model.moments).map((m) => {
+    const value = list(model.chances[m.seat])[m.step];
+    if (value === undefined) { return ""; }
+    const up = m.kind === "luckiest";
+    return `<g class="luckmark ${up ? "lucky" : "unlucky"}" data-step="${Number(m.step)}" transform="translate(${x(m.step).toFixed(1)},${y(value).toFixed(1)})">`
+      + `<path d="${up ? "M0,-7L6,4L-6,4z" : "M0,7L6,-4L-6,-4z"}" fill="${PALETTE[m.seat % PALETTE.length]}"/><title>${esc(m.text)}</title></g>`;
+  }).join("");
   return {
     html: `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Learned win chance by move">`
-      + `${parts.join("")}<line class="cursor" y1="${pad.t}" y2="${height - pad.b}"/></svg>`,
+      + `${parts.join("")}<line class="cursor" y1="${pad.t}" y2="${height - pad.b}"/>${marks}</svg>`,
     x, pad, width,
   };
 }
@@ -411,6 +420,11 @@ function renderModel(s, model) {
   ui.modelLegend.innerHTML = game.names.map((name, seat) => `<span class="lg"><svg class="sw" viewBox="-14 -6 28 12" aria-hidden="true">`
     + `<line x1="-13" x2="13" y1="0" y2="0" stroke="${PALETTE[seat % PALETTE.length]}" stroke-width="2"/></svg>${nameHtml(name, "lgname")}</span>`).join("");
   ui.modelNote.textContent = `${s.view === "all" ? "Every card seen, as after the game" : "Only what this seat knows"}: ${model.meaning}.`;
+  // The moments' captions, each a button to its move; the server wrote them as plain text.
+  const found = list(model.moments);
+  ui.modelMoments.hidden = !found.length;
+  ui.modelMoments.innerHTML = found.length ? `<div class="meta">${esc(model.luck_note)}</div>` + found.map((m) =>
+    `<button type="button" class="moment ${m.kind === "luckiest" ? "lucky" : "unlucky"}" data-step="${Number(m.step)}">${esc(m.text)}</button>`).join("") : "";
   placeModelCursor(s, s.step);
 }
 
@@ -545,7 +559,7 @@ const HTML = `
         <div class="chancebox" hidden><div class="charthead">Winning chances <span class="meta">(stored analysis; click to go to a move; N / P: next / previous inaccuracy or worse)</span></div>
         <div class="readout chance-readout"></div><div class="chance"></div><div class="legend chance-legend"></div></div>
         <div class="modelbox" hidden><div class="charthead">Win chance (model) <span class="meta">(click to go to a move)</span></div>
-        <div class="readout model-readout"></div><div class="model"></div><div class="legend model-legend"></div><div class="meta model-note"></div></div>
+        <div class="readout model-readout"></div><div class="model"></div><div class="legend model-legend"></div><div class="moments" hidden></div><div class="meta model-note"></div></div>
       </div>
       <div class="changesbox"><div class="sidehead">What changed <span class="chg-step"></span></div><div class="changes"></div></div>
     </div>
@@ -579,7 +593,7 @@ function setup(parent, host) {
     chart: el(".chart"), legend: el(".legend"), chance: el(".chance"), chanceBox: el(".chancebox"),
     scoring: el(".scoring"), readout: el(".chartbox .readout"), chanceReadout: el(".chance-readout"),
     chanceLegend: el(".chance-legend"), model: el(".model"), modelBox: el(".modelbox"), modelReadout: el(".model-readout"),
-    modelLegend: el(".model-legend"), modelNote: el(".model-note"), chartNote: el(".chartnote"), scoreName: el(".scorename"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
+    modelLegend: el(".model-legend"), modelNote: el(".model-note"), modelMoments: el(".moments"), chartNote: el(".chartnote"), scoreName: el(".scorename"), main: el(".main"), tabs: Array.from(root.querySelectorAll(".tabs button")), moves: el(".moves"), changes: el(".changes"), chgStep: el(".chg-step"),
     branch: el("button.branch"), copy: el("button.copylink"), copied: el(".copied"), buttons: {},
   };
   root.querySelectorAll("button[data-go]").forEach((b) => { ui.buttons[b.dataset.go] = b; });
@@ -874,6 +888,10 @@ function wire(s) {
     ui.round.blur();
   });
   on(ui.view, "change", () => { ui.view.blur(); if (s.game && ui.view.value !== s.view) { want(s, s.step, ui.view.value); } });
+  on(ui.modelMoments, "click", (event) => {
+    const moment = event.target.closest ? event.target.closest("[data-step]") : null;
+    if (moment) { go(s, Number(moment.getAttribute("data-step"))); }
+  });
   on(ui.moves, "click", (event) => {
     const line = event.target.closest ? event.target.closest("[data-var]") : null;
     if (line && s.trigger) {
@@ -900,6 +918,9 @@ function wire(s) {
     const at = (event) => {
       const c = drawn();
       const svg = box.querySelector("svg");
+      // A mark of a move (the luckiest moment) is its move wherever in the mark the pointer is.
+      const mark = event.target.closest ? event.target.closest("[data-step]") : null;
+      if (c && mark && box.contains(mark) && s.game) { return Math.max(0, Math.min(s.game.total, Number(mark.getAttribute("data-step")))); }
       return c && svg && s.game ? stepAt(s, c, svg.getBoundingClientRect(), event) : null;
     };
     on(box, "click", (event) => { const step = at(event); if (step !== null) { go(s, step); } });

@@ -196,6 +196,9 @@ if hold_panels:
 # The log (for the panels under the board) is read once the board is on its way.
 if log_text is None:
     log_text = data.game_log(game_id, found.row_id)
+if variation is None:
+    # The luckiest and unluckiest moments on the win chance's graph, computed when asked if not stored.
+    model_chart.luck_button(game, log_text, viewer, model)
 _download(game_id, log_text, viewer)
 review_panel.show(game, log_text, found.analysis, viewer, drill_slot)
 whatif_panel.show(game, log_text, step, viewer)
