@@ -7,7 +7,11 @@ person.
 
 Accuracy (0-100 per analysed seat, ``analysis.accuracy``) comes from the stored analyses: the
 ``accuracy`` view's SQL (``ingest.accuracy_sql``), run inline so that a database made before the view
-(the dashboard reads a database as it is) gives it too."""
+(the dashboard reads a database as it is) gives it too.
+
+Luck and skill (in games, ``analysis.winchance.luck``) come from the table ``luck`` that ``governor
+winchance --luck`` fills: a seat's over its game is the sum of its moves' rows, a player's the sum over
+its seats of the games whose luck is stored, beside its results in those same games."""
 
 from __future__ import annotations
 
@@ -243,3 +247,62 @@ def accuracy_by_count(name: str, bot: bool = False) -> pd.DataFrame:
         GROUP BY ALL ORDER BY game, player_count""",
         (name, bool(bot)),
     )
+
+
+def has_luck() -> bool:
+    """Whether the database holds the ``luck`` table (files made before it do not)."""
+    return "luck" in data.tables()
+
+
+#: Each seat of the games of one type whose luck is stored: its luck and skill over its game, its
+#: player (name, bot) and whether it won.
+_SEAT_LUCK = """
+    WITH seat_luck AS (
+        SELECT l.game_id, l.seat, sum(l.luck) AS luck, sum(l.skill) AS skill
+        FROM luck l JOIN games g USING (game_id) WHERE g.game = ? GROUP BY ALL),
+    seats AS (
+        SELECT p.name, coalesce(p.bot, false) AS bot, p.won, s.luck, s.skill
+        FROM seat_luck s JOIN players p USING (game_id, seat))
+"""
+
+
+def luck_board(game: str, who: str = "all") -> pd.DataFrame:
+    """Every player of a game type with games whose luck is stored (``who``: all, humans or bots):
+    ``name``, ``bot``, ``luck_games`` (seats of those games), ``luck_wins`` (of those), and ``luck``
+    and ``skill``, each the sum over those seats, in games."""
+    return data.frame(
+        _SEAT_LUCK + f"""
+        SELECT name, bot, count(*) AS luck_games, sum(won::INT) AS luck_wins, sum(luck) AS luck, sum(skill) AS skill
+        FROM seats WHERE {_who(who, 'bot')} GROUP BY ALL ORDER BY luck DESC, name, bot""",
+        (game,),
+    )
+
+
+def player_luck(game: str, name: str, bot: bool = False) -> dict[str, Any]:
+    """One player's games of a type whose luck is stored: ``games`` (seats), ``wins``, and ``luck`` and
+    ``skill`` summed over them (None without such a game)."""
+    row = data.frame(
+        _SEAT_LUCK + "SELECT count(*) AS games, coalesce(sum(won::INT), 0) AS wins, sum(luck) AS luck, "
+        "sum(skill) AS skill FROM seats WHERE name = ? AND bot = ?",
+        (game, name, bool(bot)),
+    ).iloc[0]
+    return {"games": int(row["games"]), "wins": int(row["wins"]),
+            "luck": None if pd.isna(row["luck"]) else float(row["luck"]),
+            "skill": None if pd.isna(row["skill"]) else float(row["skill"])}
+
+
+def _games(value: float) -> str:
+    """A number of games with its sign, to the tenth ("+1.8", "-0.4"; "0.0" for less than 0.05 either way)."""
+    text = f"{value:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
+
+
+def luck_words(found: dict[str, Any], played: int) -> str | None:
+    """A player's results beside its luck and skill over the games whose luck is known (``found``,
+    ``player_luck``; ``played`` its games of the type), as the page says it: "won 12 of 20; luck +1.8
+    games; skill -0.4 games (luck known for 20 of its 31 games)"; None without such a game."""
+    games = int(found["games"])
+    if not games or found["luck"] is None or found["skill"] is None:
+        return None
+    return (f"won {found['wins']} of {games}; luck {_games(found['luck'])} games; skill {_games(found['skill'])} "
+            f"games (luck known for {games} of its {played} games)")

@@ -7,7 +7,11 @@ or bots only. The game type, the filter and the player live in the URL
 
 Accuracy (0-100 per analysed seat, docs/analysis.md "Accuracy") is shown for the games with a stored
 analysis: each player's mean over them beside the leaderboard, and for one player its trend and its
-mean by game type and player count."""
+mean by game type and player count.
+
+Luck and skill (in games, docs/winchance.md "Luck and skill") are shown for the games whose luck is
+stored (``governor winchance --luck``): each player's sums over them in the leaderboard, and beside one
+player's results in those games ("won 12 of 20; luck +1.8 games; skill -0.4 games")."""
 
 from __future__ import annotations
 
@@ -32,7 +36,11 @@ from dashboards.player_queries import (
     game_types,
     games,
     has_analyses,
+    has_luck,
     leaderboard,
+    luck_board,
+    luck_words,
+    player_luck,
     player_names,
     rating,
     rating_history,
@@ -156,6 +164,15 @@ url_state.seed("players_who", "who", lambda text: text if text in WHO else "all"
 who = st.radio("Show", list(WHO), format_func=WHO.__getitem__, horizontal=True, key="players_who", on_change=_on_who,
                help="Bots are the agents of governor arena: one player per agent name and version (heuristic v1).")
 board = leaderboard(game, int(min_games), who)
+# Each player's luck and skill over its games whose luck is stored, beside the ratings (none stored: no columns).
+lucky = luck_board(game, who) if has_luck() else pd.DataFrame()
+if len(lucky):
+    board = board.merge(lucky[["name", "bot", "luck_games", "luck", "skill"]], on=["name", "bot"], how="left")
+    # Beside the results: what chance and decisions made of them.
+    order = list(board.columns)
+    at = order.index("win_rate") + 1
+    board = board[order[:at] + ["luck_games", "luck", "skill"] + [c for c in order[at:] if c not in
+                                                                     ("luck_games", "luck", "skill")]]
 kind = {"all": "players", "humans": "humans", "bots": "bots"}[who]
 st.caption(
     "Skill ratings by OpenSkill (Plackett-Luce model), recomputed at every import from all games of this type "
@@ -181,6 +198,12 @@ event = st.dataframe(
         "mu": st.column_config.NumberColumn("skill (mu)", format="%.2f"),
         "sigma": st.column_config.NumberColumn("uncertainty (sigma)", format="%.2f"),
         "ordinal": st.column_config.NumberColumn("rating (mu - 3 sigma)", format="%.2f"),
+        "luck_games": st.column_config.NumberColumn("games with luck", help="Seats in games whose luck is stored "
+                                                    "(governor winchance --luck): the luck and skill are over these"),
+        "luck": st.column_config.NumberColumn("luck (games)", format="%+.2f", help=(
+            "The sum over those games of what chance drew: the wins chance gave (+) or took (-)")),
+        "skill": st.column_config.NumberColumn("skill (games)", format="%+.2f", help=(
+            "The sum over those games of what decisions did, its own and its rivals': the wins they gave or took")),
     },
 )
 picked = event.selection.rows if event is not None else []
@@ -272,6 +295,10 @@ if rated is not None:
                f"{head['score']:.1f}, average rank {head['rank']:.2f}.")
 else:
     _metric(metrics, "Rating (mu - 3 sigma)", "not rated")
+# Its results beside its luck and skill, over the games whose luck is stored (GNU Backgammon's way).
+luck_line = luck_words(player_luck(game, name, bot), played) if has_luck() else None
+if luck_line is not None:
+    ui.text(luck_line, "gv-text gv-luck")
 accuracy_games = accuracy_history(game, name, bot) if analysed else pd.DataFrame()
 if len(accuracy_games):
     _metric(metrics, "Accuracy", f"{accuracy_games['accuracy'].mean():.1f}",
