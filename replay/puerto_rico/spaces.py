@@ -309,16 +309,11 @@ def _seat_block(state: PuertoRicoState, viewer: Viewer, other: int) -> bytes:
     return block
 
 
-def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
-    """``encode(seat_view(state, seat))`` made from the state itself, without the view dict: the
-    same vector (a test proves it at every step of many games), VP chips hidden as ``view.py`` decides
-    (``chips_seen``, ``seen_score``). A new array each call. Raises ``IndexError`` for a seat the game
-    does not have."""
-    players = state.players
-    n = len(players)
-    check_seat(seat, n)
+def _table(state: PuertoRicoState) -> list[float]:
+    """The table's part of the vector that every seat sees alike (the seats counted from the observer
+    left 0: ``_add_seen``)."""
     out = [0.0] * _PACKING.table_size
-    out[_PLAYERS] = n
+    out[_PLAYERS] = len(state.players)
     out[_ROUND] = state.round
     out[_STAGE + _STAGE_OF[state.stage]] = 1
     if state.role is not None:
@@ -328,12 +323,6 @@ def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
         index = _CARD_INDEX[card]
         out[_CARD_OPEN + index] = 0.0 if card in taken else 1.0
         out[_CARD_MONEY + index] = money
-    if state.chooser is not None:
-        out[_CHOOSER + (state.chooser - seat) % n] = 1
-    out[_GOVERNOR + (state.governor - seat) % n] = 1
-    acting = state.current_seat
-    if acting is not None:
-        out[_TO_ACT + (acting - seat) % n] = 1
     for s, (capacity, good, load) in enumerate(zip(state.ship_capacity[:3], state.ship_good, state.ship_load)):
         base = _SHIPS + s * _SHIP_STRIDE
         out[base] = capacity
@@ -353,5 +342,49 @@ def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
         out[_FACE_UP + TILE_INDEX[kind]] += 1
     out[_GOODS_SUPPLY:_GOODS_SUPPLY + len(GOOD_NAMES)] = state.goods_supply
     out[_LEFT:_LEFT + len(BUILDING_NAMES)] = state.building_supply
+    return out
+
+
+def _add_seen(state: PuertoRicoState, out: list[float], seat: int) -> None:
+    """Put into the table's part ``out`` the seats counted from the observer ``seat``."""
+    n = len(state.players)
+    if state.chooser is not None:
+        out[_CHOOSER + (state.chooser - seat) % n] = 1
+    out[_GOVERNOR + (state.governor - seat) % n] = 1
+    acting = state.current_seat
+    if acting is not None:
+        out[_TO_ACT + (acting - seat) % n] = 1
+
+
+def encode_state(state: PuertoRicoState, seat: int) -> np.ndarray:
+    """``encode(seat_view(state, seat))`` made from the state itself, without the view dict: the
+    same vector (a test proves it at every step of many games), VP chips hidden as ``view.py`` decides
+    (``chips_seen``, ``seen_score``). A new array each call. Raises ``IndexError`` for a seat the game
+    does not have."""
+    players = state.players
+    n = len(players)
+    check_seat(seat, n)
+    out = _table(state)
+    _add_seen(state, out, seat)
     viewer = _VIEWERS[seat]
     return _VECTOR(out, [_seat_block(state, viewer, (seat + k) % n) for k in range(n)])
+
+
+def encode_seats(state: PuertoRicoState) -> np.ndarray:
+    """Every seat's ``encode_state`` at once: an array (players, SIZE) whose row ``s`` is
+    ``encode_state(state, s)`` byte for byte (a test proves it at every step of many games), the
+    table's shared part made once and each seat's block twice, as the seat itself sees it and as the
+    others do (every other seat sees the same of it: ``chips_seen`` tells a seat's own chips from
+    anyone else's), for the win chance's whole view, which reads every seat's vector at every step.
+    A new array each call."""
+    players = state.players
+    n = len(players)
+    common = _table(state)
+    own = [_seat_block(state, _VIEWERS[seat], seat) for seat in range(n)]
+    others = [_seat_block(state, _VIEWERS[(seat + 1) % n], seat) for seat in range(n)]
+    rows = []
+    for seat in range(n):
+        out = list(common)
+        _add_seen(state, out, seat)
+        rows.append(_VECTOR(out, [own[seat]] + [others[(seat + k) % n] for k in range(1, n)]))
+    return np.stack(rows)

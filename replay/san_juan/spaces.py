@@ -229,6 +229,44 @@ def _seat_block(player: Any) -> bytes:
     return _KEEP_BLOCK(id(player), player, out)
 
 
+def _table(state: SanJuanState) -> list[float]:
+    """The table's part of the vector that every seat sees alike (the seat-relative and hidden parts
+    left 0: ``_add_seen``)."""
+    out = [0.0] * _PACKING.table_size
+    out[_PLAYERS] = len(state.players)
+    out[_ROUND] = state.round
+    out[_STAGE + _STAGE_OF[state.stage]] = 1
+    if state.role is not None:
+        out[_ROLE_NOW + _ROLE_OF[state.role]] = 1
+    for role, _ in state.roles_taken:
+        out[_TAKEN + _ROLE_OF[role]] = 1
+    out[_PILES] = len(state.draw_pile)
+    out[_PILES + 1] = len(state.discard)
+    if state.tile is not None:
+        out[_TILE + int(state.tile) - 1] = 1
+    out[_LOOKING_COUNT] = len(state.looking)
+    return out
+
+
+def _add_seen(state: SanJuanState, out: list[float], seat: int) -> None:
+    """Put into the table's part ``out`` what depends on the observer ``seat``: the seats counted from
+    it, and the hidden cards it sees as ``view.py`` decides (``sees_hand``, ``sees_looking``)."""
+    n = len(state.players)
+    viewer = _VIEWERS[seat]
+    if state.chooser is not None:
+        out[_CHOOSER + (state.chooser - seat) % n] = 1
+    out[_GOVERNOR + (state.governor - seat) % n] = 1
+    acting = state.current_seat
+    if acting is not None:
+        out[_TO_ACT + (acting - seat) % n] = 1
+    if sees_hand(viewer, seat):
+        for card in state.players[seat].hand:
+            out[_HAND + CARD_INDEX[card]] += 1
+    if sees_looking(state, viewer):
+        for card in state.looking:
+            out[_LOOKING + CARD_INDEX[card]] += 1
+
+
 def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
     """``encode(seat_view(state, seat))`` made from the state itself, without the view dict: the
     same vector (a test proves it at every step of many games), the hidden cards left out as
@@ -237,30 +275,23 @@ def encode_state(state: SanJuanState, seat: int) -> np.ndarray:
     players = state.players
     n = len(players)
     check_seat(seat, n)
-    viewer = _VIEWERS[seat]
-    out = [0.0] * _PACKING.table_size
-    out[_PLAYERS] = n
-    out[_ROUND] = state.round
-    out[_STAGE + _STAGE_OF[state.stage]] = 1
-    if state.role is not None:
-        out[_ROLE_NOW + _ROLE_OF[state.role]] = 1
-    for role, _ in state.roles_taken:
-        out[_TAKEN + _ROLE_OF[role]] = 1
-    if state.chooser is not None:
-        out[_CHOOSER + (state.chooser - seat) % n] = 1
-    out[_GOVERNOR + (state.governor - seat) % n] = 1
-    acting = state.current_seat
-    if acting is not None:
-        out[_TO_ACT + (acting - seat) % n] = 1
-    out[_PILES] = len(state.draw_pile)
-    out[_PILES + 1] = len(state.discard)
-    if state.tile is not None:
-        out[_TILE + int(state.tile) - 1] = 1
-    if sees_hand(viewer, seat):
-        for card in players[seat].hand:
-            out[_HAND + CARD_INDEX[card]] += 1
-    if sees_looking(state, viewer):
-        for card in state.looking:
-            out[_LOOKING + CARD_INDEX[card]] += 1
-    out[_LOOKING_COUNT] = len(state.looking)
+    out = _table(state)
+    _add_seen(state, out, seat)
     return _VECTOR(out, [_seat_block(players[(seat + k) % n]) for k in range(n)])
+
+
+def encode_seats(state: SanJuanState) -> np.ndarray:
+    """Every seat's ``encode_state`` at once: an array (players, SIZE) whose row ``s`` is
+    ``encode_state(state, s)`` byte for byte (a test proves it at every step of many games), the
+    table's shared part and the seats' blocks made once for all seats (the win chance's whole view
+    reads every seat's vector at every step). A new array each call."""
+    players = state.players
+    n = len(players)
+    common = _table(state)
+    blocks = [_seat_block(player) for player in players]
+    rows = []
+    for seat in range(n):
+        out = list(common)
+        _add_seen(state, out, seat)
+        rows.append(_VECTOR(out, [blocks[(seat + k) % n] for k in range(n)]))
+    return np.stack(rows)
