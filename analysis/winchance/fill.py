@@ -1,67 +1,220 @@
-"""The table ``win_chance`` of a database: every seat's win chance at every step of every stored game
-(``governor winchance --db``), from the shipped models' whole view (the stored games are seen
-afterwards, as a post-game analysis sees them: every card), the result itself at a finished game's
-last step.
+"""The table ``win_chance`` of a database or a lake: every seat's win chance at every step of every
+stored game (``governor winchance``, ``governor import --win-chance``), from the shipped models' whole
+view (the stored games are seen afterwards, as a post-game analysis sees them: every card), the result
+itself at a finished game's last step.
 
-Games are read, replayed and written in batches, each batch's rows loaded through Arrow in one
-statement and committed at once: a game has all its rows or none, so an interrupted run continues
-where it stopped (only games without rows are filled). A game that cannot be replayed, or whose game
-and player count have no model, is one line, and the others go on."""
+The games are handed to worker processes (or a Dask or Ray cluster: ``ingest.executors``) a few at a
+time; a worker replays each game once, makes every seat's observation vector of each of its steps at
+once (the game's ``encode_seats`` when its ``spaces`` declares one) and asks the trees for many
+positions of several games in one call. The rows come back to this process, which commits them in
+batches (``BATCH_GAMES``): a game has all its rows or none, so an interrupted run continues where it
+stopped (only games without rows are filled). A game that cannot be replayed, or whose game and player
+count have no model, is one line, and the others go on."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analysis.winchance.model import ModelError, WinModel, load
-from analysis.winchance.predict import result_shares
+from analysis.winchance.predict import result_shares, whole_view_rows
 from ingest.schema import WIN_CHANCE
 from replay.errors import GovernorError, printable
 from replay.logfile import parse_game
-from replay.registry import engine_for
+from replay.registry import engine_for, spaces_for
 from replay.replayer import iter_replay
 
-#: Games read, replayed and committed together.
+#: Games read, replayed and committed together (one transaction, or one lake batch).
 BATCH_GAMES = 500
+#: Games a worker computes in one task: enough that a task's cost (its logs and rows sent between
+#: processes) is small beside the work, few enough that every worker has some.
+TASK_GAMES = 16
+#: Tasks in flight per worker.
+DEPTH = 2
+#: The most rows of a view the trees are asked for at once (memory: a 5-seat row holds 2,335 floats).
+PREDICT_ROWS = 4096
 
 PENDING_SQL = ("SELECT game_id FROM games g WHERE NOT EXISTS (SELECT 1 FROM win_chance w WHERE w.game_id = g.game_id) "
                "ORDER BY game_id")
+LOGS_SQL = "SELECT game_id, log FROM games WHERE game_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY game_id"
 
 
 @dataclass
 class FillSummary:
-    """What a fill did: games filled, rows written, games left out (each said in one line)."""
+    """What a fill did: games filled, rows written, games left out (each said in one line), games that
+    met a bug in governor (said too)."""
 
     games: int = 0
     rows: int = 0
     failed: int = 0
+    bugs: int = 0
+    total: int = 0
 
 
 class Models:
-    """The models asked for so far, by game and player count (None for one that cannot be loaded)."""
+    """The models asked for so far, by game and player count (None for one that cannot be loaded, and
+    why in ``problems``)."""
 
-    def __init__(self, folder: str | Path | None, say: Callable[[str], None]) -> None:
+    def __init__(self, folder: str | Path | None, say: Callable[[str], None] | None = None) -> None:
         self.folder = Path(folder) if folder is not None else None
         self.say = say
         self.found: dict[tuple[str, int], WinModel | None] = {}
+        self.problems: dict[tuple[str, int], str] = {}
 
     def get(self, game: str, players: int) -> WinModel | None:
-        """The model of ``game`` with ``players`` seats, or None (said once) when there is none."""
+        """The model of ``game`` with ``players`` seats, or None (its problem kept, and said once)
+        when there is none."""
         key = (game, players)
         if key not in self.found:
             path = self.folder / f"{game}-{players}.json.gz" if self.folder is not None else None
             try:
                 self.found[key] = load(game, players, path)
             except (ModelError, KeyError) as err:
-                self.say(f"{printable(str(err).strip(chr(34)))}: its games are left without win chances")
+                self.problems[key] = f"{printable(str(err).strip(chr(34)))}: its games are left without win chances"
+                if self.say is not None:
+                    self.say(self.problems[key])
                 self.found[key] = None
         return self.found[key]
+
+
+# -- one worker's share ---------------------------------------------------------------------------
+
+
+@dataclass
+class ChunkOutcome:
+    """What became of a task's games: each filled game's chances (an array (steps + 1, players)), each
+    game left out with its line, the models missing (their line, said once by the caller)."""
+
+    found: list[tuple[str, np.ndarray]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    bugs: list[tuple[str, str]] = field(default_factory=list)
+    missing: dict[tuple[str, int], str] = field(default_factory=dict)
+    unmodelled: int = 0
+
+
+class _Pending:
+    """The positions of games waiting for the trees of one model: each game's chances so far (the
+    finished positions filled in) and where its positions in play are."""
+
+    def __init__(self, model: WinModel) -> None:
+        self.model = model
+        self.rows: list[np.ndarray] = []
+        self.games: list[tuple[str, np.ndarray, list[int]]] = []
+        self.count = 0
+
+    def add(self, game_id: str, out: np.ndarray, playing: list[int], rows: np.ndarray | None) -> None:
+        self.games.append((game_id, out, playing))
+        if rows is not None:
+            self.rows.append(rows)
+            self.count += rows.shape[0]
+
+    def flush(self, into: list[tuple[str, np.ndarray]]) -> None:
+        """Ask the trees for every position waiting (one call) and hand the games over to ``into``."""
+        model = self.model
+        if self.rows:
+            chances = model.views["everything"].chances(np.concatenate(self.rows), model.players)
+            start = 0
+            for _, out, playing in self.games:
+                out[playing] = chances[start:start + len(playing)]
+                start += len(playing)
+        into.extend((game_id, out) for game_id, out, _ in self.games)
+        self.rows, self.games, self.count = [], [], 0
+
+
+class Encoder:
+    """The whole view's rows of many positions of one game and player count: the game's
+    ``encode_seats`` (every seat's vector at once) when its ``spaces`` declares it and it gives the
+    very rows of ``Features.everything`` (checked on the first position: a change of the features
+    that it does not follow falls back to them), else ``Features.everything`` position by position."""
+
+    def __init__(self, model: WinModel) -> None:
+        self.features = model.features
+        self.seats: Callable[[Any], np.ndarray] | None = getattr(spaces_for(model.features.game), "encode_seats", None)
+        self.checked = self.seats is None
+
+    def rows(self, states: Sequence[Any]) -> np.ndarray:
+        """The rows of ``states`` (an array (positions * players, players * size)). Raises what the
+        game's encoding raises."""
+        if self.seats is not None and not self.checked:
+            self.checked = True
+            fast = whole_view_rows(np.stack([self.seats(states[0])]))
+            if fast.dtype != np.float32 or fast.tobytes() != self.features.everything(states[0]).astype(np.float32).tobytes():
+                self.seats = None
+        if self.seats is None:
+            return np.concatenate([self.features.everything(state) for state in states])
+        return whole_view_rows(np.stack([self.seats(state) for state in states]))
+
+
+class Worker:
+    """A worker's models and encoders, kept between its tasks."""
+
+    def __init__(self, folder: str | None) -> None:
+        self.models = Models(folder)
+        self.encoders: dict[tuple[str, int], Encoder] = {}
+
+    def chunk(self, logs: Sequence[tuple[str, str]]) -> ChunkOutcome:
+        """The chances of every game of ``logs`` (``(game_id, stored log)``). Never raises for a game's
+        sake: a log that does not replay, a game without a model or a bug is an outcome of its own."""
+        outcome = ChunkOutcome()
+        waiting: dict[tuple[str, int], _Pending] = {}
+        for game_id, text in logs:
+            try:
+                log = parse_game(json.loads(text))
+                key = (log.game, len(log.players))
+                model = self.models.get(*key)
+                if model is None:
+                    outcome.missing[key] = self.models.problems[key]
+                    outcome.unmodelled += 1
+                    continue
+                engine = engine_for(log.game)
+                out = np.zeros((len(log.moves) + 1, model.players))
+                playing: list[int] = []
+                states: list[Any] = []
+                step = 0
+                for step, (state, _) in enumerate(iter_replay(log, require_complete=False, describe=False,
+                                                               steps=False)):
+                    if engine.is_over(state):
+                        out[step] = result_shares(engine, state)
+                    else:
+                        playing.append(step)
+                        states.append(state)
+                out = out[:step + 1]
+                if key not in self.encoders:
+                    self.encoders[key] = Encoder(model)
+                rows = self.encoders[key].rows(states) if states else None
+            except (GovernorError, ValueError) as err:
+                outcome.failed.append((game_id, str(err)))
+                continue
+            except Exception as err:  # a bug: this game's, said with it, and the rest goes on
+                where = traceback.extract_tb(err.__traceback__)[-1]
+                outcome.bugs.append((game_id, f"internal: {type(err).__name__}: {err} ({where.filename}:{where.lineno})"))
+                continue
+            pending = waiting.setdefault(key, _Pending(model))
+            pending.add(game_id, out, playing, rows)
+            if pending.count >= PREDICT_ROWS:
+                pending.flush(outcome.found)
+        for pending in waiting.values():
+            pending.flush(outcome.found)
+        return outcome
+
+
+_WORKERS: dict[str | None, Worker] = {}
+
+
+def chances_task(logs: Sequence[tuple[str, str]], folder: str | None) -> ChunkOutcome:
+    """A task of a worker (``ingest.executors``): the chances of the games of ``logs`` with the models
+    of ``folder`` (None: the shipped ones), loaded once per process."""
+    if folder not in _WORKERS:
+        _WORKERS[folder] = Worker(folder)
+    return _WORKERS[folder].chunk(logs)
 
 
 def game_chances(models: Models, text: str) -> tuple[str, np.ndarray] | None:
@@ -72,77 +225,153 @@ def game_chances(models: Models, text: str) -> tuple[str, np.ndarray] | None:
     model = models.get(log.game, len(log.players))
     if model is None:
         return None
-    engine = engine_for(log.game)
-    states = [state for state, _ in iter_replay(log, require_complete=False, describe=False, steps=False)]
-    out = np.zeros((len(states), model.players))
-    playing: list[int] = []
-    rows: list[np.ndarray] = []
-    for step, state in enumerate(states):
-        if engine.is_over(state):
-            out[step] = result_shares(engine, state)
-        else:
-            playing.append(step)
-            rows.append(model.features.everything(state))
-    if rows:
-        out[playing] = model.views["everything"].chances(np.concatenate(rows), model.players)
-    return log.game_id, out
+    worker = Worker(None)
+    worker.models = models
+    outcome = worker.chunk([(log.game_id, text)])
+    if outcome.failed or outcome.bugs:
+        raise ValueError((outcome.failed or outcome.bugs)[0][1])
+    return outcome.found[0]
 
 
-def table_of(found: list[tuple[str, np.ndarray]]) -> pa.Table:
+# -- storing ---------------------------------------------------------------------------------------
+
+
+def table_of(found: Sequence[tuple[str, np.ndarray]]) -> pa.Table:
     """The ``win_chance`` rows of the games' chances, built as Arrow columns."""
-    ids: list[str] = []
-    steps: list[np.ndarray] = []
-    seats: list[np.ndarray] = []
-    values: list[np.ndarray] = []
-    for game_id, chances in found:
-        count, players = chances.shape
-        ids.extend([game_id] * (count * players))
-        steps.append(np.repeat(np.arange(count, dtype=np.int32), players))
-        seats.append(np.tile(np.arange(players, dtype=np.int8), count))
-        values.append(chances.ravel())
     if not found:
         return WIN_CHANCE.empty_table()
-    return pa.Table.from_arrays(
-        [pa.array(ids, pa.string()), pa.array(np.concatenate(steps)), pa.array(np.concatenate(seats)),
-         pa.array(np.concatenate(values))], schema=WIN_CHANCE)
+    counts = [chances.size for _, chances in found]
+    ids = pa.array([game_id for game_id, _ in found], pa.string())
+    # Each game's id repeated over its rows, taken from the short array of ids (no list of strings).
+    game_ids = ids.take(pa.array(np.repeat(np.arange(len(found)), counts)))
+    steps = np.concatenate([np.repeat(np.arange(c.shape[0], dtype=np.int32), c.shape[1]) for _, c in found])
+    seats = np.concatenate([np.tile(np.arange(c.shape[1], dtype=np.int8), c.shape[0]) for _, c in found])
+    values = np.concatenate([c.ravel() for _, c in found])
+    return pa.Table.from_arrays([game_ids, pa.array(steps), pa.array(seats), pa.array(values)], schema=WIN_CHANCE)
 
 
-def fill(db: str, *, models_folder: str | Path | None = None, say: Callable[[str], None] = print,
-         progress: Callable[[int, int], None] | None = None, batch_games: int = BATCH_GAMES) -> FillSummary:
-    """Fill ``win_chance`` for every game of ``db`` without rows, in batches; ``progress(done, total)``
-    after each. Raises ``ingest.db.DatabaseError`` when the database cannot be read or written."""
-    from ingest.db import reader, writer
+class Store(Protocol):
+    """Where the games are read and their rows kept: a database file or a lake."""
 
-    with writer(db) as con:  # the writer makes the table in a database made before it
-        pending = [row[0] for row in con.execute(PENDING_SQL).fetchall()]
-    models = Models(models_folder, say)
-    summary = FillSummary()
-    for start in range(0, len(pending), batch_games):
-        ids = pending[start:start + batch_games]
-        with reader(db) as con:
-            texts: list[tuple[Any, ...]] = con.execute(
-                "SELECT game_id, log FROM games WHERE list_contains(?, game_id) ORDER BY game_id", [ids]).fetchall()
-        found: list[tuple[str, np.ndarray]] = []
-        for game_id, text in texts:
-            try:
-                chances = game_chances(models, text)
-            except (GovernorError, ValueError) as err:
-                say(f"game {printable(game_id)}: {printable(str(err))}; left without win chances")
-                summary.failed += 1
-                continue
-            if chances is None:
-                summary.failed += 1
-                continue
-            found.append((game_id, chances[1]))
-        rows = table_of(found)
-        with writer(db) as con:
+    def pending(self) -> list[str]:
+        """The ids of the games without rows, in order."""
+        ...
+
+    def logs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """The stored logs of ``ids`` (those still stored), as ``(game_id, log)``."""
+        ...
+
+    def add(self, rows: pa.Table, ids: Sequence[str]) -> tuple[int, int]:
+        """Keep the rows of the games ``ids`` at once, but of any game that has rows by now (another
+        run's): the games and rows kept."""
+        ...
+
+
+class DatabaseStore:
+    """A database file: the logs read ``READ_GAMES`` at a time, each batch's rows inserted in one
+    statement and one transaction."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+
+    def pending(self) -> list[str]:
+        """Raises ``ingest.db.DatabaseError``."""
+        from ingest.db import writer
+
+        with writer(self.db) as con:  # the writer makes the table in a database made before it
+            return [row[0] for row in con.execute(PENDING_SQL).fetchall()]
+
+    def logs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """Raises ``ingest.db.DatabaseError``."""
+        from ingest.db import reader
+
+        with reader(self.db) as con:
+            return [(str(a), str(b)) for a, b in con.execute(LOGS_SQL, [list(ids)]).fetchall()]
+
+    def add(self, rows: pa.Table, ids: Sequence[str]) -> tuple[int, int]:
+        """Raises ``ingest.db.DatabaseError``."""
+        from ingest.db import writer
+
+        if not ids:
+            return 0, 0
+        with writer(self.db) as con:
             con.execute("BEGIN")
-            # A game filled meanwhile by another run keeps its rows: only those still missing are added.
-            con.execute("INSERT INTO win_chance SELECT r.* FROM rows r WHERE NOT EXISTS "
-                        "(SELECT 1 FROM win_chance w WHERE w.game_id = r.game_id)")
+            # A game filled meanwhile by another run keeps its rows. The ids come in order: the range
+            # lets the look-up skip the row groups of other games.
+            taken = {row[0] for row in con.execute(
+                "SELECT DISTINCT game_id FROM win_chance WHERE game_id BETWEEN ? AND ? "
+                "AND game_id IN (SELECT unnest(?::VARCHAR[]))", [min(ids), max(ids), list(ids)]).fetchall()}
+            if taken:
+                rows = rows.filter(pc.invert(pc.is_in(rows.column("game_id"), value_set=pa.array(sorted(taken), pa.string()))))
+            con.register("win_chance_rows", rows)
+            con.execute("INSERT INTO win_chance SELECT * FROM win_chance_rows")
+            con.unregister("win_chance_rows")
             con.execute("COMMIT")
-        summary.games += len(found)
-        summary.rows += rows.num_rows
+        return len(set(ids) - taken), rows.num_rows
+
+
+#: Games whose logs are read at once (one connection each: the writes go between them).
+READ_GAMES = 512
+
+
+def _tasks(store: Store, pending: list[str], summary: FillSummary) -> Iterator[list[tuple[str, str]]]:
+    for start in range(0, len(pending), READ_GAMES):
+        ids = pending[start:start + READ_GAMES]
+        logs = store.logs(ids)
+        # A game removed meanwhile has nothing to fill: counted as done.
+        summary.total -= len(ids) - len(logs)
+        for first in range(0, len(logs), TASK_GAMES):
+            yield logs[first:first + TASK_GAMES]
+
+
+def fill(target: str | Store, *, models_folder: str | Path | None = None, say: Callable[[str], None] = print,
+         progress: Callable[[int, int], None] | None = None, batch_games: int | None = None, workers: int = 1,
+         cluster: str | None = None) -> FillSummary:
+    """Fill ``win_chance`` for every game without rows of ``target`` (a database file, or a ``Store``
+    such as ``analysis.winchance.lake.LakeStore``), on ``workers`` processes (or ``cluster``:
+    ``ingest.executors.executor``), committing ``batch_games`` games at a time (default ``BATCH_GAMES``); ``say`` gets a line per
+    game left out (and per model missing), ``progress(done, total)`` is called after each commit. The
+    rows are the same whatever the workers. Raises ``ingest.db.DatabaseError`` when the database cannot
+    be read or written, ``ingest.lake_files.LakeError`` for a lake, ``ingest.executors.ExecutorError``,
+    and ``KeyboardInterrupt`` when interrupted (the batches committed keep their rows)."""
+    from ingest.executors import executor
+
+    store: Store = DatabaseStore(target) if isinstance(target, str) else target
+    pending = store.pending()
+    summary = FillSummary(total=len(pending))
+    folder = str(models_folder) if models_folder is not None else None
+    said: set[tuple[str, int]] = set()
+    found: list[tuple[str, np.ndarray]] = []
+    done = 0
+
+    def commit() -> None:
+        nonlocal found
+        found.sort(key=lambda item: item[0])  # a task's games come back by model: stored in order
+        games, rows = store.add(table_of(found), [game_id for game_id, _ in found])
+        summary.games += games
+        summary.rows += rows
+        found = []
         if progress is not None:
-            progress(start + len(ids), len(pending))
+            progress(done, summary.total)
+
+    with executor(cluster, workers, folder, DEPTH) as run:
+        for outcome in run(chances_task, _tasks(store, pending, summary)):
+            for key, line in outcome.missing.items():
+                if key not in said:
+                    said.add(key)
+                    say(line)
+            for game_id, message in outcome.failed:
+                say(f"game {printable(game_id)}: {printable(message)}; left without win chances")
+            for game_id, message in outcome.bugs:
+                say(f"game {printable(game_id)}: {printable(message)}; left without win chances")
+            summary.failed += len(outcome.failed) + outcome.unmodelled
+            summary.bugs += len(outcome.bugs)
+            done += len(outcome.found) + len(outcome.failed) + len(outcome.bugs) + outcome.unmodelled
+            found.extend(outcome.found)
+            if len(found) >= (batch_games or BATCH_GAMES):
+                commit()
+        if found:
+            commit()
+        elif progress is not None:
+            progress(done, summary.total)
     return summary

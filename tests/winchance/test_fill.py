@@ -88,3 +88,58 @@ def test_a_missing_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["winchance", "--db", str(tmp_path / "none.duckdb")]) == 2
     assert capsys.readouterr().err == (f"governor winchance: --db {tmp_path / 'none.duckdb'}: no such database file "
                                        "(import some logs first: governor import PATH)\n")
+
+
+def test_workers_give_the_rows_of_one_worker(db: Path, models: Path, tmp_path: Path) -> None:
+    other = tmp_path / "copy.duckdb"
+    other.write_bytes(db.read_bytes())
+    assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 0
+    assert main(["winchance", "--db", str(other), "--models", str(models), "--workers", "2"]) == 0
+    one = _rows(db, "SELECT * FROM win_chance ORDER BY ALL")
+    assert len(one) == _rows(db, "SELECT sum((moves + 1) * player_count) FROM games")[0][0]
+    assert _rows(other, "SELECT * FROM win_chance ORDER BY ALL") == one
+
+
+def test_the_rows_are_each_games_own_chances_whatever_the_games_asked_with_it(db: Path, models: Path) -> None:
+    # A task asks the trees for the positions of several games at once: each game's rows are still
+    # exactly those of the game alone.
+    from analysis.winchance.fill import Models, game_chances
+
+    assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 0
+    found = Models(models)
+    for game_id, text in _rows(db, "SELECT game_id, log FROM games ORDER BY game_id"):
+        alone = game_chances(found, str(text))
+        assert alone is not None and alone[0] == game_id
+        stored = _rows(db, f"SELECT win_chance FROM win_chance WHERE game_id = '{game_id}' ORDER BY step, seat")
+        assert [row[0] for row in stored] == alone[1].ravel().tolist()
+
+
+def test_a_run_stopped_between_two_batches_is_continued_by_the_next(db: Path, models: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from analysis.winchance import fill
+
+    clean = tmp_path / "clean.duckdb"
+    clean.write_bytes(db.read_bytes())
+    assert main(["winchance", "--db", str(clean), "--models", str(models), "--workers", "1"]) == 0
+    monkeypatch.setattr(fill, "BATCH_GAMES", 5)
+    monkeypatch.setattr(fill, "TASK_GAMES", 1)
+    add = fill.DatabaseStore.add
+    calls = []
+
+    def stopping(self: fill.DatabaseStore, rows: object, ids: list[str]) -> tuple[int, int]:
+        calls.append(len(ids))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return add(self, rows, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fill.DatabaseStore, "add", stopping)
+    capsys.readouterr()
+    assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 130
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "governor winchance: interrupted; the games filled keep their rows (run it again for the rest)")
+    assert _rows(db, "SELECT count(DISTINCT game_id) FROM win_chance")[0][0] == 5
+    monkeypatch.setattr(fill.DatabaseStore, "add", add)
+    assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 0
+    assert "filled the win chance of 7 game(s)" in capsys.readouterr().err
+    assert _rows(db, "SELECT * FROM win_chance ORDER BY ALL") == _rows(clean, "SELECT * FROM win_chance ORDER BY ALL")

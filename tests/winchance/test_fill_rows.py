@@ -1,0 +1,65 @@
+"""The fill's fast path gives the shipped models' very numbers: the whole view's rows made from every
+seat's vector at once are ``Features.everything``'s byte for byte, and the chances of a sample game of
+each game and player count are the ones the fill gave before it was made fast (their SHA-256)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.winchance.fill import Encoder, Models, game_chances
+from analysis.winchance.model import load
+from analysis.winchance.predict import whole_view_rows
+from replay.logfile import parse_game
+from replay.registry import engine_for, spaces_for
+from replay.replayer import iter_replay
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
+
+#: The chances (float64, little-endian, (steps + 1, players)) of the shipped models at every step of one
+#: sample game of each, as the fill computed them one game and one seat's vector at a time.
+BEFORE = {
+    "puerto_rico/puerto_rico-3p-seed2026-0000.json": ((155, 3), "dc3f5b3fd97c2023535e8a40057d4e07d112fa205f3643aa9afa0b51f2fde1ac"),
+    "puerto_rico/puerto_rico-4p-seed2026-0001.json": ((211, 4), "a0e085aee7cd7c89330bd5c932b77a62d8e2c3215cc8d0b51553f96532cb12d3"),
+    "puerto_rico/puerto_rico-5p-seed2026-0002.json": ((241, 5), "cb4d1b14b153bf4b5c5f6fa3be969cde81fbfe13470f79b18aecfdee927bc0be"),
+    "san_juan/san_juan-2p-seed2026-0000.json": ((118, 2), "3a8781ed96d4e369f9373557aa690060cc4b73e8ffbed3247de4205ff501ba06"),
+    "san_juan/san_juan-3p-seed2026-0001.json": ((187, 3), "6fd35a9d6a542d37647c7b45bb46863693f244612e9a8f1796a235a9f7d76c4d"),
+    "san_juan/san_juan-4p-seed2026-0002.json": ((230, 4), "c255e7f7d25caf21d9ec7be5989409cc34078e86d00384326a2c542ccb05826a"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BEFORE))
+def test_the_shipped_models_give_a_sample_games_numbers_as_before(name: str) -> None:
+    found = game_chances(Models(None), (SAMPLES / name).read_text())
+    assert found is not None
+    shape, digest = BEFORE[name]
+    assert found[1].shape == shape
+    assert hashlib.sha256(np.ascontiguousarray(found[1], dtype="<f8").tobytes()).hexdigest() == digest
+
+
+@pytest.mark.parametrize("name", sorted(BEFORE))
+def test_the_whole_views_rows_from_every_seats_vector_are_the_features_rows(name: str) -> None:
+    log = parse_game(json.loads((SAMPLES / name).read_text()))
+    features = load(log.game, len(log.players)).features
+    states = [state for state, _ in iter_replay(log, describe=False, steps=False)]
+    codec = spaces_for(log.game)
+    fast = whole_view_rows(np.stack([codec.encode_seats(state) for state in states]))
+    assert fast.tobytes() == np.concatenate([features.everything(state) for state in states]).tobytes()
+
+
+def test_an_encoding_that_does_not_give_the_features_rows_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Should the features change and a game's encode_seats not follow, the features' own rows are used.
+    name = "san_juan/san_juan-2p-seed2026-0000.json"
+    log = parse_game(json.loads((SAMPLES / name).read_text()))
+    model = load(log.game, len(log.players))
+    engine = engine_for(log.game)
+    states = [state for state, _ in iter_replay(log, describe=False, steps=False) if not engine.is_over(state)]
+    encoder = Encoder(model)
+    assert encoder.seats is not None
+    encoder.seats = lambda state: spaces_for(log.game).encode_seats(state)[::-1].copy()  # seats in another order
+    assert encoder.rows(states).tobytes() == np.concatenate([model.features.everything(s) for s in states]).tobytes()
+    assert encoder.seats is None
