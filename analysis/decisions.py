@@ -68,13 +68,15 @@ def significant(best: Candidate, played: Candidate, z: float = Z95) -> bool:
     return p1 - p2 > z * spread if spread > 0 else p1 > p2
 
 
-def tag_for(loss: float, is_significant: bool) -> str | None:
-    """The tag of a move that lost ``loss`` winning chance: ``blunder``, ``mistake``, ``inaccuracy``."""
+def tag_for(loss: float, is_significant: bool, sure: bool | None = None) -> str | None:
+    """The tag of a move that lost ``loss`` winning chance: ``blunder``, ``mistake``, ``inaccuracy``.
+    ``sure`` False (adaptive sampling: the rollouts are not sure of a blunder's loss,
+    ``analysis.racing.Race.sure``) makes a blunder's loss a mistake; None: the loss alone decides."""
     if not is_significant:
         return None
     for name, threshold in THRESHOLDS:
         if loss >= threshold:
-            return name
+            return "mistake" if name == "blunder" and sure is False else name
     return None
 
 
@@ -132,6 +134,11 @@ class Decision:
     mover_player: str | None = None
     #: The kind of bot that played the rollouts (``expert``, ``heuristic``).
     rollout_bot: str = ""
+    #: Adaptive sampling: whether the rollouts are sure the best candidate is a blunder's worth better
+    #: than the move played (``analysis.racing.Race.sure``); a loss of a blunder's size they are not
+    #: sure of is tagged a mistake. None (fixed sampling; nothing better than the move played): the
+    #: loss alone decides.
+    sure: bool | None = None
 
     @property
     def mover_seat(self) -> int:
@@ -152,7 +159,7 @@ class Decision:
 
     @property
     def tag(self) -> str | None:
-        return tag_for(self.loss, significant(self.best, self.played))
+        return tag_for(self.loss, significant(self.best, self.played), self.sure)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -319,10 +326,12 @@ def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, cand
     return _made(names, point, legal, made, bot)
 
 
-def _made(names: Sequence[str], point: _Point, legal: int, made: Sequence[Candidate], bot: str) -> Decision:
+def _made(names: Sequence[str], point: _Point, legal: int, made: Sequence[Candidate], bot: str,
+          sure: bool | None = None) -> Decision:
     if point.mover == point.seat:
-        return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), rollout_bot=bot)
-    return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), point.mover, names[point.mover], bot)
+        return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), rollout_bot=bot, sure=sure)
+    return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), point.mover, names[point.mover], bot,
+                    sure)
 
 
 def _rank(candidate: Candidate) -> tuple[float, bool, str]:
@@ -373,28 +382,33 @@ class _Work:
     def decision(self, names: Sequence[str]) -> Decision:
         """The decision analysed. Adaptive sampling lists the ``top`` best candidates, best first: the
         leader of the race, or the move played when the leader is not significantly better (as far as
-        the rollouts can tell, nothing better was found), then the others by estimate."""
+        the rollouts can tell, nothing better was found), then the others by estimate; whether the
+        rollouts are sure the leader is a blunder's worth better (``Race.sure``) decides between a
+        blunder and a mistake."""
         if self.race is None:
             return _decision(self.engine, names, self.point, self.legal, self.candidates, self.results, self.bot)
         engine, point, race = self.engine, self.point, self.race
         made = []
+        entrant_of: dict[int, int] = {}
         for index, move in enumerate(self.candidates):
             entrant = self.entrants.index(self.groups[index])
             ended = [x for x in race.results[entrant] if x is not None]
             share, share_sd = share_stats(self.shares.get(entrant, []))
             made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
                                   same_move(engine, move, point.played), sum(ended), len(ended), share, share_sd))
+            entrant_of[id(made[-1])] = entrant
         played = next(c for c in made if c.played)
-        running = [c for index, c in enumerate(made) if race.alive[self.entrants.index(self.groups[index])]]
+        running = [c for c in made if race.alive[entrant_of[id(c)]]]
         leader = min(running, key=_rank)
         best = leader if significant(leader, played) else played
+        sure = None if best is played else race.sure(entrant_of[id(best)])
         rest = sorted((c for c in made if c is not best), key=_rank)
         room = max(0, self.options.top - 1)
         listed = rest[:room]
         if played is not best and played not in listed:
             # The move played is always listed (as the old pre-ranking always kept it).
             listed = sorted([*rest[: max(0, room - 1)], played], key=_rank)
-        return _made(names, point, self.legal, [best, *listed], self.bot)
+        return _made(names, point, self.legal, [best, *listed], self.bot, sure)
 
 
 def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, options: Options | None = None,

@@ -18,6 +18,13 @@ its estimate is exactly what ``run_task`` gives for ``n`` rollouts. After each r
   settled at a mistake or more (from ``SETTLE_FROM`` rollouts, a one-sided 99.5 % lower bound above
   ``MISTAKE``), or at the cap.
 
+**A blunder must be sure.** The move named best makes the move played a blunder (a loss of 20 points
+or more) only when the rollouts are sure of it: the one-sided 99 % lower bound of their paired
+difference is at least ``BLUNDER`` (``Race.sure``); a loss of a blunder's size they are less sure of
+is a mistake. A loss estimated at 20 to 30 points from 100 rollouts can be 12 to 18 points in
+another seed's rollouts, where a candidate that cannot be 20 points better than the move played
+leaves the race: two seeds then tagged the one move a blunder and nothing.
+
 The differences are paired by rollout number (both candidates played in the same world with the same
 bot seeds). Their variance counts one extra observation of the largest variance a difference of two
 results in 0..1 can have (1), so that a handful of equal rollouts never looks like certainty.
@@ -45,6 +52,8 @@ MISTAKE = 0.10
 #: (one-sided 99.5 %).
 Z_FUTILE = 1.6448536269514722
 Z_SETTLE = 2.5758293035489004
+#: The one-sided 99 % normal quantile: the bound a blunder's loss must clear (``Race.sure``).
+Z_SURE = 2.3263478740408408
 #: The first looks at which those two rules apply: at 8 rollouts a move that wins half its games
 #: still loses 7 of 8 one time in 30; and the race ending at 48 rather than 32 tells the best apart
 #: from the other good moves more often (two seeds named the same best move at 1 more decision in 100).
@@ -168,6 +177,14 @@ class Race:
         running = [i for i in range(self.candidates) if self.alive[i]]
         return min(running, key=lambda i: (-mean_of(self.results[i], n), i != self.played, i))
 
+    def sure(self, candidate: int) -> bool:
+        """Whether the rollouts are sure that ``candidate`` is a blunder's worth better than the move
+        played: the one-sided 99 % lower bound (Student's t) of their mean paired difference, over the
+        rollouts both had, is at least ``BLUNDER``. Raises ``IndexError`` for a candidate out of range."""
+        mine, played = self.results[candidate], self.results[self.played]
+        diff = paired(mine, played, min(len(mine), len(played)))
+        return diff.mean - _bound(Z_SURE, diff) * diff.se >= BLUNDER
+
     def _decide(self) -> None:
         n, played = self.rollouts, self.played
         if n >= FUTILE_FROM:
@@ -187,7 +204,6 @@ class Race:
         elif leader != played and n >= SETTLE_FROM:
             loss = paired(self.results[leader], self.results[played], n)
             self.done = loss.mean - _bound(Z_SETTLE, loss) * loss.se >= MISTAKE
-
 
 
 def _bound(z: float, diff: Paired) -> float:

@@ -8,6 +8,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from analysis import decisions, racing
 from analysis.choices import one_sensible_move, own_choices, same_state_groups
 from analysis.decisions import Options, analyse, analyse_state, decision_points
 from analysis.racing import Race, drop_z, paired, schedule, t_quantile
-from analysis.rollouts import RolloutTask, run_task
+from analysis.rollouts import RolloutResult, RolloutTask, run_task
 from replay.log_reader import read_records
 from replay.logfile import GameLog
 from replay.san_juan.cards import Role
@@ -108,6 +109,28 @@ def test_a_loss_at_a_blunders_edge_goes_to_the_cap() -> None:
     assert [len(r) for r in race.results] == [100, 100] and race.alive == [True, True]
 
 
+def test_a_blunder_needs_the_rollouts_to_be_sure_of_it() -> None:
+    """The move played wins 3 rollouts in 10, the other the same 3 and 3 more (then 4 more): a loss
+    of 31 points after 48 rollouts (settled, the race ends) whose one-sided 99 % paired lower bound is
+    14.5 points, under a blunder's 20: not sure; 42 points, bound 24: sure."""
+    played = [float(k % 10 < 3) for k in range(100)]
+    race = _run(Race(2, 0, 100), [played, [float(k % 10 < 6) for k in range(100)]])
+    assert [len(r) for r in race.results] == [racing.SETTLE_FROM] * 2 and race.alive == [True, True]
+    diff = paired(race.results[1], race.results[0], racing.SETTLE_FROM)
+    assert diff.mean == 0.3125
+    assert diff.mean - racing._bound(racing.Z_SURE, diff) * diff.se == pytest.approx(0.1455, abs=1e-4)
+    assert not race.sure(1)
+    race = _run(Race(2, 0, 100), [played, [float(k % 10 < 7) for k in range(100)]])
+    assert [len(r) for r in race.results] == [racing.SETTLE_FROM] * 2 and race.sure(1)
+    # At the cap: 20 points exactly, with a bound of 10.3.
+    race = _run(Race(2, 0, 100), [played, [float(k % 10 < 5) for k in range(100)]])
+    assert [len(r) for r in race.results] == [100, 100] and not race.sure(1)
+    # A candidate that left the race is compared over the rollouts both had.
+    race = _run(Race(3, 0, 100), [[0.0] * 100, [1.0] * 100, [0.0] * 100])
+    assert [len(r) for r in race.results] == [racing.SETTLE_FROM, racing.SETTLE_FROM, racing.FIRST_LOOK]
+    assert race.sure(1) and not race.sure(2)
+
+
 def test_a_move_that_wins_outright_is_never_dropped_and_the_cap_holds() -> None:
     """300 races of a move that wins every rollout among five that win a third at most, the move
     played any of the six: the winning move is in the race at its end every time, and no candidate
@@ -169,6 +192,57 @@ def test_the_winning_move_stays_and_the_losing_ones_stop_early() -> None:
     fixed = analyse_state("san_juan", _endgame(), ["Ana", "Bruno"], Pass(),
                           Options(rollouts=200, seed=1, sampling="fixed"))
     assert [c.rollouts for c in fixed.candidates] == [200, 200, 200]
+
+
+def _scripted(wins_of: dict[str, Callable[[int], bool]]) -> Callable[[RolloutTask], RolloutResult]:
+    """A ``run_task`` whose rollout k of a move wins when ``wins_of[its first word or two](k)``: every
+    rollout ends, the move played and the others in the same worlds."""
+
+    def run(task: RolloutTask) -> RolloutResult:
+        outcomes = []
+        for move in task.candidates:
+            key = next(key for key in wins_of if move.text().startswith(key))
+            outcomes.append(tuple(float(wins_of[key](k)) for k in range(task.first, task.first + task.count)))
+        return RolloutResult(task.step, tuple(sum(o) for o in outcomes), tuple(len(o) for o in outcomes),
+                             tuple(outcomes))
+
+    return run
+
+
+def test_a_loss_of_a_blunders_size_the_rollouts_are_not_sure_of_is_a_mistake(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building the Statue wins 6 rollouts in 10 where passing (the move played) wins the same 3, and
+    building an Indigo plant those 3 too: the race settles the loss at 48 rollouts, 31 points, but its
+    99 % lower bound is under 20 points: a mistake. With 7 in 10, 42 points and sure: a blunder.
+    Fixed sampling tags as before (every candidate 100 rollouts, 30 points: a blunder)."""
+    state, names = _endgame(), ["Ana", "Bruno"]
+
+    def analysed(statue: Callable[[int], bool], sampling: str = "adaptive") -> decisions.Decision:
+        wins_of = {"build Statue": statue, "build Indigo": lambda k: k % 10 < 3, "pass": lambda k: k % 10 < 3}
+        monkeypatch.setattr(decisions, "run_task", _scripted(wins_of))
+        return analyse_state("san_juan", state, names, Pass(), Options(rollouts=100, seed=1, sampling=sampling))
+
+    unsure = analysed(lambda k: k % 10 < 6)
+    assert unsure.best.text.startswith("build Statue") and unsure.loss == 0.3125
+    assert unsure.sure is False and unsure.tag == "mistake" and unsure.to_json()["tag"] == "mistake"
+    spent = {"build Statue pay [Indigo plant, Indigo plant]": 48, "pass": 48, "build Indigo plant pay []": 12}
+    assert {c.text: c.rollouts for c in unsure.candidates} == spent
+    sure = analysed(lambda k: k % 10 < 7)
+    assert sure.sure is True and sure.tag == "blunder" and round(sure.loss, 4) == 0.4167
+    assert {c.text: c.rollouts for c in sure.candidates} == spent
+    fixed = analysed(lambda k: k % 10 < 6, "fixed")
+    assert fixed.sure is None and fixed.tag == "blunder" and round(fixed.loss, 4) == 0.3
+    assert [c.rollouts for c in fixed.candidates] == [100, 100, 100]
+    # Nothing better than the move played: nothing to be sure of.
+    level = analysed(lambda k: k % 10 < 3)
+    assert level.best.played and level.sure is None and level.tag is None
+
+
+def test_the_tag_of_a_loss_and_how_sure_it_is() -> None:
+    assert decisions.tag_for(0.25, True) == decisions.tag_for(0.25, True, True) == "blunder"
+    assert decisions.tag_for(0.25, True, False) == "mistake"
+    assert decisions.tag_for(0.12, True, False) == decisions.tag_for(0.12, True) == "mistake"
+    assert decisions.tag_for(0.07, True, False) == "inaccuracy"
+    assert decisions.tag_for(0.25, False, True) is None
 
 
 def test_a_candidate_with_fewer_rollouts_has_exactly_its_first_ones() -> None:

@@ -133,6 +133,35 @@ def test_the_stored_analysis_reads_back_as_the_decisions_analysed(source: str, t
     assert options_of(rows[rows["step"] >= 13], Options()).sampling == "fixed"
 
 
+def test_a_blunders_loss_the_analysis_was_not_sure_of_reads_back_a_mistake(tmp_path: Path) -> None:
+    """Adaptive sampling tags a loss of 20 points or more a mistake when its rollouts are not sure of
+    it (``Decision.sure``): read back from the database, the decision is a mistake still, and one it
+    was sure of a blunder."""
+    from dataclasses import replace
+
+    from ingest.db import writer
+
+    log = _log()
+    options = Options(rollouts=2, top=3, seed=4, steps=(1, 2))
+    first, second = list(analyse(log, options))[:2]
+
+    def losing(decision, sure):  # type: ignore[no-untyped-def]
+        # The first candidate (not the move played) won 30 rollouts of 48, the move played 15.
+        candidates = [replace(c, wins=30.0 if i == 0 else 15.0, rollouts=48) for i, c in enumerate(decision.candidates)]
+        if candidates[0].played:
+            candidates[0], candidates[1] = replace(candidates[1], wins=30.0), replace(candidates[0], wins=15.0)
+        return replace(decision, candidates=tuple(candidates), sure=sure)
+
+    decided = [losing(first, False), losing(second, True)]
+    assert [d.tag for d in decided] == ["mistake", "blunder"]
+    db = tmp_path / "a.duckdb"
+    with writer(db):
+        pass
+    store(db, log.game_id, "1.0", decided, options)
+    again = decisions_from_rows(load(db, log.game_id).to_pandas(), log)
+    assert [(d.tag, d.loss) for d in again] == [("mistake", 0.3125), ("blunder", 0.3125)]
+
+
 def test_a_move_is_estimated_in_the_worlds_of_its_decision() -> None:
     """An analysed candidate estimated alone gets exactly its analysed wins: the same rollouts."""
     log = _log()
