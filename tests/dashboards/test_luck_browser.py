@@ -14,7 +14,7 @@ import pytest
 from dashboards.screenshots import CHROMIUM
 
 #: The chance part of three moves of a 3-player game (move: seat 0, 1, 2); every other move's is 0.
-LUCK = {5: (0.21, -0.21, 0.0), 9: (-0.15, 0.0, 0.15), 12: (0.0, 0.3, -0.3)}
+LUCK = {5: (0.21, -0.21, 0.0), 30: (-0.15, 0.0, 0.15), 60: (0.0, 0.3, -0.3)}
 
 
 @pytest.mark.browser
@@ -43,17 +43,18 @@ def test_the_moments_and_the_players_luck_in_a_browser(dash_db: Path, tmp_path: 
         captions = [text.replace("\u2068", "").replace("\u2069", "")
                     for text in page.locator(".moments button").all_inner_texts()]
         # A click on a mark of the graph goes to its move, and so does a click on a caption.
-        page.locator('.model .luckmark[data-step="12"]').first.click()
-        page.wait_for_selector('.gv-root[data-step="12"]', timeout=10_000)
-        page.locator('.moments button[data-step="9"]').first.click()
-        page.wait_for_selector('.gv-root[data-step="9"]', timeout=10_000)
+        # The last mark drawn is on top of any other it may cover (Bruno's of the same move).
+        page.locator('.model .luckmark[data-step="60"]').last.click()
+        page.wait_for_selector('.gv-root[data-step="60"]', timeout=10_000)
+        page.locator('.moments button[data-step="30"]').first.click()
+        page.wait_for_selector('.gv-root[data-step="30"]', timeout=10_000)
         page.goto(f"{url}/players?type=san_juan&name={names[0]}")
         line = page.locator(".gv-luck").inner_text(timeout=30_000)
         browser.close()
     ana, bruno, carla = names
     assert captions == [
-        f"Luckiest: move 5, {ana} +0.21 from the draw", f"Unluckiest: move 9, {ana} -0.15 from the draw",
-        f"Luckiest: move 12, {bruno} +0.30 from the draw", f"Unluckiest: move 5, {bruno} -0.21 from the draw",
-        f"Luckiest: move 9, {carla} +0.15 from the draw", f"Unluckiest: move 12, {carla} -0.30 from the draw",
+        f"Luckiest: move 5, {ana} +0.21 from the draw", f"Unluckiest: move 30, {ana} -0.15 from the draw",
+        f"Luckiest: move 60, {bruno} +0.30 from the draw", f"Unluckiest: move 5, {bruno} -0.21 from the draw",
+        f"Luckiest: move 30, {carla} +0.15 from the draw", f"Unluckiest: move 60, {carla} -0.30 from the draw",
     ]
     assert line == f"won {int(won)} of 1; luck +0.1 games; skill 0.0 games (luck known for 1 of its {played} games)"
