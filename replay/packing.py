@@ -35,6 +35,7 @@ class SeatVector:
         self._table = struct.Struct(f"={table_size}f")
         self._block = struct.Struct(f"={block_size}f")
         self._vector_bytes = 4 * (table_size + max_seats * block_size)
+        self._zeros = bytes(self._vector_bytes)
         self._keep = keep
         self._blocks: dict[Hashable, tuple[Any, bytes]] = {}
 
@@ -61,3 +62,14 @@ class SeatVector:
         vector = bytearray(self._vector_bytes)
         vector[:len(packed)] = packed
         return np.frombuffer(vector, dtype=np.float32)
+
+    def vectors(self, rows: Sequence[tuple[Sequence[float], Sequence[bytes]]]) -> np.ndarray:
+        """The vectors of several observers at once, an array (len(rows), size) whose row ``i`` is
+        ``vector(*rows[i])``: one buffer for all (a new, writable array each call)."""
+        parts: list[bytes] = []
+        for table, blocks in rows:
+            parts.append(self._table.pack(*table))
+            parts.extend(blocks)
+            # The seats the game does not have (every block is ``block_size`` values): zeros.
+            parts.append(self._zeros[:self._vector_bytes - 4 * (self.table_size + len(blocks) * self.block_size)])
+        return np.frombuffer(bytearray(b"".join(parts)), dtype=np.float32).reshape(len(rows), -1)

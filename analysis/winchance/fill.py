@@ -102,31 +102,41 @@ class ChunkOutcome:
 
 class _Pending:
     """The positions of games waiting for the trees of one model: each game's chances so far (the
-    finished positions filled in) and where its positions in play are."""
+    finished positions filled in), where its positions in play are, and their vectors (every seat's
+    at each position, ``encode_seats``) or their rows."""
 
     def __init__(self, model: WinModel) -> None:
         self.model = model
-        self.rows: list[np.ndarray] = []
+        self.parts: list[tuple[np.ndarray | None, np.ndarray | None]] = []
         self.games: list[tuple[str, np.ndarray, list[int]]] = []
         self.count = 0
 
-    def add(self, game_id: str, out: np.ndarray, playing: list[int], rows: np.ndarray | None) -> None:
+    def add(self, game_id: str, out: np.ndarray, playing: list[int], seen: np.ndarray | None,
+            rows: np.ndarray | None) -> None:
+        """One game: ``seen`` (positions, players, size) or ``rows`` (its whole view's rows) of its
+        positions ``playing``."""
         self.games.append((game_id, out, playing))
-        if rows is not None:
-            self.rows.append(rows)
-            self.count += rows.shape[0]
+        if seen is not None or rows is not None:
+            self.parts.append((seen, rows))
+            self.count += len(playing) * self.model.players
 
     def flush(self, into: list[tuple[str, np.ndarray]]) -> None:
         """Ask the trees for every position waiting (one call) and hand the games over to ``into``."""
         model = self.model
-        if self.rows:
-            chances = model.views["everything"].chances(np.concatenate(self.rows), model.players)
+        if self.parts:
+            if all(seen is not None for seen, _ in self.parts):
+                # The vectors are a seat's share of the rows: joined first, then made rows at once.
+                rows = whole_view_rows(np.concatenate([seen for seen, _ in self.parts if seen is not None]))
+            else:
+                rows = np.concatenate([whole_view_rows(seen) if seen is not None else rows
+                                       for seen, rows in self.parts if seen is not None or rows is not None])
+            chances = model.views["everything"].chances(rows, model.players)
             start = 0
             for _, out, playing in self.games:
                 out[playing] = chances[start:start + len(playing)]
                 start += len(playing)
         into.extend((game_id, out) for game_id, out, _ in self.games)
-        self.rows, self.games, self.count = [], [], 0
+        self.parts, self.games, self.count = [], [], 0
 
 
 class Encoder:
@@ -140,17 +150,26 @@ class Encoder:
         self.seats: Callable[[Any], np.ndarray] | None = getattr(spaces_for(model.features.game), "encode_seats", None)
         self.checked = self.seats is None
 
-    def rows(self, states: Sequence[Any]) -> np.ndarray:
-        """The rows of ``states`` (an array (positions * players, players * size)). Raises what the
-        game's encoding raises."""
+    def vectors(self, states: Sequence[Any]) -> np.ndarray | None:
+        """Every seat's vector at each of ``states`` (an array (positions, players, size)), or None
+        when the game's own encoding is not to be used (then ``rows``). Raises what the game's encoding
+        raises."""
         if self.seats is not None and not self.checked:
             self.checked = True
-            fast = whole_view_rows(np.stack([self.seats(states[0])]))
+            fast = whole_view_rows(self.seats(states[0])[None])
             if fast.dtype != np.float32 or fast.tobytes() != self.features.everything(states[0]).astype(np.float32).tobytes():
                 self.seats = None
         if self.seats is None:
-            return np.concatenate([self.features.everything(state) for state in states])
-        return whole_view_rows(np.stack([self.seats(state) for state in states]))
+            return None
+        return np.stack([self.seats(state) for state in states])
+
+    def rows(self, states: Sequence[Any]) -> np.ndarray:
+        """The whole view's rows of ``states`` (an array (positions * players, players * size)).
+        Raises what the game's encoding raises."""
+        seen = self.vectors(states)
+        if seen is not None:
+            return whole_view_rows(seen)
+        return np.concatenate([self.features.everything(state) for state in states])
 
 
 class Worker:
@@ -189,7 +208,9 @@ class Worker:
                 out = out[:step + 1]
                 if key not in self.encoders:
                     self.encoders[key] = Encoder(model)
-                rows = self.encoders[key].rows(states) if states else None
+                encoder = self.encoders[key]
+                seen = encoder.vectors(states) if states else None
+                rows = encoder.rows(states) if states and seen is None else None
             except (GovernorError, ValueError) as err:
                 outcome.failed.append((game_id, str(err)))
                 continue
@@ -198,7 +219,7 @@ class Worker:
                 outcome.bugs.append((game_id, f"internal: {type(err).__name__}: {err} ({where.filename}:{where.lineno})"))
                 continue
             pending = waiting.setdefault(key, _Pending(model))
-            pending.add(game_id, out, playing, rows)
+            pending.add(game_id, out, playing, seen, rows)
             if pending.count >= PREDICT_ROWS:
                 pending.flush(outcome.found)
         for pending in waiting.values():

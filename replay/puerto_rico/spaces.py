@@ -263,6 +263,7 @@ _PACKING: Final = SeatVector(_SEATS[0], len(_SEAT_LABELS), MAX_SEATS)
 _KNOWN: Final = _PACKING.known
 _KEEP_BLOCK: Final = _PACKING.keep
 _VECTOR: Final = _PACKING.vector
+_VECTORS: Final = _PACKING.vectors
 _BLOCK: Final = _PACKING.block_size
 
 
@@ -386,5 +387,5 @@ def encode_seats(state: PuertoRicoState) -> np.ndarray:
     for seat in range(n):
         out = list(common)
         _add_seen(state, out, seat)
-        rows.append(_VECTOR(out, [own[seat]] + [others[(seat + k) % n] for k in range(1, n)]))
-    return np.stack(rows)
+        rows.append((out, [own[seat]] + [others[(seat + k) % n] for k in range(1, n)]))
+    return _VECTORS(rows)

@@ -207,6 +207,7 @@ _PACKING: Final = SeatVector(_SEATS[0], len(_SEAT_LABELS), MAX_SEATS)
 _KNOWN: Final = _PACKING.known
 _KEEP_BLOCK: Final = _PACKING.keep
 _VECTOR: Final = _PACKING.vector
+_VECTORS: Final = _PACKING.vectors
 _BLOCK: Final = _PACKING.block_size
 
 
@@ -293,5 +294,5 @@ def encode_seats(state: SanJuanState) -> np.ndarray:
     for seat in range(n):
         out = list(common)
         _add_seen(state, out, seat)
-        rows.append(_VECTOR(out, [blocks[(seat + k) % n] for k in range(n)]))
-    return np.stack(rows)
+        rows.append((out, [blocks[(seat + k) % n] for k in range(n)]))
+    return _VECTORS(rows)

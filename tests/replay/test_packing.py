@@ -37,3 +37,14 @@ def test_a_seat_the_game_does_not_have_is_an_index_error() -> None:
     for seat in (-1, 2):
         with pytest.raises(IndexError, match=rf"^seat {seat} is not in a 2-player game$"):
             check_seat(seat, 2)
+
+
+def test_the_vectors_of_several_observers_are_each_ones_vector() -> None:
+    packing = SeatVector(2, 3, max_seats=3)
+    me, other = object(), object()
+    blocks = [packing.keep(id(me), me, [1, 2, 3]), packing.keep(id(other), other, [4, 5, 6])]
+    rows = [([7.5, 8], blocks), ([9, 10], blocks[::-1])]
+    both = packing.vectors(rows)
+    assert both.dtype == np.float32 and both.flags.writeable
+    assert both.tolist() == [packing.vector(*row).tolist() for row in rows]
+    assert both.tolist()[1] == [9, 10, 4, 5, 6, 1, 2, 3, 0, 0, 0]
