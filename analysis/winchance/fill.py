@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.winchance.model import ModelError, WinModel, load
-from analysis.winchance.predict import result_shares, whole_view_rows
+from analysis.winchance.predict import result_shares
 from ingest.schema import WIN_CHANCE
 from replay.errors import GovernorError, printable
 from replay.logfile import parse_game
@@ -126,9 +126,9 @@ class _Pending:
         if self.parts:
             if all(seen is not None for seen, _ in self.parts):
                 # The vectors are a seat's share of the rows: joined first, then made rows at once.
-                rows = whole_view_rows(np.concatenate([seen for seen, _ in self.parts if seen is not None]))
+                rows = model.features.whole_rows(np.concatenate([seen for seen, _ in self.parts if seen is not None]))
             else:
-                rows = np.concatenate([whole_view_rows(seen) if seen is not None else rows
+                rows = np.concatenate([model.features.whole_rows(seen) if seen is not None else rows
                                        for seen, rows in self.parts if seen is not None or rows is not None])
             chances = model.views["everything"].chances(rows, model.players)
             start = 0
@@ -156,7 +156,7 @@ class Encoder:
         raises."""
         if self.seats is not None and not self.checked:
             self.checked = True
-            fast = whole_view_rows(self.seats(states[0])[None])
+            fast = self.features.whole_rows(self.seats(states[0])[None])
             if fast.dtype != np.float32 or fast.tobytes() != self.features.everything(states[0]).astype(np.float32).tobytes():
                 self.seats = None
         if self.seats is None:
@@ -168,7 +168,7 @@ class Encoder:
         Raises what the game's encoding raises."""
         seen = self.vectors(states)
         if seen is not None:
-            return whole_view_rows(seen)
+            return self.features.whole_rows(seen)
         return np.concatenate([self.features.everything(state) for state in states])
 
 

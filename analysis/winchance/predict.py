@@ -20,19 +20,6 @@ def result_shares(engine: AnyEngine, state: Any) -> list[float]:
     return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(players)]
 
 
-def whole_view_rows(seen: np.ndarray) -> np.ndarray:
-    """The whole view's rows (``Features.everything``) of many positions from every seat's observation
-    vector at each (an array (positions, players, size), as a game's ``encode_seats`` gives them, one
-    position after another): for each position, row ``t`` is seat ``t``'s vector then each other
-    seat's in turn order, an array (positions * players, players * size), byte for byte the rows of
-    ``Features.everything`` (a test proves it)."""
-    positions, players, size = seen.shape
-    # order[t, k] = the seat k places after t: one gather for every position at once.
-    order = (np.arange(players)[:, None] + np.arange(players)[None, :]) % players
-    rows: np.ndarray = np.take(seen, order, axis=1).reshape(positions * players, players * size)
-    return rows
-
-
 def chances(model: WinModel, engine: AnyEngine, states: Sequence[Any], view: str = "everything",
             viewer: int | None = None) -> np.ndarray:
     """The chance of each seat to win from each of ``states`` (an array (states, players), each row

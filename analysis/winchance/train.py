@@ -2,6 +2,16 @@
 database's games), the chance each seat wins from each, gradient-boosted trees per view, and an
 isotonic calibration fitted on games the trees did not learn from.
 
+What each view learns:
+
+- the whole view learns each position's result (a seat's share of the game's win);
+- the seat view, in self-play, learns the bot's own rollouts of the position from the viewer's seat
+  (``ROLLOUTS`` of them from each of ``ROLLOUT_POSITIONS`` positions of a game, each rollout from a
+  redeal of what the viewer cannot see, as ``analysis.rollouts`` plays them): the chance the analysis
+  estimates, with a sixteenth of the noise of one result (a game's 20 positions share one result, so
+  results teach the trees little of what tells a 60 % position from a 95 % one). From a database's
+  games (people, not the bot) it learns the results, as the whole view does.
+
 Reproducible: the same arguments give the same file, byte for byte (the games come from their seeds,
 the positions from a generator seeded with them, LightGBM runs on one thread with its
 ``deterministic`` setting)."""
@@ -28,10 +38,13 @@ from replay.simulate import simulate_game
 #: Self-play games a model learns from by default, and positions taken from each game.
 DEFAULT_GAMES = 1000
 POSITIONS_PER_GAME = 20
+#: Of a self-play game's positions, how many the seat view learns from, and the rollouts of each.
+ROLLOUT_POSITIONS = 4
+ROLLOUTS = 16
 #: One game in this many is kept apart from the trees' learning to fit the calibration.
 CALIBRATION_EVERY = 5
 #: The trees' settings (chosen by bench/bench_winchance.py's measurements; docs/winchance.md).
-ROUNDS = 200
+ROUNDS = {"everything": 200, "seat": 200}
 PARAMS: dict[str, Any] = {
     "objective": "cross_entropy", "learning_rate": 0.05, "num_leaves": 31, "min_data_in_leaf": 40,
     "feature_fraction": 0.5, "lambda_l2": 1.0, "max_bin": 63, "num_threads": 1, "deterministic": True,
@@ -69,25 +82,62 @@ class Positions:
     steps: list[int] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
     viewers: list[int] = field(default_factory=list)
+    #: The rollouts' estimate of each seat's share of the win, from the viewer's redeal (None for a
+    #: position without rollouts).
+    estimates: list[list[float] | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Rollouts:
+    """The rollouts the seat view learns from: ``count`` from each of ``positions`` positions of a
+    game, played by ``bot``."""
+
+    count: int
+    positions: int
+    bot: str
+
+
+def estimate(game: str, state: Any, viewer: int, players: int, rollouts: int, bot: str, key: str) -> list[float] | None:
+    """Each seat's share of the win over ``rollouts`` rollouts of ``state``, each from a redeal of what
+    ``viewer`` cannot see, played to the end by ``bot`` at every seat (``analysis.rollouts``), seeded
+    by ``key`` and the rollout's number; None when no rollout ended. Raises ``KeyError`` for a bot the
+    game does not declare."""
+    from analysis.rollouts import play_out, win_share
+    from replay.registry import engine_for, view_for
+
+    engine, view = engine_for(game), view_for(game)
+    wins = [0.0] * players
+    done = 0
+    for number in range(rollouts):
+        world = random.Random(f"{key}:{number}")
+        winners = play_out(engine, engine.working(view.determinise(state, viewer, world)), players, world, bot)
+        if winners is None:
+            continue
+        done += 1
+        for seat in range(players):
+            wins[seat] += win_share(winners, seat)
+    return [w / done for w in wins] if done else None
 
 
 def collect(features: Features, logs: Iterable[GameLog], seed: int, per_game: int = POSITIONS_PER_GAME,
-            progress: Progress | None = None) -> Positions:
+            progress: Progress | None = None, rollouts: Rollouts | None = None) -> Positions:
     """Up to ``per_game`` positions of each game of ``logs`` still in play, drawn at random (seeded by
-    ``seed`` and the game's number), each seen whole and by one seat drawn at random. Raises what
-    ``iter_replay`` raises for a bad log."""
+    ``seed`` and the game's number), each seen whole and by one seat drawn at random; with
+    ``rollouts``, the first ``rollouts.positions`` of them drawn also get the rollouts' estimate from
+    their viewer's seat. Raises what ``iter_replay`` raises for a bad log."""
+    from replay.registry import engine_for
+
     found = Positions()
     for number, log in enumerate(logs):
         states = [state for state, _ in iter_replay(log, describe=False, steps=False)]
-        engine_state = states[-1]
-        from replay.registry import engine_for
-
         engine = engine_for(log.game)
-        shares = result_shares(engine, engine_state)
+        shares = result_shares(engine, states[-1])
         playing = [step for step, state in enumerate(states) if not engine.is_over(state)]
         rng = random.Random(f"winchance:{seed}:{number}")
-        chosen = sorted(rng.sample(playing, min(per_game, len(playing))))
-        for step in chosen:
+        drawn = rng.sample(playing, min(per_game, len(playing)))
+        # The first drawn are a random sample too: those get rollouts.
+        rolled = set(drawn[:rollouts.positions]) if rollouts is not None else set()
+        for step in sorted(drawn):
             viewer = rng.randrange(features.players)
             found.rows["everything"].append(features.everything(states[step]))
             found.rows["seat"].append(features.seat(states[step], viewer))
@@ -96,6 +146,10 @@ def collect(features: Features, logs: Iterable[GameLog], seed: int, per_game: in
             found.steps.append(step)
             found.lengths.append(len(states) - 1)
             found.viewers.append(viewer)
+            found.estimates.append(
+                estimate(log.game, states[step], viewer, features.players, rollouts.count, rollouts.bot,
+                         f"winchance:{seed}:{number}:{step}")
+                if rollouts is not None and step in rolled else None)
         if progress is not None:
             progress(1)
     return found
@@ -104,11 +158,11 @@ def collect(features: Features, logs: Iterable[GameLog], seed: int, per_game: in
 def fit_view(view: str, rows: np.ndarray, shares: np.ndarray, viewers: np.ndarray, learn: np.ndarray,
              seed: int) -> ViewModel:
     """Trees learnt from the positions ``learn`` (a mask over positions), calibrated on the others.
-    ``shares`` holds each position's shares of the win by seat. The whole view's ``rows`` are one per
-    seat and position (seat order), each learning "this seat wins"; the seat view's are one per
-    position (the observation of its seat in ``viewers``), learning which seat wins counted from the
-    viewer (a multiclass model: a tie's winners each a row weighted by its share). Raises ``ValueError``
-    when either part is empty."""
+    ``shares`` holds each position's shares of the win by seat (its result, or the rollouts'
+    estimate). The whole view's ``rows`` are one per seat and position (seat order), each learning
+    "this seat wins"; the seat view's are one per position (the observation of its seat in
+    ``viewers``), learning which seat wins counted from the viewer (a multiclass model: each seat with
+    a share of the win a row weighted by its share). Raises ``ValueError`` when either part is empty."""
     import lightgbm
 
     if learn.all() or not learn.any():
@@ -118,7 +172,7 @@ def fit_view(view: str, rows: np.ndarray, shares: np.ndarray, viewers: np.ndarra
         per_row = np.repeat(learn, players)
         data = lightgbm.Dataset(rows[per_row], label=shares[learn].ravel(), free_raw_data=True,
                                 params={"max_bin": PARAMS["max_bin"], "verbose": -1})
-        booster = lightgbm.train({**PARAMS, "seed": seed}, data, num_boost_round=ROUNDS)
+        booster = lightgbm.train({**PARAMS, "seed": seed}, data, num_boost_round=ROUNDS["everything"])
         held = np.asarray(booster.predict(rows[~per_row], num_threads=1)).reshape(-1, players)
         relative = shares[~learn]
     else:
@@ -129,7 +183,7 @@ def fit_view(view: str, rows: np.ndarray, shares: np.ndarray, viewers: np.ndarra
         data = lightgbm.Dataset(rows[learn][at], label=label, weight=relative_all[learn][at, label],
                                 free_raw_data=True, params={"max_bin": PARAMS["max_bin"], "verbose": -1})
         params = {**PARAMS, "objective": "multiclass", "num_class": players, "seed": seed}
-        booster = lightgbm.train(params, data, num_boost_round=ROUNDS)
+        booster = lightgbm.train(params, data, num_boost_round=ROUNDS["seat"])
         held = np.asarray(booster.predict(rows[~learn], num_threads=1)).reshape(-1, players)
         relative = relative_all[~learn]
     fitted = calibration.fit(normalised(held).ravel(), relative.ravel())
@@ -137,25 +191,34 @@ def fit_view(view: str, rows: np.ndarray, shares: np.ndarray, viewers: np.ndarra
 
 
 def train(game: str, players: int, logs: Iterable[GameLog], *, seed: int, source: dict[str, Any],
-          per_game: int = POSITIONS_PER_GAME, progress: Progress | None = None) -> bytes:
+          per_game: int = POSITIONS_PER_GAME, progress: Progress | None = None,
+          rollouts: Rollouts | None = None) -> bytes:
     """The model file of ``game`` with ``players`` seats learnt from ``logs`` (``source`` is recorded in
-    its header: the bot and games of the self-play, or the database). Raises ``ValueError`` when the
+    its header: the bot and games of the self-play, or the database); with ``rollouts`` the seat view
+    learns the rollouts' estimates of its positions, else their results. Raises ``ValueError`` when the
     games are too few, ``KeyError`` for a game without an observation vector, and what ``collect``
     raises."""
     import lightgbm
 
     features = features_for(game, players)
-    found = collect(features, logs, seed, per_game, progress)
+    found = collect(features, logs, seed, per_game, progress, rollouts)
     if not found.shares:
         raise ValueError("no position to learn from (no game still in play at any step)")
-    shares = np.asarray(found.shares, dtype=np.float64)
-    viewers = np.asarray(found.viewers)
-    learn = np.asarray(found.games) % CALIBRATION_EVERY != CALIBRATION_EVERY - 1
+    results = np.asarray(found.shares, dtype=np.float64)
+    games = np.asarray(found.games)
     body: dict[str, Any] = {}
     for view in VIEWS:
-        rows = np.concatenate(found.rows[view]).astype(np.float32, copy=False)
+        keep = np.ones(len(found.shares), dtype=bool)
+        shares = results
+        if view == "seat" and rollouts is not None:
+            # Only the positions the rollouts estimated, each learning their estimate.
+            keep = np.asarray([e is not None for e in found.estimates])
+            shares = np.asarray([e if e is not None else [0.0] * players for e in found.estimates],
+                                dtype=np.float64)[keep]
+        rows = np.concatenate([r for r, k in zip(found.rows[view], keep) if k]).astype(np.float32, copy=False)
         found.rows[view] = []  # the rows are large: let them go once stacked
-        model = fit_view(view, rows, shares, viewers, learn, seed)
+        learn = games[keep] % CALIBRATION_EVERY != CALIBRATION_EVERY - 1
+        model = fit_view(view, rows, shares, np.asarray(found.viewers)[keep], learn, seed)
         del rows
         body[view] = {"trees": model.booster.model_to_string(num_iteration=-1),
                       "calibration": model.calibration.to_json()}
@@ -163,6 +226,9 @@ def train(game: str, players: int, logs: Iterable[GameLog], *, seed: int, source
         "game": game, "players": players, "seed": seed, "positions": len(found.shares),
         "package": f"{PACKAGE} {lightgbm.__version__}", "params": {**PARAMS, "rounds": ROUNDS},
         "objectives": {"everything": PARAMS["objective"], "seat": "multiclass"},
+        "targets": {"everything": "results",
+                    "seat": (f"{rollouts.count} rollouts by {rollouts.bot} from {rollouts.positions} positions a game"
+                             if rollouts is not None else "results")},
         "features": {view: {"version": FEATURES_VERSION, "digest": features.digest(view),
                             "names": features.names(view)} for view in VIEWS},
         **source,

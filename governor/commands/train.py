@@ -14,6 +14,8 @@ from replay.game import declarations
 
 #: The most self-play games one model learns from (memory grows with them).
 MAX_GAMES = 100_000
+#: The most rollouts of one position the seat view learns from (time grows with them).
+MAX_ROLLOUTS = 1000
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -28,6 +30,9 @@ def add_parser(commands: Subcommands) -> None:
     p.add_argument("--players", required=True, type=bounded_int("--players", 1, 99), help="the player count")
     p.add_argument("--games", type=bounded_int("--games", 10, MAX_GAMES), default=None,
                    help="how many self-play games to learn from (default 1,000)")
+    p.add_argument("--rollouts", type=bounded_int("--rollouts", 0, MAX_ROLLOUTS), default=None,
+                   help="rollouts of each position the seat view learns from in self-play (default 16; 0: it "
+                        "learns the games' results, as the whole view does)")
     p.add_argument("--seed", type=bounded_int("--seed", 0, MAX_SEED), default=1,
                    help=f"random seed, 0 to {MAX_SEED:,} (default 1)")
     p.add_argument("--db", help="learn from this database's games of the game and player count instead")
@@ -48,6 +53,9 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"{args.game} is for {engine.min_players} to {engine.max_players} players, not {args.players}")
     if args.db is not None and args.games is not None:
         raise UsageError("--games is the number of self-play games; with --db the database's games are used")
+    if args.db is not None and args.rollouts:
+        raise UsageError("--rollouts are played by the bot of the self-play; a database's games are learnt "
+                         "from their results")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,7 +63,16 @@ def run(args: argparse.Namespace) -> int:
     stored log), 2 for a usage error or an output that cannot be written, 130 or 143 when interrupted
     (the existing model is then untouched)."""
     from analysis.winchance.model import shipped_path
-    from analysis.winchance.train import DEFAULT_GAMES, database_logs, self_play, strongest_bot, train
+    from analysis.winchance.train import (
+        DEFAULT_GAMES,
+        ROLLOUT_POSITIONS,
+        ROLLOUTS,
+        Rollouts,
+        database_logs,
+        self_play,
+        strongest_bot,
+        train,
+    )
     from ingest.db import DatabaseError
     from ingest.progress import Progress
     from replay.errors import GovernorError
@@ -67,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     problem = check_writable(out)
     if problem is not None:
         raise UsageError(f"--out {shown(out)}: {problem}")
+    rollouts = None
     try:
         if args.db is not None:
             logs = database_logs(args.db, args.game, args.players)
@@ -79,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
             bot = strongest_bot(args.game)
             logs = self_play(args.game, args.players, total, args.seed, bot)  # type: ignore[assignment]
             source = {"source": "self-play", "bot": bot, "games": total}
+            count = ROLLOUTS if args.rollouts is None else args.rollouts
+            rollouts = Rollouts(count, ROLLOUT_POSITIONS, bot) if count else None
         bar = Progress(total, sys.stderr.isatty())
         done = [0]
 
@@ -87,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             bar.update(done[0], 0, 0)
 
         try:
-            data = train(args.game, args.players, logs, seed=args.seed, source=source, progress=advance)
+            data = train(args.game, args.players, logs, seed=args.seed, source=source, progress=advance,
+                         rollouts=rollouts)
         finally:
             bar.close()
     except (DatabaseError, GovernorError, SimulationError, ValueError) as err:

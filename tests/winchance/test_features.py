@@ -61,7 +61,38 @@ def test_the_rows_have_one_row_per_seat_and_name_every_column() -> None:
     log = parse_game(simulate_game("san_juan", 3, 5, "heuristic"))
     state = next(iter_replay(log, describe=False, steps=False))[0]
     assert features.everything(state).shape == (3, len(features.names("everything")))
-    # The seat view is one row: the viewer's observation, nothing else.
-    assert features.seat(state, 1).shape == (1, len(features.names("seat"))) == (1, features.size)
+    # The seat view is one row: the viewer's observation, then the standing made from it alone.
+    row = features.seat(state, 1)
+    assert row.shape == (1, len(features.names("seat")))
+    assert np.array_equal(row[0, :features.size], features.encode(state, 1))
     with pytest.raises(ValueError, match="unknown view 'public'"):
         features.names("public")
+
+
+@pytest.mark.parametrize(("game", "players"), [("san_juan", 3), ("puerto_rico", 4)])
+def test_the_standing_gives_each_seats_score_and_lead_as_the_view_sees_them(game: str, players: int) -> None:
+    """The standing's ``vp`` columns: in the whole view each seat's score as its own observation
+    holds it (row ``t`` starting from seat ``t``), in the seat view the scores the viewer sees; each
+    lead is the seat's score less the best other's, and ``most`` the highest."""
+    features = features_for(game, players)
+    engine = engine_for(game)
+    log = parse_game(simulate_game(game, players, 21, "expert"))
+    states = [state for state, _ in iter_replay(log, describe=False, steps=False)]
+    state = states[len(states) * 3 // 4]
+    whole = dict(zip(features.names("everything"), features.everything(state).T))
+    own = [float(features.encode(state, seat)[features.names("seat").index("viewer:seat+0:vp")])
+           for seat in range(players)]
+    # San Juan hides no score: a seat's own score is its score in the game.
+    if game == "san_juan":
+        assert own == [float(score.total) for score in engine.scores(state)]
+    for target in range(players):
+        scores = [own[(target + k) % players] for k in range(players)]
+        assert [whole[f"standing:vp:seat+{k}"][target] for k in range(players)] == scores
+        assert [whole[f"standing:vp:lead+{k}"][target] for k in range(players)] == [
+            s - max(scores[:k] + scores[k + 1:]) for k, s in enumerate(scores)]
+        assert whole["standing:vp:most"][target] == max(scores)
+    viewer = 1
+    seen = dict(zip(features.names("seat"), features.seat(state, viewer)[0]))
+    shown = [seen[f"viewer:seat+{k}:vp"] for k in range(players)]
+    assert [seen[f"standing:vp:seat+{k}"] for k in range(players)] == shown
+    assert seen["standing:vp:lead+0"] == shown[0] - max(shown[1:])

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from analysis.winchance import model as model_file
+from analysis.winchance.features import FEATURES_VERSION
 from analysis.winchance.model import ModelError, load, loads
 from analysis.winchance.predict import chances
 from replay.logfile import parse_game
@@ -53,7 +54,22 @@ def test_a_tampered_header_is_refused(models: Path) -> None:
     with pytest.raises(ModelError) as err:
         loads(_written(obj), "m.json.gz", "san_juan", 2)
     assert str(err.value) == ("m.json.gz: made for other features of san_juan (seat view) than this Governor's "
-                              "(version 2); rebuild it with governor train")
+                              f"(version {FEATURES_VERSION}); rebuild it with governor train")
+
+
+@pytest.mark.parametrize("view", ["everything", "seat"])
+def test_a_model_of_another_features_version_is_refused(models: Path, view: str) -> None:
+    """A model made when the features meant something else (an older ``FEATURES_VERSION``: the same
+    observation, other columns) is refused even though its names and digest are otherwise intact."""
+    obj = _parts(models / "san_juan-2.json.gz")
+    header = obj["header"]
+    assert isinstance(header, dict)
+    assert loads(_written(obj), "m.json.gz", "san_juan", 2).header["features"][view]["version"] == FEATURES_VERSION
+    header["features"][view]["version"] = FEATURES_VERSION - 1
+    with pytest.raises(ModelError) as err:
+        loads(_written(obj), "m.json.gz", "san_juan", 2)
+    assert str(err.value) == (f"m.json.gz: made for other features of san_juan ({view} view) than this Governor's "
+                              f"(version {FEATURES_VERSION}); rebuild it with governor train")
 
 
 def test_a_changed_body_or_count_is_refused(models: Path) -> None:
