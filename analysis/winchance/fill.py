@@ -14,6 +14,7 @@ count have no model, is one line, and the others go on."""
 from __future__ import annotations
 
 import json
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,8 +33,10 @@ from replay.logfile import parse_game
 from replay.registry import engine_for, spaces_for
 from replay.replayer import iter_replay
 
-#: Games read, replayed and committed together (one transaction, or one lake batch).
+#: Games committed together (one transaction, or one lake batch), or those done within ``BATCH_SECONDS``
+#: of the first waiting one: a stopped run loses at most that much.
 BATCH_GAMES = 500
+BATCH_SECONDS = 30.0
 #: Games a worker computes in one task: enough that a task's cost (its logs and rows sent between
 #: processes) is small beside the work, few enough that every worker has some.
 TASK_GAMES = 16
@@ -350,7 +353,8 @@ def fill(target: str | Store, *, models_folder: str | Path | None = None, say: C
          cluster: str | None = None) -> FillSummary:
     """Fill ``win_chance`` for every game without rows of ``target`` (a database file, or a ``Store``
     such as ``analysis.winchance.lake.LakeStore``), on ``workers`` processes (or ``cluster``:
-    ``ingest.executors.executor``), committing ``batch_games`` games at a time (default ``BATCH_GAMES``); ``say`` gets a line per
+    ``ingest.executors.executor``), committing ``batch_games`` games at a time (default ``BATCH_GAMES``,
+    or fewer once ``BATCH_SECONDS`` have passed); ``say`` gets a line per
     game left out (and per model missing), ``progress(done, total)`` is called after each commit. The
     rows are the same whatever the workers. Raises ``ingest.db.DatabaseError`` when the database cannot
     be read or written, ``ingest.lake_files.LakeError`` for a lake, ``ingest.executors.ExecutorError``,
@@ -364,6 +368,7 @@ def fill(target: str | Store, *, models_folder: str | Path | None = None, say: C
     said: set[tuple[str, int]] = set()
     found: list[tuple[str, np.ndarray]] = []
     done = 0
+    first = 0.0
 
     def commit() -> None:
         nonlocal found
@@ -388,8 +393,10 @@ def fill(target: str | Store, *, models_folder: str | Path | None = None, say: C
             summary.failed += len(outcome.failed) + outcome.unmodelled
             summary.bugs += len(outcome.bugs)
             done += len(outcome.found) + len(outcome.failed) + len(outcome.bugs) + outcome.unmodelled
+            if outcome.found and not found:
+                first = time.monotonic()
             found.extend(outcome.found)
-            if len(found) >= (batch_games or BATCH_GAMES):
+            if len(found) >= (batch_games or BATCH_GAMES) or (found and time.monotonic() - first >= BATCH_SECONDS):
                 commit()
         if found:
             commit()

@@ -143,3 +143,23 @@ def test_a_run_stopped_between_two_batches_is_continued_by_the_next(db: Path, mo
     assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 0
     assert "filled the win chance of 7 game(s)" in capsys.readouterr().err
     assert _rows(db, "SELECT * FROM win_chance ORDER BY ALL") == _rows(clean, "SELECT * FROM win_chance ORDER BY ALL")
+
+
+def test_games_done_are_committed_after_a_while_however_few(db: Path, models: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # A stopped run loses at most BATCH_SECONDS of work: here none, every task's games are committed.
+    from analysis.winchance import fill
+
+    monkeypatch.setattr(fill, "BATCH_SECONDS", 0.0)
+    monkeypatch.setattr(fill, "TASK_GAMES", 4)
+    add = fill.DatabaseStore.add
+    batches: list[int] = []
+
+    def counted(self: fill.DatabaseStore, rows: object, ids: list[str]) -> tuple[int, int]:
+        batches.append(len(ids))
+        return add(self, rows, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fill.DatabaseStore, "add", counted)
+    assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 0
+    assert batches == [4, 4, 4]
+    assert _rows(db, "SELECT count(DISTINCT game_id) FROM win_chance")[0][0] == 12
