@@ -42,7 +42,7 @@ BATCH_SECONDS = 30.0
 TASK_GAMES = 16
 #: Tasks in flight per worker.
 DEPTH = 2
-#: The most rows of a view the trees are asked for at once (memory: a 5-seat row holds 2,335 floats).
+#: The most rows of a view the trees are asked for at once (memory: a 5-seat row holds thousands of floats).
 PREDICT_ROWS = 4096
 
 PENDING_SQL = ("SELECT game_id FROM games g WHERE NOT EXISTS (SELECT 1 FROM win_chance w WHERE w.game_id = g.game_id) "
@@ -224,10 +224,21 @@ class Worker:
             pending = waiting.setdefault(key, _Pending(model))
             pending.add(game_id, out, playing, seen, rows)
             if pending.count >= PREDICT_ROWS:
-                pending.flush(outcome.found)
+                _flush(pending, outcome)
         for pending in waiting.values():
-            pending.flush(outcome.found)
+            _flush(pending, outcome)
         return outcome
+
+
+def _flush(pending: _Pending, outcome: ChunkOutcome) -> None:
+    """``pending.flush`` into ``outcome``; should the trees fail (a bug), each of its games is one."""
+    try:
+        pending.flush(outcome.found)
+    except Exception as err:  # a bug: said with each game it held, and the other games go on
+        where = traceback.extract_tb(err.__traceback__)[-1]
+        message = f"internal: {type(err).__name__}: {err} ({where.filename}:{where.lineno})"
+        outcome.bugs.extend((game_id, message) for game_id, _, _ in pending.games)
+        pending.parts, pending.games, pending.count = [], [], 0
 
 
 _WORKERS: dict[str | None, Worker] = {}

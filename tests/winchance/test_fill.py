@@ -163,3 +163,29 @@ def test_games_done_are_committed_after_a_while_however_few(db: Path, models: Pa
     assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 0
     assert batches == [4, 4, 4]
     assert _rows(db, "SELECT count(DISTINCT game_id) FROM win_chance")[0][0] == 12
+
+
+def test_a_bug_met_by_the_trees_is_one_line_per_game_and_exit_status_3(db: Path, models: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from analysis.winchance import fill
+    from analysis.winchance.model import ViewModel
+
+    chances = ViewModel.chances
+
+    def failing(self: ViewModel, rows: object, players: int, viewers: object = None) -> object:
+        if players == 3:
+            raise RuntimeError("trees broken")
+        return chances(self, rows, players, viewers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ViewModel, "chances", failing)
+    monkeypatch.setattr(fill, "TASK_GAMES", 6)
+    assert main(["winchance", "--db", str(db), "--models", str(models), "--workers", "1"]) == 3
+    lines = capsys.readouterr().err.splitlines()
+    ids = [row[0] for row in _rows(db, "SELECT game_id FROM games WHERE player_count = 3 ORDER BY game_id")]
+    assert [line.split(": internal: ")[0] for line in lines[:6]] == [f"governor winchance: game {i}" for i in ids]
+    assert all(line.startswith("governor winchance: game ") and "RuntimeError: trees broken" in line for line in lines[:6])
+    assert lines[6].startswith("filled the win chance of 6 game(s) (")
+    assert lines[6].endswith("; 6 game(s) left out")
+    assert "this is a bug in governor" in lines[7]
+    assert _rows(db, "SELECT count(DISTINCT game_id) FROM win_chance")[0][0] == 6
