@@ -1,6 +1,6 @@
 """Is the learned win chance good enough to trust? Measured on held-out self-play games.
 
-    nice python bench/bench_winchance.py [--games 200] [--seed 2026] [--rollout-positions 20]
+    nice python bench/bench_winchance.py [--games 200] [--seed 2026] [--rollout-positions 30]
                                          [--rollouts 1000] [--only GAME-PLAYERS ...]
                                          [--out bench/results_winchance.json]
 
@@ -111,6 +111,10 @@ def _reliability(p: np.ndarray, y: np.ndarray, bins: int = 10) -> tuple[float, l
 
 def _rollouts(game: str, players: int, positions: list[dict[str, Any]], count: int, rollouts: int,
               seed: int) -> list[dict[str, Any]]:
+    """The rollout check at ``count`` positions drawn at random: each seat's share of the win over
+    ``rollouts`` rollouts (each from a redeal of what the seat to act cannot see, played to the end by
+    the bot the models learn from: their own games' bot, so both estimate the same thing), the
+    estimate's own standard error, and the model's two views."""
     engine, view, bot = engine_for(game), view_for(game), strongest_bot(game)
     model = load(game, players)
     rng = random.Random(f"bench-winchance:{seed}:{game}:{players}")
@@ -129,15 +133,32 @@ def _rollouts(game: str, players: int, positions: list[dict[str, Any]], count: i
             done += 1
             for k in range(players):
                 wins[k] += win_share(winners, k)
-        estimate = [w / max(done, 1) for w in wins]
+        estimate = np.asarray([w / max(done, 1) for w in wins])
         seat_view = model.views["seat"].chances(model.features.seat(state, seat), players, [seat])[0]
         everything = model.views["everything"].chances(model.features.everything(state), players)[0]
-        out.append({"step": position["step"], "seat": seat, "rollouts": done, "estimate": estimate,
+        out.append({"step": position["step"], "progress": round(position["progress"], 3), "seat": seat,
+                    "rollouts": done, "estimate": [round(float(v), 4) for v in estimate],
+                    "standard_error": round(float(np.mean(np.sqrt(estimate * (1 - estimate) / max(done, 1)))), 4),
+                    "result": position["shares"],
                     "seat_view": [round(float(v), 4) for v in seat_view],
                     "everything": [round(float(v), 4) for v in everything],
                     "seat_view_mad": round(float(np.mean(np.abs(seat_view - estimate))), 4),
                     "everything_mad": round(float(np.mean(np.abs(everything - estimate))), 4)})
     return out
+
+
+def _check_summary(checks: list[dict[str, Any]], rollouts: int, seconds: float) -> dict[str, Any]:
+    """The rollout check's means: the two views' mean absolute difference to the rollouts, the
+    rollouts' own noise, and how well the rollouts and each view foretell the games' results."""
+    def mean(key: str) -> float:
+        return round(float(np.mean([c[key] for c in checks])), 4)
+
+    y = np.asarray([c["result"] for c in checks])
+    foretell = {key: _metrics(np.asarray([c[key] for c in checks]), y)
+                for key in ("estimate", "seat_view", "everything")}
+    return {"rollouts": rollouts, "positions": len(checks), "seconds": round(seconds),
+            "seat_view_mad": mean("seat_view_mad"), "everything_mad": mean("everything_mad"),
+            "standard_error": mean("standard_error"), "against_results": foretell, "checks": checks}
 
 
 def _speed(game: str, players: int, games: int, seed: int) -> dict[str, float]:
@@ -210,10 +231,7 @@ def measure(game: str, players: int, args: argparse.Namespace) -> dict[str, Any]
     if args.rollout_positions:
         start = time.time()
         checks = _rollouts(game, players, held, args.rollout_positions, args.rollouts, args.seed)
-        result["rollouts"] = {"rollouts": args.rollouts, "positions": len(checks), "seconds": round(time.time() - start),
-                              "seat_view_mad": round(float(np.mean([c["seat_view_mad"] for c in checks])), 4),
-                              "everything_mad": round(float(np.mean([c["everything_mad"] for c in checks])), 4),
-                              "checks": checks}
+        result["rollouts"] = _check_summary(checks, args.rollouts, time.time() - start)
     result["speed"] = _speed(game, players, args.speed_games, args.seed + 2)
     return result
 
@@ -222,7 +240,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--rollout-positions", type=int, default=20)
+    parser.add_argument("--rollout-positions", type=int, default=30)
     parser.add_argument("--rollouts", type=int, default=1000)
     parser.add_argument("--speed-games", type=int, default=50)
     parser.add_argument("--only", nargs="*", default=None, help="GAME-PLAYERS, e.g. san_juan-3")
@@ -243,14 +261,11 @@ def main() -> int:
                 continue
             start = time.time()
             if args.checks_only:
-                # Positions of the same held-out games (the first 20 are enough to draw from).
-                held = _positions(game, players, min(args.games, 20), args.seed)
+                # Positions of the same held-out games (the first 60 are enough to draw from).
+                held = _positions(game, players, min(args.games, 60), args.seed)
                 checks = _rollouts(game, players, held, args.rollout_positions, args.rollouts, args.seed)
-                results["models"].setdefault(name, {})["rollouts"] = {
-                    "rollouts": args.rollouts, "positions": len(checks), "seconds": round(time.time() - start),
-                    "seat_view_mad": round(float(np.mean([c["seat_view_mad"] for c in checks])), 4),
-                    "everything_mad": round(float(np.mean([c["everything_mad"] for c in checks])), 4),
-                    "checks": checks}
+                results["models"].setdefault(name, {})["rollouts"] = _check_summary(checks, args.rollouts,
+                                                                                  time.time() - start)
                 out.write_text(json.dumps(results, indent=1) + "\n")
                 print(f"{name}: rollout check done in {round(time.time() - start)} s", file=sys.stderr)
                 continue
@@ -275,14 +290,17 @@ def tables(results: dict[str, Any]) -> str:
             lines.append(f"| {name} | {quarter} | {m['everything']['log_loss']} / {m['seat']['log_loss']} / "
                          f"{m['baseline']['log_loss']} | {m['everything']['brier']} / {m['seat']['brier']} / "
                          f"{m['baseline']['brier']} |")
-    lines += ["", "| model | ECE whole / seat / baseline | rollout check: positions, mean abs. difference seat / whole "
-              "| games/s (one core) |", "| --- | --- | --- | --- |"]
+    lines += ["", "| model | ECE whole / seat / baseline | rollout check: positions x rollouts | mean abs. difference "
+              "to the rollouts: seat / whole (the rollouts' own noise) | games/s (one core) |",
+              "| --- | --- | --- | --- | --- |"]
     for name, r in sorted(results["models"].items()):
         c = r["calibration"]
         roll = r.get("rollouts")
-        check = f"{roll['positions']} x {roll['rollouts']}: {roll['seat_view_mad']} / {roll['everything_mad']}" if roll else "-"
-        lines.append(f"| {name} | {c['everything']['ece']} / {c['seat']['ece']} / {c['baseline']['ece']} | {check} | "
-                     f"{r['speed']['games_per_second']} |")
+        size = f"{roll['positions']} x {roll['rollouts']}" if roll else "-"
+        check = (f"{roll['seat_view_mad']} / {roll['everything_mad']} ({roll.get('standard_error', '-')})"
+                 if roll else "-")
+        lines.append(f"| {name} | {c['everything']['ece']} / {c['seat']['ece']} / {c['baseline']['ece']} | {size} | "
+                     f"{check} | {r['speed']['games_per_second']} |")
     return "\n".join(lines)
 
 
