@@ -18,7 +18,7 @@ from replay.logfile import parse_game
 from replay.registry import engine_for, spaces_for
 from replay.replayer import iter_replay
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_logs"
 
 #: The chances (float64, little-endian, (steps + 1, players)) of the shipped models at every step of one
 #: sample game of each, as the fill computed them one game and one seat's vector at a time (models

@@ -17,7 +17,7 @@ from replay.logfile import GameLog
 from replay.registry import engine_for
 from replay.replayer import final_state
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LOGS = [ROOT / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json",
         ROOT / "sample_logs" / "puerto_rico" / "puerto_rico-3p-seed2026-0000.json"]
 

@@ -19,7 +19,7 @@ from replay.protocol import Viewer
 from replay.registry import AnyEngine, engine_for
 from replay.replayer import iter_replay
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LOGS = [ROOT / "sample_logs" / "san_juan" / "san_juan-3p-seed2026-0001.json",
         ROOT / "sample_logs" / "puerto_rico" / "puerto_rico-3p-seed2026-0000.json"]
 
