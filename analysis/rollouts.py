@@ -14,7 +14,7 @@ import multiprocessing
 import random
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,6 +134,12 @@ def run_task(task: RolloutTask) -> RolloutResult:
         return _run_task(task)
 
 
+def run_task_watched(task: RolloutTask, watch: Watcher) -> RolloutResult:
+    """``run_task``'s rollouts and results, calling ``watch`` with each rollout's final state."""
+    with collector_paused():
+        return _run_task(task, watch)
+
+
 def _worker_leaves_signals_to_parent() -> None:
     """In a worker process, ignore Ctrl-C and SIGTERM: the terminal sends Ctrl-C to the whole process
     group, and a worker that died of it printed its own traceback; the parent stops the pool instead."""
@@ -142,7 +148,12 @@ def _worker_leaves_signals_to_parent() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _run_task(task: RolloutTask) -> RolloutResult:
+#: What a rollout ended in, for whoever watches the rollouts (a benchmark keeping every final): the
+#: rollout's number, the candidate's index, the engine and the final state.
+Watcher = Callable[[int, int, Any, Any], None]
+
+
+def _run_task(task: RolloutTask, watch: Watcher | None = None) -> RolloutResult:
     engine = engine_for(task.game)
     wins = [0.0] * len(task.candidates)
     played = [0] * len(task.candidates)
@@ -169,6 +180,8 @@ def _run_task(task: RolloutTask) -> RolloutResult:
             played[index] += 1
             outcomes[index][-1] = share
             shares[index][-1] = score_share([score.total for score in engine.scores(final)], task.seat)
+            if watch is not None:
+                watch(number, index, engine, final)
     return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes),
                          tuple(tuple(s) for s in shares))
 

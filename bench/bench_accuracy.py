@@ -40,12 +40,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
-import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,19 +73,25 @@ from analysis.decisions import (  # noqa: E402
 from analysis.rollouts import (  # noqa: E402
     RolloutResult,
     RolloutTask,
-    play_to_end,
-    score_share,
-    share_stats,
-    state_players,
-    win_share,
-    world_rng,
+    run_task_watched,
+)
+from bench.accuracy_values import (  # noqa: E402
+    PLACES,
+    VALUATIONS,
+    Valuation,
+    blend_value,
+    decision_of,
+    exchange_rate,
+    mean_interval,
+    move_key,
+    move_kind,
+    places_value,
+    share_value,
 )
 from bench.common import OUT, machine, reference_work_ms  # noqa: E402
 from governor.arena.round_robin import run_arena  # noqa: E402
 from ingest.accuracy_sql import SHARE_TO_WIN  # noqa: E402
 from replay import native  # noqa: E402
-from replay.collector import collector_paused  # noqa: E402
-from replay.errors import FieldError, RuleViolation  # noqa: E402
 from replay.logfile import parse_game  # noqa: E402
 from replay.outputs import write_bytes  # noqa: E402
 from replay.registry import engine_for, game_names  # noqa: E402
@@ -103,46 +106,14 @@ PHASES = ("early", "middle", "late")
 #: rollout number) -> each seat's [total, tie-break] and the winners.
 SCORES: dict[tuple[int, int, int, str, int], list[Any]] = {}
 
-#: A final (each seat's [total, tie-break], the winners) and a seat -> the rollout's value for it.
-Valuation = Callable[[list[Any], int], float]
-
 
 def _recording_run_task(task: RolloutTask) -> RolloutResult:
     """``analysis.rollouts.run_task``, the same rollouts and results, also keeping each rollout's final
     scores in ``SCORES`` (so that other valuations of a rollout can be measured on the same rollouts)."""
-    with collector_paused():
-        engine = engine_for(task.game)
-        wins = [0.0] * len(task.candidates)
-        played = [0] * len(task.candidates)
-        outcomes: list[list[float | None]] = [[] for _ in task.candidates]
-        shares: list[list[float | None]] = [[] for _ in task.candidates]
-        for number in range(task.first, task.first + task.count):
-            rng = world_rng(task.seed, task.step, number)
-            world = engine.determinise(task.state, task.seat, rng)
-            play_seed = rng.randrange(2**62)
-            players = state_players(world)
-            for index, move in enumerate(task.candidates):
-                outcomes[index].append(None)
-                shares[index].append(None)
-                game = engine.working(world)
-                try:
-                    game.apply(move)
-                except (RuleViolation, FieldError):
-                    continue
-                if not play_to_end(engine, game, players, random.Random(play_seed), task.bot):
-                    continue
-                final = game.snapshot()
-                winners = engine.winners(final)
-                share = win_share(winners, task.seat)
-                wins[index] += share
-                played[index] += 1
-                outcomes[index][-1] = share
-                totals = engine.scores(final)
-                shares[index][-1] = score_share([s.total for s in totals], task.seat)
-                SCORES[(task.seed, task.step, task.seat, move.text(), number)] = [
-                    [[s.total, s.tiebreak] for s in totals], winners]
-        return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes),
-                             tuple(tuple(s) for s in shares))
+    def keep(number: int, index: int, engine: Any, final: Any) -> None:
+        SCORES[(task.seed, task.step, task.seat, task.candidates[index].text(), number)] = [
+            [[s.total, s.tiebreak] for s in engine.scores(final)], engine.winners(final)]
+    return run_task_watched(task, keep)
 
 
 def arena_logs(game: str, players: int, games: int, seed: int) -> list[tuple[dict[str, Any], list[str]]]:
@@ -157,74 +128,6 @@ def arena_logs(game: str, players: int, games: int, seed: int) -> list[tuple[dic
     specs = list(BOTS) + ["heuristic"] * max(0, players - len(BOTS))
     run_arena(game, players, specs, games, seed, workers=1, on_game=keep)
     return logs
-
-
-# The valuations of a rollout compared (each from the rollout's final scores and winners).
-def _win(final: list[Any], seat: int) -> float:
-    return win_share(final[1], seat)
-
-
-def _beaten(final: list[Any], seat: int) -> float:
-    """The share of the opponents the seat finished ahead of (a winner ahead of every other seat,
-    then by score and tie-break; level counts half)."""
-    scores, winners = final
-    total = 0.0
-    for other in range(len(scores)):
-        if other != seat:
-            if (seat in winners) != (other in winners):
-                total += 1.0 if seat in winners else 0.0
-            else:
-                mine, theirs = tuple(scores[seat]), tuple(scores[other])
-                total += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-    return total / (len(scores) - 1)
-
-
-def _share(final: list[Any], seat: int) -> float:
-    return score_share([s[0] for s in final[0]], seat)
-
-
-def _places(second: float) -> Valuation:
-    """Points by place: 1 for first, ``second`` for second, 0 for last, read off the share of
-    opponents beaten (``_beaten``: 1, 0.5 and 0 at three seats), in straight lines between."""
-    def value(final: list[Any], seat: int) -> float:
-        beaten = _beaten(final, seat)
-        return 2 * second * beaten if beaten <= 0.5 else second + (beaten - 0.5) * 2 * (1 - second)
-    return value
-
-
-def _blend(beaten_rate: float, share_rate: float) -> Valuation:
-    """The mean of the share of opponents beaten and the score share, each in points of win chance
-    by its own exchange rate (so that its own rate is about 1)."""
-    def value(final: list[Any], seat: int) -> float:
-        return (beaten_rate * _beaten(final, seat) + share_rate * _share(final, seat)) / 2
-    return value
-
-
-VALUATIONS: dict[str, Valuation] = {"win": _win, "opponents beaten": _beaten, "score share": _share}
-#: Points by place (first 1, last 0) with the second place's points: 0 is the win, 0.5 the opponents
-#: beaten (both above); the others weigh keeping off the last place more or less.
-PLACES = (0.25, 0.75, 1.0)
-#: The valuation of the rule (``analysis.accuracy``).
-RULE = "score share"
-
-
-def _values(candidate: dict[str, Any], seat: int, value: Valuation) -> list[float | None]:
-    return [None if f is None else value(f, seat) for f in candidate.get("finals") or []]
-
-
-def _decision(obj: dict[str, Any], value: Valuation | None = _share) -> Decision:
-    """A decision from its JSON (``Decision.to_json`` and each candidate's ``finals``): what accuracy
-    reads of it, each candidate's move kept as its JSON, and as its "share" the mean and spread of
-    ``value`` over its rollouts (the score share, as the analysis keeps it; None: none, the
-    accuracy of the win chances alone)."""
-    candidates = []
-    for c in obj["candidates"]:
-        share, share_sd = share_stats(_values(c, obj["seat"], value)) if value is not None else (None, None)
-        candidates.append(Candidate(c["move"], c["text"], c["words"], c["played"], c["wins"], c["rollouts"],
-                                    share, share_sd))
-    mover = obj["mover"] if obj["mover"] != obj["seat"] else None
-    return Decision(obj["step"], obj["seat"], obj["player"], obj["legal_moves"], tuple(candidates), mover,
-                    obj["mover_player"] if mover is not None else None, obj["rollout_bot"])
 
 
 def analysed_games(game: str, players: int, games: int, options: Options, folder: Path,
@@ -270,19 +173,6 @@ def analysed_games(game: str, players: int, games: int, options: Options, folder
     return out
 
 
-def _key(engine: Any, move: Any) -> str:
-    """What tells two moves apart (as in ``analysis.decisions``): the JSON of the canonical form."""
-    return json.dumps(engine.canonical_move(move).to_json(), sort_keys=True)
-
-
-def move_kind(obj: dict[str, Any]) -> str:
-    """The kind of a decision (its JSON): the kind of the move played (its JSON's ``kind``), or "a part
-    of another seat's move" (``Decision.mover``)."""
-    if obj["mover"] != obj["seat"]:
-        return "part of another seat's move"
-    return str(obj["played"]["move"].get("kind", "move"))
-
-
 def same_positions(game: str, analysed: list[dict[str, Any]], tally: dict[str, list[tuple[float, float, float]]],
                    by_kind: dict[tuple[str, str], list[float]] | None = None,
                    agree: dict[str, list[bool]] | None = None) -> None:
@@ -304,21 +194,21 @@ def same_positions(game: str, analysed: list[dict[str, Any]], tally: dict[str, l
     for record in analysed:
         kinds = record["kinds"]
         log = parse_game(record["log"], file="arena")
-        by_key = {(d.step, d.seat): d for d in map(_decision, record["decisions"])}
+        by_key = {(d.step, d.seat): d for d in map(decision_of, record["decisions"])}
         by_key_json = {(d["step"], d["seat"]): d for d in record["decisions"]}
         for point, _count in decision_points(log):
             decision = by_key.get((point.step, point.seat))
             if (decision is None or point.seat != point.mover or len(decision.candidates) != decision.legal
                     or not at_stake(decision.candidates)):
                 continue
-            by_move = {_key(engine, engine.parse_move(c.move, "move")): c for c in decision.candidates}
+            by_move = {move_key(engine, engine.parse_move(c.move, "move")): c for c in decision.candidates}
             each = [losses(decision, c) for c in decision.candidates]
             found = {"random": (statistics.fmean(x[0] for x in each), statistics.fmean(x[1] for x in each),
                                 statistics.fmean(x[2] for x in each))}
             chosen_by: dict[str, Candidate | None] = {}
             for kind, bot in bots.items():
                 chosen = engine.with_others_from(point.state, bot.choose(point.state), point.seat, point.played)
-                candidate = chosen_by[kind] = by_move.get(_key(engine, chosen))
+                candidate = chosen_by[kind] = by_move.get(move_key(engine, chosen))
                 if candidate is not None:
                     found[kind] = losses(decision, candidate)
             found[f"played by {kinds[point.seat]}"] = losses(decision, decision.played)
@@ -329,42 +219,6 @@ def same_positions(game: str, analysed: list[dict[str, Any]], tally: dict[str, l
                     by_kind.setdefault((kind, choice), []).append(value[0])
             if agree is not None and chosen_by["heuristic"] is not None and chosen_by["expert"] is not None:
                 agree.setdefault(kind, []).append(chosen_by["heuristic"] is chosen_by["expert"])
-
-
-def mean_interval(values: list[float]) -> tuple[float, float, float]:
-    """The mean and its normal 95 % interval."""
-    mean = statistics.fmean(values)
-    half = Z95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
-    return mean, mean - half, mean + half
-
-
-def exchange_rate(analysed: list[dict[str, Any]], value: Valuation, low: float = 0.1, high: float = 0.9) -> tuple[float, int]:
-    """Points of win chance one point of ``value`` is worth: over every pair of a played move and
-    another candidate of a decision in a contested position (the candidates' mean win chance within
-    ``low`` to ``high``, each candidate at least 8 rollouts), the least-squares slope (through 0) of the
-    difference of their win chances on the difference of their mean values; and the pairs."""
-    products = squares = 0.0
-    pairs = 0
-    for record in analysed:
-        for obj in record["decisions"]:
-            if obj["legal_moves"] < 2:
-                continue
-            stats = []
-            for c in obj["candidates"]:
-                ended = [x for x in _values(c, obj["seat"], value) if x is not None]
-                if len(ended) < 8:
-                    break
-                stats.append((c["played"], c["wins"] / c["rollouts"], statistics.fmean(ended)))
-            else:
-                if not stats or not low < statistics.fmean(s[1] for s in stats) < high:
-                    continue
-                played = next(s for s in stats if s[0])
-                for other in stats:
-                    if other is not played:
-                        products += (other[1] - played[1]) * (other[2] - played[2])
-                        squares += (other[2] - played[2]) ** 2
-                        pairs += 1
-    return (products / squares if squares else float("nan")), pairs
 
 
 #: A large loss (points of win chance, as a share): a blunder's threshold, a move accuracy of 14.9.
@@ -388,7 +242,7 @@ def seat_rows(game: str, analysed: list[dict[str, Any]], value: Valuation | None
     chances alone; ``count_all``: every decision counted, those with nothing at stake as perfect)."""
     rows = []
     for index, record in enumerate(analysed):
-        decisions = [_decision(d, value) for d in record["decisions"]]
+        decisions = [decision_of(d, value) for d in record["decisions"]]
         moves = [scored(d) for d in decisions if d.legal >= 2]
         if count_all:
             moves = [dataclasses.replace(m, at_stake=True) for m in moves]
@@ -438,7 +292,7 @@ def phases(game: str, analysed: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for obj in record["decisions"]:
             if obj["legal_moves"] < 2:
                 continue
-            old, new = _decision(obj, None), _decision(obj)
+            old, new = decision_of(obj, None), decision_of(obj)
             key = (record["kinds"][obj["seat"]], PHASES[min(2, 3 * (obj["step"] - 1) // last)])
             cell = tally.setdefault(key, [0, 0, 0.0, 0.0])
             if at_stake(old.candidates):
@@ -466,7 +320,7 @@ def by_kind(game: str, analysed: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for obj in record["decisions"]:
             if obj["legal_moves"] < 2:
                 continue
-            move = scored(_decision(obj))
+            move = scored(decision_of(obj))
             if move.at_stake:
                 moves.setdefault((move_kind(obj), record["kinds"][obj["seat"]]), []).append((index, move))
     out = []
@@ -528,7 +382,7 @@ def main() -> None:
             continue  # a part of a long run: the games are analysed and kept, the tables come at the end
         everything += analysed
         rollout_bot = rollout_kind(game, Options(rollout_bot=args.rollout_bot))
-        rows = seat_rows(game, analysed, _share)
+        rows = seat_rows(game, analysed, share_value)
         seats += rows
         table += bot_table(game, rows, rollout_bot)
         for name, count_all in (("win chance, nothing at stake left out", False), ("win chance, every decision", True)):
@@ -536,8 +390,8 @@ def main() -> None:
                 old_rule.append({"rule": name, **row})
         by_phase += phases(game, analysed)
         rates = {name: exchange_rate(analysed, value)[0] for name, value in VALUATIONS.items()}
-        measured = {**VALUATIONS, **{f"places, second {x}": _places(x) for x in PLACES},
-                    "mean of opponents beaten and score share": _blend(rates["opponents beaten"], rates["score share"])}
+        measured = {**VALUATIONS, **{f"places, second {x}": places_value(x) for x in PLACES},
+                    "mean of opponents beaten and score share": blend_value(rates["opponents beaten"], rates["score share"])}
         for name, value in measured.items():
             rate, pairs = exchange_rate(analysed, value)
             accuracy_module.SHARE_TO_WIN = rate  # type: ignore[misc]
@@ -566,7 +420,7 @@ def main() -> None:
     result = {"machine": info, "seconds": round(time.monotonic() - started, 1),
               "analysis_seconds": round(sum(s["seconds"] for s in seats if s["seat"] == 0), 1),
               "analysis_engines": sorted(engines), "share_to_win": SHARE_TO_WIN,
-              "share_to_win_measured": dict(zip(("rate", "pairs"), exchange_rate(everything, _share), strict=True)),
+              "share_to_win_measured": dict(zip(("rate", "pairs"), exchange_rate(everything, share_value), strict=True)),
               "options": {"games": args.games, "players": args.players, "rollouts": args.rollouts,
                           "top": args.top, "seed": args.seed, "rollout_bot": args.rollout_bot,
                           "sampling": args.sampling, "first": args.first, "cached": args.cached},
