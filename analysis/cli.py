@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from contextlib import closing
 from typing import Any
 
 from analysis.accuracy import SeatSummary, seat_summaries
@@ -232,14 +233,17 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     decisions: list[Decision] = []
     start = time.monotonic()
     try:
-        for decision in analyse(log, options):
-            decisions.append(decision)
-            # With --summary the seats' lines come at the end, instead of a line per decision.
-            if not args.summary:
-                print(json.dumps(decision.to_json()) if args.json else line(decision), flush=True)
-            if show_progress:
-                sys.stderr.write(f"\r{len(decisions)} decisions, {time.monotonic() - start:.0f} s ")
-                sys.stderr.flush()
+        # Closed here, however the loop ends: an interruption ends the workers before it goes on (left to
+        # the collector, the pool outlived the command, which hung after saying "interrupted").
+        with closing(analyse(log, options)) as found:
+            for decision in found:
+                decisions.append(decision)
+                # With --summary the seats' lines come at the end, instead of a line per decision.
+                if not args.summary:
+                    print(json.dumps(decision.to_json()) if args.json else line(decision), flush=True)
+                if show_progress:
+                    sys.stderr.write(f"\r{len(decisions)} decisions, {time.monotonic() - start:.0f} s ")
+                    sys.stderr.flush()
     except GovernorError as err:
         print(f"bad: {err.message}")
         return exits.REJECTED

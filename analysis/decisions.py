@@ -319,7 +319,7 @@ def _inline(engine: Any, point: _Point, legal: int, options: Options, bot: str) 
 
 
 def analyse(log: GameLog, options: Options | None = None,
-            cancelled: Callable[[], bool] | None = None) -> Iterator[Decision]:
+            cancelled: Callable[[], bool] | None = None) -> Generator[Decision, None, None]:
     """Yield each decision of ``log`` analysed, in game order, as soon as it is done. With more than
     one worker, rollouts run in worker processes, several decisions in flight at once. ``cancelled``
     is polled between results: when it returns True the analysis stops. Raises as ``iter_replay``,
