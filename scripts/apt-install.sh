@@ -16,14 +16,16 @@ run() {
       printf '%s\n' "$out" >&2
       return 1
     fi
+    # Said the first time the lock is found held, whatever the time taken so far, so that giving up
+    # always follows it.
+    if (( ! said )); then
+      echo "setup: another package manager holds apt's lock (an unattended upgrade?); waiting for it, ${limit} s at most" >&2
+      said=1
+    fi
     if (( SECONDS - started >= limit )); then
       printf '%s\n' "$out" >&2
       echo "setup: apt's lock was still held after ${limit} s; run setup again once the other package manager is done" >&2
       return 1
-    fi
-    if (( ! said )); then
-      echo "setup: another package manager holds apt's lock (an unattended upgrade?); waiting for it, ${limit} s at most" >&2
-      said=1
     fi
     sleep "${APT_RETRY_SECONDS:-5}"
   done
