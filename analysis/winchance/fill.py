@@ -302,6 +302,15 @@ class Store(Protocol):
         ...
 
 
+def stored_logs(source: str, ids: Sequence[str]) -> list[tuple[str, str]]:
+    """``(game id, log)`` of each of ``ids`` stored in ``source`` (a database file or a lake's folder),
+    in order. Raises ``ingest.db.DatabaseError``."""
+    from ingest.db import reader
+
+    with reader(source) as con:
+        return [(str(a), str(b)) for a, b in con.execute(LOGS_SQL, [list(ids)]).fetchall()]
+
+
 class DatabaseStore:
     """A database file: the logs read ``READ_GAMES`` at a time, each batch's rows inserted in one
     statement and one transaction."""
@@ -318,10 +327,7 @@ class DatabaseStore:
 
     def logs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """Raises ``ingest.db.DatabaseError``."""
-        from ingest.db import reader
-
-        with reader(self.db) as con:
-            return [(str(a), str(b)) for a, b in con.execute(LOGS_SQL, [list(ids)]).fetchall()]
+        return stored_logs(self.db, ids)
 
     def add(self, rows: pa.Table, ids: Sequence[str]) -> tuple[int, int]:
         """Raises ``ingest.db.DatabaseError``."""

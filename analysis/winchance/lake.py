@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analysis.winchance.fill import LOGS_SQL, PENDING_SQL
+from analysis.winchance.fill import PENDING_SQL, stored_logs
 from ingest.schema import WIN_CHANCE
 
 #: The manifest's key naming the games of a batch's ``win_chance`` file.
@@ -47,10 +47,7 @@ class LakeStore:
 
     def logs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """The stored logs of ``ids``."""
-        from ingest.db import reader
-
-        with reader(self.root) as con:
-            return [(str(a), str(b)) for a, b in con.execute(LOGS_SQL, [list(ids)]).fetchall()]
+        return stored_logs(self.root, ids)
 
     def add(self, rows: pa.Table, ids: Sequence[str]) -> tuple[int, int]:
         """Commit the rows of ``ids`` as one batch (but those of games another run filled meanwhile)."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import TypeVar
 
 from governor.commands.common import Subcommands, check_lake, default_db, shown
 from replay import exits
@@ -65,40 +67,21 @@ def run(args: argparse.Namespace) -> int:
     if args.luck:
         if args.lake:
             raise UsageError("--luck fills the table luck of a database file: not with --lake")
-        return fill_luck(db, args.models)
+        return fill_luck(db, args.models, args.progress)
     return fill_games(db, lake=bool(args.lake), workers=args.workers, cluster=args.cluster, models=args.models,
                       progress=args.progress, command="governor winchance")
 
 
-def fill_luck(db: str, models: str | None) -> int:
-    """``governor winchance --luck``: fill the table luck of the database file ``db``; the exit status
-    of ``fill_games``."""
+def fill_luck(db: str, models: str | None, progress: str = "auto") -> int:
+    """``governor winchance --luck``: fill the table luck of the database file ``db``, with a progress
+    line (``progress``: auto, always, never); the exit status of ``fill_games``."""
     from analysis.winchance.luck_fill import fill_luck as fill
     from ingest.db import DatabaseError
-    from ingest.progress import Progress
 
-    bar = Progress(None, sys.stderr.isatty())
-
-    def progress(done: int, total: int) -> None:
-        bar.set_total(total)
-        bar.update(done, 0, 0)
-
-    def say(line: str) -> None:
-        print(f"governor winchance: {line}", file=sys.stderr)
-
-    try:
-        try:
-            summary = fill(db, models_folder=models, say=bar.printer(say) or say, progress=progress)
-        finally:
-            bar.close()
-    except DatabaseError as err:
-        print(f"governor winchance: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
-    except KeyboardInterrupt as err:
-        word, code = exits.interruption(err)
-        print(f"governor winchance: {word}; the games filled keep their rows (run it again for the rest)",
-              file=sys.stderr)
-        return code
+    summary, failed = _under_progress("governor winchance", progress, (DatabaseError,), lambda say, advance: fill(
+        db, models_folder=models, say=say, progress=advance))
+    if summary is None:
+        return failed
     print(f"filled the luck of {summary.games} game(s) ({summary.rows:,} rows) in {shown(db)}"
           + (f"; {summary.failed} game(s) left out" if summary.failed else ""), file=sys.stderr)
     return exits.REJECTED if summary.failed else exits.OK
@@ -117,10 +100,32 @@ def fill_games(target: str, *, lake: bool, workers: int | None, cluster: str | N
     from ingest.db import DatabaseError
     from ingest.executors import ExecutorError
     from ingest.lake_files import LakeError
+
+    summary, failed = _under_progress(command, progress, (DatabaseError, LakeError, ExecutorError), lambda say, advance: fill(
+        LakeStore(target) if lake else target, models_folder=models, say=say, progress=advance,
+        workers=workers or os.cpu_count() or 1, cluster=cluster))
+    if summary is None:
+        return failed
+    print(f"filled the win chance of {summary.games} game(s) ({summary.rows:,} rows) in {shown(target)}"
+          + (f"; {summary.failed + summary.bugs} game(s) left out" if summary.failed + summary.bugs else ""),
+          file=sys.stderr)
+    if summary.bugs:
+        print(exits.report_request(f"{summary.bugs} game(s) met a bug in governor"), file=sys.stderr)
+    return exits.status(rejected=bool(summary.failed), bug=bool(summary.bugs))
+
+
+Filled = TypeVar("Filled")
+
+
+def _under_progress(command: str, progress: str, errors: tuple[type[Exception], ...],
+                    work: Callable[[Callable[[str], None], Callable[[int, int], None]], Filled]
+                    ) -> tuple[Filled, int] | tuple[None, int]:
+    """``work(say, advance)`` under a progress line of its own (``progress``: auto, always, never):
+    ``(its result, 0)``; or ``(None, exit status)`` when it raised one of ``errors`` (2, said in one
+    line after ``command``) or was interrupted (130 or 143: the games filled keep their rows)."""
     from ingest.progress import Progress
 
-    show = sys.stderr.isatty() if progress == "auto" else progress == "always"
-    bar = Progress(None, show)
+    bar = Progress(None, sys.stderr.isatty() if progress == "auto" else progress == "always")
 
     def advance(done: int, total: int) -> None:
         bar.set_total(total)
@@ -131,21 +136,13 @@ def fill_games(target: str, *, lake: bool, workers: int | None, cluster: str | N
 
     try:
         try:
-            summary = fill(LakeStore(target) if lake else target, models_folder=models, say=bar.printer(say) or say,
-                           progress=advance, workers=workers or os.cpu_count() or 1, cluster=cluster)
+            return work(bar.printer(say) or say, advance), exits.OK
         finally:
             bar.close()
-    except (DatabaseError, LakeError, ExecutorError) as err:
+    except errors as err:
         print(f"{command}: {printable(str(err))}", file=sys.stderr)
-        return exits.ENVIRONMENT
+        return None, exits.ENVIRONMENT
     except KeyboardInterrupt as err:
         word, code = exits.interruption(err)
-        print(f"{command}: {word}; the games filled keep their rows (run it again for the rest)",
-              file=sys.stderr)
-        return code
-    print(f"filled the win chance of {summary.games} game(s) ({summary.rows:,} rows) in {shown(target)}"
-          + (f"; {summary.failed + summary.bugs} game(s) left out" if summary.failed + summary.bugs else ""),
-          file=sys.stderr)
-    if summary.bugs:
-        print(exits.report_request(f"{summary.bugs} game(s) met a bug in governor"), file=sys.stderr)
-    return exits.status(rejected=bool(summary.failed), bug=bool(summary.bugs))
+        print(f"{command}: {word}; the games filled keep their rows (run it again for the rest)", file=sys.stderr)
+        return None, code
