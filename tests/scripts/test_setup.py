@@ -78,3 +78,9 @@ def test_setup_installs_the_locked_versions_of_every_dependency() -> None:
     assert wanted <= set(pinned), sorted(wanted - set(pinned))
     setup = (ROOT / "scripts" / "setup.sh").read_text()
     assert setup.count("-c constraints.txt") == 2
+
+
+def test_an_unknown_option_stops_setup_before_it_installs_anything(tmp_path: Path) -> None:
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "--tset"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHON": str(tmp_path / "no-python")})
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", "setup: unknown option --tset (--test, --no-build)\n")
