@@ -92,12 +92,14 @@ class RandomAgent(EngineAgent):
 
 
 class BotAgent(EngineAgent):
-    """One of the engines' hand-made bots (``replay/<game>/bots.py`` or ``expert.py``)."""
+    """One of the engines' hand-made bots (``replay/<game>/bots.py`` or ``expert.py``), of the version
+    the bot declares (its ``version``, else 1)."""
 
     def __init__(self, game: str, kind: str) -> None:
         super().__init__(game)
         self.kind = kind
         self.name = kind
+        self.version = bot_version(game, kind)
         self.bot: Any = None
 
     def reset(self, seed: int) -> None:
@@ -108,17 +110,39 @@ class BotAgent(EngineAgent):
 
 
 def make_engine_bot(game: str, kind: str, seed: int) -> Any:
-    """A bot with ``choose_working``: ``heuristic`` (today's simulation bot) or ``expert``.
+    """A bot with ``choose_working``: ``heuristic`` (today's simulation bot) or ``expert``, as the game
+    declares them.
 
-    Raises ``AgentError`` for another kind."""
-    if kind == "heuristic":
-        from replay.registry import make_bot
+    Raises ``AgentError`` for another kind, or one the game does not declare."""
+    from replay.registry import make_bot
 
-        return make_bot(game, "heuristic", seed)
-    if kind == "expert":
-        module = importlib.import_module(f"replay.{game}.expert")
-        return module.ExpertPlayer(seed)
-    raise AgentError(f"unknown bot {kind!r}")
+    if kind not in ("heuristic", "expert"):
+        raise AgentError(f"unknown bot {kind!r}")
+    try:
+        return make_bot(game, kind, seed)
+    except KeyError as err:
+        raise AgentError(str(err.args[0]) if err.args else f"unknown bot {kind!r}") from None
+
+
+def bot_version(game: str, kind: str) -> str:
+    """The version a ``kind`` bot of ``game`` declares (its ``version`` attribute, else 1): a bot whose
+    play changed declares a new one, so that ratings do not mix the two. Raises ``AgentError`` for a
+    kind the game does not declare."""
+    from replay.registry import make_bot
+
+    try:
+        bot = make_bot(game, kind, 0)
+    except KeyError as err:
+        raise AgentError(str(err.args[0]) if err.args else f"unknown bot {kind!r}") from None
+    return str(getattr(bot, "version", "1"))
+
+
+def composed_version(own: str, game: str, kinds: Sequence[str]) -> str:
+    """The version of an agent that plays with ``kinds`` bots: its ``own``, followed by each bot whose
+    version is not 1 (``1+expert2``), so that a search whose bots changed is rated apart. Raises
+    ``AgentError`` as ``bot_version`` does."""
+    changed = [f"{kind}{version}" for kind in dict.fromkeys(kinds) if (version := bot_version(game, kind)) != "1"]
+    return "+".join([own, *changed])
 
 
 class SearchAgent(EngineAgent):
@@ -138,6 +162,7 @@ class SearchAgent(EngineAgent):
         self.seed = 0
         self.decision = 0
         self.bot = rollout_bot(game)
+        self.version = composed_version(Agent.version, game, [self.bot])
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -205,6 +230,7 @@ class AnalysisSearchAgent(EngineAgent):
         self.rollouts = SEARCH_ROLLOUTS if rollouts is None else rollouts
         self.bot = bot if bot is not None else search_rollout_bot(game)
         self.prior_kind = prior if prior is not None else SEARCH_PRIOR
+        self.version = composed_version(Agent.version, game, [self.prior_kind, self.bot])
         self.name = "search"
         self.seed = 0
         self.decision = 0

@@ -313,6 +313,9 @@ class ExpertPlayer:
     given seed)."""
 
     def __init__(self, seed: int = 0) -> None:
+        # Version 2 values cards for its own city (version 1 was the heuristic bot with a better role
+        # choice): the arena and the ratings tell the two apart by it.
+        self.version = "2"
         self.rng = random.Random(seed)
         # The heuristic bot produces and sells. Held, not subclassed: the bots' classes may be compiled
         # (mypyc), and an interpreted class cannot inherit from those.

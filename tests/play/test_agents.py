@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from play.agents import AgentError, load_agent
+from play.agents import AgentError, bot_version, load_agent, make_engine_bot
 from play.views import seat_view
 from replay.registry import engine_for
 
@@ -23,6 +23,22 @@ def test_load_agent_errors(tmp_path: Path) -> None:
     with pytest.raises(AgentError, match=r"ValueError while loading: nope"):
         load_agent(str(broken), "san_juan")
     assert load_agent("search:3", "san_juan").name == "search:3"
+
+
+@pytest.mark.parametrize(("game", "versions"), [
+    # San Juan's expert values its cards since version 2; the searches play with it, so they say so.
+    ("san_juan", {"random": "1", "heuristic": "1", "expert": "2", "search": "1+expert2", "search:20": "1+expert2"}),
+    ("puerto_rico", {"random": "1", "heuristic": "1", "expert": "1", "search": "1", "search:20": "1"}),
+])
+def test_an_agent_is_of_the_version_of_the_bots_it_plays_with(game: str, versions: dict[str, str]) -> None:
+    assert {spec: load_agent(spec, game).version for spec in versions} == versions
+
+
+def test_a_bot_a_game_does_not_declare_is_refused() -> None:
+    with pytest.raises(AgentError, match=r"^unknown bot 'random'$"):
+        make_engine_bot("san_juan", "random", 1)
+    with pytest.raises(AgentError, match=r"^San Juan has no 'best' bot \(bots: heuristic, random, expert\)$"):
+        bot_version("san_juan", "best")
 
 
 def test_seat_view_hides_other_hands_and_the_next_tile() -> None:

@@ -161,7 +161,7 @@ def test_expert_and_search_agents_with_a_faulty_agent_rank_and_import(tmp_path: 
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM games").fetchone() == (6,)
         stored = con.execute("SELECT name, games FROM player_ratings ORDER BY name").fetchall()
-    assert stored == [("expert v1", 4), ("faulty v1", 4), ("search:1 v1", 4)]
+    assert stored == [("expert v2", 4), ("faulty v1", 4), ("search:1 v1+expert2", 4)]
 
 
 def test_a_game_agents_keep_going_forever_is_counted_not_recorded(capsys: pytest.CaptureFixture[str]) -> None:
