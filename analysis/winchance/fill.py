@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -45,8 +45,10 @@ DEPTH = 2
 #: The most rows of a view the trees are asked for at once (memory: a 5-seat row holds thousands of floats).
 PREDICT_ROWS = 4096
 
-PENDING_SQL = ("SELECT game_id FROM games g WHERE NOT EXISTS (SELECT 1 FROM win_chance w WHERE w.game_id = g.game_id) "
-               "ORDER BY game_id")
+#: The games without rows in a table keyed by ``game_id`` (``{table}``).
+PENDING_OF = ("SELECT game_id FROM games g WHERE NOT EXISTS (SELECT 1 FROM {table} w WHERE w.game_id = g.game_id) "
+              "ORDER BY game_id")
+PENDING_SQL = PENDING_OF.format(table="win_chance")
 LOGS_SQL = "SELECT game_id, log FROM games WHERE game_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY game_id"
 
 
@@ -91,12 +93,16 @@ class Models:
 # -- one worker's share ---------------------------------------------------------------------------
 
 
-@dataclass
-class ChunkOutcome:
-    """What became of a task's games: each filled game's chances (an array (steps + 1, players)), each
-    game left out with its line, the models missing (their line, said once by the caller)."""
+Found = TypeVar("Found")
 
-    found: list[tuple[str, np.ndarray]] = field(default_factory=list)
+
+@dataclass
+class ChunkOutcome(Generic[Found]):
+    """What became of a task's games: each filled game's result (here its chances, an array
+    (steps + 1, players); the luck fill's a ``Split``), each game left out with its line, the models
+    missing (their line, said once by the caller)."""
+
+    found: list[tuple[str, Found]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     bugs: list[tuple[str, str]] = field(default_factory=list)
     missing: dict[tuple[str, int], str] = field(default_factory=dict)
@@ -182,10 +188,10 @@ class Worker:
         self.models = Models(folder)
         self.encoders: dict[tuple[str, int], Encoder] = {}
 
-    def chunk(self, logs: Sequence[tuple[str, str]]) -> ChunkOutcome:
+    def chunk(self, logs: Sequence[tuple[str, str]]) -> ChunkOutcome[np.ndarray]:
         """The chances of every game of ``logs`` (``(game_id, stored log)``). Never raises for a game's
         sake: a log that does not replay, a game without a model or a bug is an outcome of its own."""
-        outcome = ChunkOutcome()
+        outcome: ChunkOutcome[np.ndarray] = ChunkOutcome()
         waiting: dict[tuple[str, int], _Pending] = {}
         for game_id, text in logs:
             try:
@@ -218,8 +224,7 @@ class Worker:
                 outcome.failed.append((game_id, str(err)))
                 continue
             except Exception as err:  # a bug: this game's, said with it, and the rest goes on
-                where = traceback.extract_tb(err.__traceback__)[-1]
-                outcome.bugs.append((game_id, f"internal: {type(err).__name__}: {err} ({where.filename}:{where.lineno})"))
+                outcome.bugs.append((game_id, bug_line(err)))
                 continue
             pending = waiting.setdefault(key, _Pending(model))
             pending.add(game_id, out, playing, seen, rows)
@@ -230,13 +235,18 @@ class Worker:
         return outcome
 
 
-def _flush(pending: _Pending, outcome: ChunkOutcome) -> None:
+def bug_line(err: Exception) -> str:
+    """What a game's line says of a bug it met: the error and where it was raised."""
+    where = traceback.extract_tb(err.__traceback__)[-1]
+    return f"internal: {type(err).__name__}: {err} ({where.filename}:{where.lineno})"
+
+
+def _flush(pending: _Pending, outcome: ChunkOutcome[np.ndarray]) -> None:
     """``pending.flush`` into ``outcome``; should the trees fail (a bug), each of its games is one."""
     try:
         pending.flush(outcome.found)
     except Exception as err:  # a bug: said with each game it held, and the other games go on
-        where = traceback.extract_tb(err.__traceback__)[-1]
-        message = f"internal: {type(err).__name__}: {err} ({where.filename}:{where.lineno})"
+        message = bug_line(err)
         outcome.bugs.extend((game_id, message) for game_id, _, _ in pending.games)
         pending.parts, pending.games, pending.count = [], [], 0
 
@@ -244,7 +254,7 @@ def _flush(pending: _Pending, outcome: ChunkOutcome) -> None:
 _WORKERS: dict[str | None, Worker] = {}
 
 
-def chances_task(logs: Sequence[tuple[str, str]], folder: str | None) -> ChunkOutcome:
+def chances_task(logs: Sequence[tuple[str, str]], folder: str | None) -> ChunkOutcome[np.ndarray]:
     """A task of a worker (``ingest.executors``): the chances of the games of ``logs`` with the models
     of ``folder`` (None: the shipped ones), loaded once per process."""
     if folder not in _WORKERS:
@@ -312,18 +322,20 @@ def stored_logs(source: str, ids: Sequence[str]) -> list[tuple[str, str]]:
 
 
 class DatabaseStore:
-    """A database file: the logs read ``READ_GAMES`` at a time, each batch's rows inserted in one
+    """A database file: the logs read ``READ_GAMES`` at a time, each batch's rows inserted into
+    ``table`` (``win_chance``, or the luck fill's ``luck``: a table keyed by ``game_id``) in one
     statement and one transaction."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, table: str = "win_chance") -> None:
         self.db = db
+        self.table = table
 
     def pending(self) -> list[str]:
         """Raises ``ingest.db.DatabaseError``."""
         from ingest.db import writer
 
         with writer(self.db) as con:  # the writer makes the table in a database made before it
-            return [row[0] for row in con.execute(PENDING_SQL).fetchall()]
+            return [row[0] for row in con.execute(PENDING_OF.format(table=self.table)).fetchall()]
 
     def logs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """Raises ``ingest.db.DatabaseError``."""
@@ -340,13 +352,13 @@ class DatabaseStore:
             # A game filled meanwhile by another run keeps its rows. The ids come in order: the range
             # lets the look-up skip the row groups of other games.
             taken = {row[0] for row in con.execute(
-                "SELECT DISTINCT game_id FROM win_chance WHERE game_id BETWEEN ? AND ? "
+                f"SELECT DISTINCT game_id FROM {self.table} WHERE game_id BETWEEN ? AND ? "
                 "AND game_id IN (SELECT unnest(?::VARCHAR[]))", [min(ids), max(ids), list(ids)]).fetchall()}
             if taken:
                 rows = rows.filter(pc.invert(pc.is_in(rows.column("game_id"), value_set=pa.array(sorted(taken), pa.string()))))
-            con.register("win_chance_rows", rows)
-            con.execute("INSERT INTO win_chance SELECT * FROM win_chance_rows")
-            con.unregister("win_chance_rows")
+            con.register("new_rows", rows)
+            con.execute(f"INSERT INTO {self.table} SELECT * FROM new_rows")
+            con.unregister("new_rows")
             con.execute("COMMIT")
         return len(set(ids) - taken), rows.num_rows
 
@@ -355,27 +367,38 @@ class DatabaseStore:
 READ_GAMES = 512
 
 
-def _tasks(store: Store, pending: list[str], summary: FillSummary) -> Iterator[list[tuple[str, str]]]:
+def _tasks(store: Store, pending: list[str], summary: FillSummary, games: int) -> Iterator[list[tuple[str, str]]]:
+    """The stored logs of ``pending``, ``games`` a task."""
     for start in range(0, len(pending), READ_GAMES):
         ids = pending[start:start + READ_GAMES]
         logs = store.logs(ids)
         # A game removed meanwhile has nothing to fill: counted as done.
         summary.total -= len(ids) - len(logs)
-        for first in range(0, len(logs), TASK_GAMES):
-            yield logs[first:first + TASK_GAMES]
+        for first in range(0, len(logs), games):
+            yield logs[first:first + games]
+
+
+#: A task of ``fill``: a worker's results of some games' logs (``(game_id, stored log)``) with the models
+#: of a folder (None: the shipped ones); never raises for a game's sake.
+FillTask = Callable[[Sequence[tuple[str, str]], str | None], ChunkOutcome[Found]]
 
 
 def fill(target: str | Store, *, models_folder: str | Path | None = None, say: Callable[[str], None] = print,
          progress: Callable[[int, int], None] | None = None, batch_games: int | None = None, workers: int = 1,
-         cluster: str | None = None) -> FillSummary:
+         cluster: str | None = None, task: FillTask[Any] = chances_task,
+         rows_of: Callable[[Sequence[tuple[str, Any]]], pa.Table] = table_of, task_games: int | None = None,
+         without: str = "win chances") -> FillSummary:
     """Fill ``win_chance`` for every game without rows of ``target`` (a database file, or a ``Store``
     such as ``analysis.winchance.lake.LakeStore``), on ``workers`` processes (or ``cluster``:
-    ``ingest.executors.executor``), committing ``batch_games`` games at a time (default ``BATCH_GAMES``,
-    or fewer once ``BATCH_SECONDS`` have passed); ``say`` gets a line per
-    game left out (and per model missing), ``progress(done, total)`` is called after each commit. The
-    rows are the same whatever the workers. Raises ``ingest.db.DatabaseError`` when the database cannot
-    be read or written, ``ingest.lake_files.LakeError`` for a lake, ``ingest.executors.ExecutorError``,
-    and ``KeyboardInterrupt`` when interrupted (the batches committed keep their rows)."""
+    ``ingest.executors.executor``), ``task_games`` games a task (default ``TASK_GAMES``), committing
+    ``batch_games`` games at a time (default ``BATCH_GAMES``, or fewer once ``BATCH_SECONDS`` have
+    passed) in the order of their ids; ``say`` gets a line per game left out (and per model missing),
+    ``progress(done, total)`` is called after each task's games. The rows are the same whatever the
+    workers. Another table is filled the same way with its own ``task``, ``rows_of`` (its rows of the
+    games' results), ``Store`` and the words of what a game left out is ``without`` (the luck fill,
+    ``analysis.winchance.luck_fill``). Raises ``ingest.db.DatabaseError`` when the database cannot be
+    read or written, ``ingest.lake_files.LakeError`` for a lake, ``ingest.executors.ExecutorError``, and
+    ``KeyboardInterrupt`` when interrupted (the batches committed keep their rows)."""
     from ingest.executors import executor
 
     store: Store = DatabaseStore(target) if isinstance(target, str) else target
@@ -383,30 +406,26 @@ def fill(target: str | Store, *, models_folder: str | Path | None = None, say: C
     summary = FillSummary(total=len(pending))
     folder = str(models_folder) if models_folder is not None else None
     said: set[tuple[str, int]] = set()
-    found: list[tuple[str, np.ndarray]] = []
+    found: list[tuple[str, Any]] = []
     done = 0
     first = 0.0
 
     def commit() -> None:
         nonlocal found
         found.sort(key=lambda item: item[0])  # a task's games come back by model: stored in order
-        games, rows = store.add(table_of(found), [game_id for game_id, _ in found])
+        games, rows = store.add(rows_of(found), [game_id for game_id, _ in found])
         summary.games += games
         summary.rows += rows
         found = []
-        if progress is not None:
-            progress(done, summary.total)
 
     with executor(cluster, workers, folder, DEPTH) as run:
-        for outcome in run(chances_task, _tasks(store, pending, summary)):
+        for outcome in run(task, _tasks(store, pending, summary, task_games or TASK_GAMES)):
             for key, line in outcome.missing.items():
                 if key not in said:
                     said.add(key)
                     say(line)
-            for game_id, message in outcome.failed:
-                say(f"game {printable(game_id)}: {printable(message)}; left without win chances")
-            for game_id, message in outcome.bugs:
-                say(f"game {printable(game_id)}: {printable(message)}; left without win chances")
+            for game_id, message in outcome.failed + outcome.bugs:
+                say(f"game {printable(game_id)}: {printable(message)}; left without {without}")
             summary.failed += len(outcome.failed) + outcome.unmodelled
             summary.bugs += len(outcome.bugs)
             done += len(outcome.found) + len(outcome.failed) + len(outcome.bugs) + outcome.unmodelled
@@ -415,8 +434,10 @@ def fill(target: str | Store, *, models_folder: str | Path | None = None, say: C
             found.extend(outcome.found)
             if len(found) >= (batch_games or BATCH_GAMES) or (found and time.monotonic() - first >= BATCH_SECONDS):
                 commit()
+            if progress is not None:
+                progress(done, summary.total)
         if found:
             commit()
-        elif progress is not None:
+        if progress is not None and not done:
             progress(done, summary.total)
     return summary

@@ -4,47 +4,38 @@ chance's part (``luck``) and the decision's (``skill``), for every stored game (
 
 A game's rows are its moves' (step 1 is the first move) for every seat: a seat's luck over the game is
 ``sum(luck)`` of its rows, its skill ``sum(skill)``, both summing to 0 over the seats at every step.
-Games are split one at a time (about half a second each, the deals of each move tried on the model)
-and committed in batches, each batch's rows loaded through Arrow in one statement and one
-transaction: a game has all its rows or none, so a run stopped anywhere continues with the games still
-without rows. A game that cannot be replayed, or whose game and player count have no model, is one
-line, and the others go on."""
+A game takes about half a second (the deals of each move tried on the model), so the games are split
+by the win-chance fill's machinery (``analysis.winchance.fill.fill``): on worker processes, a few games
+a task, each worker loading the models once; the rows come back to this process, which commits them in
+batches in the order of the games' ids, each batch's rows loaded through Arrow in one statement and
+one transaction: a game has all its rows or none, so a run stopped anywhere continues with the games
+still without rows. A game that cannot be replayed, or whose game and player count have no model, is
+one line, and the others go on."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from analysis.winchance.fill import FillSummary, Models
+from analysis.winchance.fill import ChunkOutcome, DatabaseStore, FillSummary, Models, bug_line, fill
 from analysis.winchance.luck import Split, game_split
 from ingest.schema import LUCK
-from replay.errors import GovernorError, printable
+from replay.errors import GovernorError
 from replay.logfile import parse_game
 
-#: Games split and committed together: a batch is about ten seconds of work, so a stop loses little.
+#: Games split and committed together: a batch is about ten seconds of one worker's work, so a stop
+#: loses little.
 BATCH_GAMES = 20
+#: Games a worker splits in one task: about a second of work, beside which a task's cost (its logs and
+#: splits sent between processes) is nothing, and short enough that the workers end together and the
+#: progress line moves every second or so.
+TASK_GAMES = 2
 
-PENDING_SQL = ("SELECT game_id FROM games g WHERE NOT EXISTS (SELECT 1 FROM luck l WHERE l.game_id = g.game_id) "
-               "ORDER BY game_id")
-
-
-def game_luck(models: Models, text: str) -> tuple[str, Split] | None:
-    """The split of the stored log ``text``: its game id and its ``Split``; None when its game has no
-    model. Raises ``GovernorError`` (and ``ValueError`` for text that is not JSON) for a log that does
-    not replay."""
-    log = parse_game(json.loads(text))
-    model = models.get(log.game, len(log.players))
-    if model is None:
-        return None
-    return log.game_id, game_split(model, log)
-
-
-def table_of(found: list[tuple[str, Split]]) -> pa.Table:
+def table_of(found: Sequence[tuple[str, Split]]) -> pa.Table:
     """The ``luck`` rows of the games' splits, built as Arrow columns: one row per move and seat."""
     if not found:
         return LUCK.empty_table()
@@ -65,50 +56,47 @@ def table_of(found: list[tuple[str, Split]]) -> pa.Table:
          pa.array(np.concatenate(luck), pa.float64()), pa.array(np.concatenate(skill), pa.float64())], schema=LUCK)
 
 
-def fill_luck(db: str, *, models_folder: str | Path | None = None, say: Callable[[str], None] = print,
-              progress: Callable[[int, int], None] | None = None, batch_games: int | None = None) -> FillSummary:
-    """Fill ``luck`` for every game of ``db`` without rows, committing every ``batch_games`` games
-    (default ``BATCH_GAMES``);
-    ``progress(done, total)`` after each game. Raises ``ingest.db.DatabaseError`` when the database
-    cannot be read or written."""
-    from ingest.db import reader, writer
+#: The words the models' line ends with, said of a fill of the win chances; here a game is left without luck.
+_WIN_CHANCE_WORDS = "left without win chances"
 
-    with writer(db) as con:  # the writer makes the table in a database made before it
-        pending = [row[0] for row in con.execute(PENDING_SQL).fetchall()]
-    # The models' own line says what a game without a model is left without: here, its luck.
-    models = Models(models_folder, lambda line: say(line.replace("left without win chances", "left without luck")))
-    summary = FillSummary()
-    batch_games = batch_games or BATCH_GAMES
-    done = 0
-    for start in range(0, len(pending), batch_games):
-        ids = pending[start:start + batch_games]
-        with reader(db) as con:
-            texts: list[tuple[Any, ...]] = con.execute(
-                "SELECT game_id, log FROM games WHERE list_contains(?, game_id) ORDER BY game_id", [ids]).fetchall()
-        found: list[tuple[str, Split]] = []
-        for game_id, text in texts:
-            try:
-                split = game_luck(models, text)
-            except (GovernorError, ValueError) as err:
-                say(f"game {printable(game_id)}: {printable(str(err))}; left without luck")
-                summary.failed += 1
-                split = None
-            else:
-                if split is None:
-                    summary.failed += 1
-                else:
-                    found.append(split)
-            done += 1
-            if progress is not None:
-                progress(done, len(pending))
-        done = start + len(ids)  # a game removed meanwhile is counted as done too
-        rows = table_of(found)
-        with writer(db) as con:
-            con.execute("BEGIN")
-            # A game split meanwhile by another run keeps its rows: only those still missing are added.
-            con.execute("INSERT INTO luck SELECT r.* FROM rows r WHERE NOT EXISTS "
-                        "(SELECT 1 FROM luck l WHERE l.game_id = r.game_id)")
-            con.execute("COMMIT")
-        summary.games += len(found)
-        summary.rows += rows.num_rows
-    return summary
+_MODELS: dict[str | None, Models] = {}
+
+
+def luck_task(logs: Sequence[tuple[str, str]], folder: str | None) -> ChunkOutcome[Split]:
+    """A task of a worker (``ingest.executors``): the splits of the games of ``logs`` (``(game_id,
+    stored log)``) with the models of ``folder`` (None: the shipped ones), loaded once per process.
+    Never raises for a game's sake: a log that does not replay, a game without a model or a bug is an
+    outcome of its own."""
+    if folder not in _MODELS:
+        _MODELS[folder] = Models(folder)
+    models = _MODELS[folder]
+    outcome: ChunkOutcome[Split] = ChunkOutcome()
+    for game_id, text in logs:
+        try:
+            log = parse_game(json.loads(text))
+            key = (log.game, len(log.players))
+            model = models.get(*key)
+            if model is None:
+                outcome.missing[key] = models.problems[key].replace(_WIN_CHANCE_WORDS, "left without luck")
+                outcome.unmodelled += 1
+                continue
+            outcome.found.append((game_id, game_split(model, log)))
+        except (GovernorError, ValueError) as err:
+            outcome.failed.append((game_id, str(err)))
+        except Exception as err:  # a bug: this game's, said with it, and the rest goes on
+            outcome.bugs.append((game_id, bug_line(err)))
+    return outcome
+
+
+def fill_luck(db: str, *, models_folder: str | Path | None = None, say: Callable[[str], None] = print,
+              progress: Callable[[int, int], None] | None = None, batch_games: int | None = None,
+              workers: int = 1) -> FillSummary:
+    """Fill ``luck`` for every game of ``db`` without rows, on ``workers`` processes, committing every
+    ``batch_games`` games (default ``BATCH_GAMES``) in the order of their ids; ``say`` gets a line per
+    game left out (and per model missing), ``progress(done, total)`` is called after each task's games.
+    The rows are the same whatever the workers. Raises ``ingest.db.DatabaseError`` when the database
+    cannot be read or written, and ``KeyboardInterrupt`` when interrupted (the batches committed keep
+    their rows)."""
+    return fill(DatabaseStore(db, "luck"), models_folder=models_folder, say=say, progress=progress,
+                batch_games=batch_games or BATCH_GAMES, workers=workers, task=luck_task, rows_of=table_of,
+                task_games=TASK_GAMES, without="luck")

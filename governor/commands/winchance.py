@@ -8,12 +8,15 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from governor.commands.common import Subcommands, check_lake, default_db, shown
 from replay import exits
 from replay.errors import printable
 from replay.exits import UsageError
+
+if TYPE_CHECKING:
+    from analysis.winchance.fill import FillSummary
 
 _CLUSTERS = ("dask://", "ray://")
 
@@ -33,8 +36,9 @@ def add_parser(commands: Subcommands) -> None:
                    help="worker processes (default: the number of cores)")
     p.add_argument("--models", help="a folder of model files (GAME-PLAYERS.json.gz) to use instead of the shipped ones")
     p.add_argument("--luck", action="store_true", help=(
-        "fill the table luck (game_id, step, seat, luck, skill) instead: each move's change of every seat's win "
-        "chance split into what chance drew and what the decision did (about half a second a game)"))
+        "fill the table luck (game_id, step, seat, luck, skill) of a database file instead, on --workers "
+        "processes: each move's change of every seat's win chance split into what chance drew and what the "
+        "decision did (about half a second a game)"))
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="progress line on standard error (auto: when it is a terminal)")
     p.set_defaults(func=run)
@@ -56,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
     not a folder."""
     if args.db and args.lake:
         raise UsageError("--db and --lake name where the games are: give one of them")
+    if args.luck and (args.lake or args.cluster):
+        raise UsageError(f"--luck fills the table luck of a database file (--db FILE, on --workers processes): "
+                         f"not with {'--lake' if args.lake else '--cluster'}")
     check_cluster(args.cluster, args.lake)
     if args.lake:
         check_lake(args.lake)
@@ -65,26 +72,23 @@ def run(args: argparse.Namespace) -> int:
     if args.models is not None and not os.path.isdir(args.models):
         raise UsageError(f"--models {shown(args.models)}: not a folder")
     if args.luck:
-        if args.lake:
-            raise UsageError("--luck fills the table luck of a database file: not with --lake")
-        return fill_luck(db, args.models, args.progress)
+        return fill_luck(db, args.models, args.progress, workers=args.workers)
     return fill_games(db, lake=bool(args.lake), workers=args.workers, cluster=args.cluster, models=args.models,
                       progress=args.progress, command="governor winchance")
 
 
-def fill_luck(db: str, models: str | None, progress: str = "auto") -> int:
-    """``governor winchance --luck``: fill the table luck of the database file ``db``, with a progress
-    line (``progress``: auto, always, never); the exit status of ``fill_games``."""
+def fill_luck(db: str, models: str | None, progress: str = "auto", workers: int | None = None) -> int:
+    """``governor winchance --luck``: fill the table luck of the database file ``db`` on ``workers``
+    processes (None: every core), with a progress line (``progress``: auto, always, never); the exit
+    statuses of ``fill_games``."""
     from analysis.winchance.luck_fill import fill_luck as fill
     from ingest.db import DatabaseError
 
     summary, failed = _under_progress("governor winchance", progress, (DatabaseError,), lambda say, advance: fill(
-        db, models_folder=models, say=say, progress=advance))
+        db, models_folder=models, say=say, progress=advance, workers=workers or os.cpu_count() or 1))
     if summary is None:
         return failed
-    print(f"filled the luck of {summary.games} game(s) ({summary.rows:,} rows) in {shown(db)}"
-          + (f"; {summary.failed} game(s) left out" if summary.failed else ""), file=sys.stderr)
-    return exits.REJECTED if summary.failed else exits.OK
+    return _summary_line("luck", summary, db)
 
 
 def fill_games(target: str, *, lake: bool, workers: int | None, cluster: str | None = None, models: str | None = None,
@@ -106,7 +110,13 @@ def fill_games(target: str, *, lake: bool, workers: int | None, cluster: str | N
         workers=workers or os.cpu_count() or 1, cluster=cluster))
     if summary is None:
         return failed
-    print(f"filled the win chance of {summary.games} game(s) ({summary.rows:,} rows) in {shown(target)}"
+    return _summary_line("win chance", summary, target)
+
+
+def _summary_line(what: str, summary: FillSummary, target: str) -> int:
+    """Say what a fill of ``what`` did in ``target`` (and ask for a report of the bugs it met): its exit
+    status, 1 when a game was left out, 3 when one met a bug."""
+    print(f"filled the {what} of {summary.games} game(s) ({summary.rows:,} rows) in {shown(target)}"
           + (f"; {summary.failed + summary.bugs} game(s) left out" if summary.failed + summary.bugs else ""),
           file=sys.stderr)
     if summary.bugs:
