@@ -1,6 +1,7 @@
 """Adaptive sampling against fixed sampling, side by side: time and the same answers.
 
-    python bench/bench_analysis_speed.py [--seeds 1 2 ...] [--rollouts 100] [--out bench/results_analysis_speed.json]
+    python bench/bench_analysis_speed.py [--seeds 1 2 ...] [--rollouts 100] [--game NAME ...]
+                                         [--out bench/results_analysis_speed.json]
 
 Analyses a whole 4-player San Juan and 5-player Puerto Rico sample game with one worker, each run in
 a process of its own (as ``governor analyse`` runs), both ways: ``--sampling fixed`` (every candidate
@@ -19,6 +20,10 @@ For fixed sampling the agreement is also given as it would be if the move played
 whenever no candidate is significantly better (``agree_played_when_tied``), the rule adaptive sampling
 follows, to tell the rule's share of the gain from the sampling's. Every number comes from this run:
 no figure is typed in. Never a timed test: the tests check the machinery, this measures it.
+
+``--game "San Juan, 4 players"`` measures that game again and keeps the other games of ``--out`` as
+they were (after a change that touches one game only, e.g. its rollout bot); each game keeps the
+machine and date it was measured on.
 """
 
 from __future__ import annotations
@@ -128,6 +133,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="two seeds or more: every pair of them is compared (default 1 2)")
     parser.add_argument("--rollouts", type=int, default=100)
     parser.add_argument("--out", type=Path, default=HERE / "results_analysis_speed.json")
+    parser.add_argument("--game", action="append", choices=list(GAMES), metavar="NAME",
+                        help="measure only this game (repeatable), keeping the others of --out as they were")
     parser.add_argument("--one", nargs=3, metavar=("GAME", "SAMPLING", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if len(set(args.seeds)) < 2:
@@ -140,7 +147,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {"machine": machine(), "engines": native.status, "workers": 1,
                               "rollouts": args.rollouts, "seeds": args.seeds,
                               "reference_work_ms_before": reference_work_ms(), "games": {}}
+    if args.game:
+        kept = _kept_games(args.out, args.rollouts, args.seeds, set(GAMES) - set(args.game))
+        result["games"] = {name: kept[name] for name in GAMES if name in kept}
     for name, path in GAMES.items():
+        if args.game and name not in args.game:
+            continue
         runs: dict[str, list[dict[str, Any]]] = {sampling: [] for sampling in SAMPLINGS}
         for seed in args.seeds:
             for sampling in SAMPLINGS:  # old, new, old, new: both see the same load
@@ -150,7 +162,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                       f"{measured['rollouts']:,} rollouts, load {measured['load_before'][0]} -> "
                       f"{measured['load_after'][0]}", file=sys.stderr, flush=True)
         game: dict[str, Any] = {"file": str(path.relative_to(ROOT)),
-                                "rollout_bot": rollout_kind(_log(path).game, Options())}
+                                "rollout_bot": rollout_kind(_log(path).game, Options()),
+                                "machine": result["machine"]}
         for sampling in SAMPLINGS:
             made = runs[sampling]
             game[sampling] = {
@@ -165,10 +178,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         game["time_ratio"] = round(game["adaptive"]["seconds"] / game["fixed"]["seconds"], 3)
         game["cpu_ratio"] = round(game["adaptive"]["cpu_seconds"] / game["fixed"]["cpu_seconds"], 3)
         result["games"][name] = game
+    result["games"] = {name: result["games"][name] for name in GAMES if name in result["games"]}
     result["reference_work_ms_after"] = reference_work_ms()
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(table(result))
     return result
+
+
+def _kept_games(out: Path, rollouts: int, seeds: Sequence[int], names: set[str]) -> dict[str, Any]:
+    """The games ``names`` of an earlier result in ``out``, each with the machine it was measured on.
+    Raises ``SystemExit`` when there is none, or it was measured with other rollouts or seeds."""
+    try:
+        earlier = json.loads(out.read_text())
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"bench_analysis_speed: cannot keep the other games of {out}: {err}") from None
+    if earlier.get("rollouts") != rollouts or earlier.get("seeds") != list(seeds):
+        raise SystemExit(f"bench_analysis_speed: {out} was measured with --rollouts {earlier.get('rollouts')} "
+                         f"--seeds {' '.join(map(str, earlier.get('seeds') or []))}: give the same to keep its other games")
+    return {name: {"machine": earlier.get("machine")} | game
+            for name, game in earlier.get("games", {}).items() if name in names}
 
 
 def table(result: dict[str, Any]) -> str:
