@@ -28,9 +28,9 @@ BEFORE = {
     "puerto_rico/puerto_rico-3p-seed2026-0000.json": ((155, 3), "63e9a966614ab7c3edee5c2da6703f25af41ac823b19104a1f13373203754ec5"),
     "puerto_rico/puerto_rico-4p-seed2026-0001.json": ((211, 4), "9c673d46f4d4d387b952270482ed87545adfac94a084fa45b8bb47f42d9d17b3"),
     "puerto_rico/puerto_rico-5p-seed2026-0002.json": ((241, 5), "b2415499f3e31801f7e7281d4b789b321e58d4ad93297080e0ee0bfcaa5872c5"),
-    "san_juan/san_juan-2p-seed2026-0000.json": ((118, 2), "f49f519cbf1505f57ef5fabb9a4773d3e7c4165b6a141d5238a581a58bea561c"),
-    "san_juan/san_juan-3p-seed2026-0001.json": ((187, 3), "c6dc79103a6175eedeb09d572750fe9a451fec1bf38ab07301816ba38e833582"),
-    "san_juan/san_juan-4p-seed2026-0002.json": ((230, 4), "21837a1583a12d8711084a824ce01d0d18df2a96e7f9750fcd14976dbddd6656"),
+    "san_juan/san_juan-2p-seed2026-0000.json": ((118, 2), "8eea8127a8f8901d186aa99eb767cc02839e43f8b285fdc49456644d87515354"),
+    "san_juan/san_juan-3p-seed2026-0001.json": ((187, 3), "61afdf1aa2c635152f5b7bd2b67692a68a0928f01dd8445d68ef2658179ca12e"),
+    "san_juan/san_juan-4p-seed2026-0002.json": ((230, 4), "f93a4bd8cbdda0a7e44de309c093e0036a39ca830c6c716d5130be5ead33bea0"),
 }
 
 
