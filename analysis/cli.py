@@ -11,11 +11,12 @@ from contextlib import closing
 from typing import Any
 
 from analysis.accuracy import SeatSummary, seat_summaries
-from analysis.decisions import SAMPLINGS, THRESHOLDS, Decision, Options, rollout_kind
+from analysis.decisions import SAMPLINGS, THRESHOLDS, Decision, Options, check_cutoff, rollout_kind
 from analysis.rollouts import MAX_ROLLOUTS
 from replay import exits
 from replay.errors import printable
 from replay.exits import UsageError, bounded_int
+from replay.simulate import MAX_MOVES
 
 #: Candidates per decision: the ``analysis`` table's ``top`` and ``rank`` are 16-bit, and no position of
 #: either game has this many legal moves worth a rollout each.
@@ -53,6 +54,11 @@ def add_parser(sub: Any, default_db: Any, workers: Any = None) -> None:
                    help="adaptive (default): candidates are rolled out in rounds and leave once the rollouts have "
                         "decided about them; fixed: every candidate gets --rollouts rollouts (the analysis before "
                         "adaptive sampling)")
+    p.add_argument("--cutoff", type=bounded_int("--cutoff", 1, MAX_MOVES), default=None, metavar="N",
+                   help="cut each rollout short N moves after the candidate: a game still in play is valued by the "
+                        "game's win-chance model (docs/winchance.md) instead of being played to the end; faster, but "
+                        "it answers another question where the model learnt another bot's games (docs/analysis.md, "
+                        "Speed). Not with --summary, --store, --all or --where (default: every rollout to the end)")
     p.add_argument("--seed", type=bounded_int("--seed", *SEED_RANGE), default=0,
                    help="seed of every random choice, a 64-bit integer (default 0): same seed, same output")
     p.add_argument("--top", type=bounded_int("--top", 1, MAX_TOP), default=6,
@@ -188,9 +194,25 @@ def with_luck(summaries: list[SeatSummary], log: Any) -> list[SeatSummary]:
     return [replace(s, luck=luck[s.seat], skill=skill[s.seat]) if s.seat < len(luck) else s for s in summaries]
 
 
+def _check_cutoff_alone(args: argparse.Namespace) -> None:
+    """Refuse ``--cutoff`` with what needs what a cut rollout does not have. Raises ``UsageError``: the
+    accuracy (``--summary``) reads the rollouts' final scores, which a cut rollout never reaches; a
+    stored analysis (``--store``, ``--all``, ``--where``) is known by settings that do not include the
+    cutoff, so it would pass for one played to the end."""
+    for given, name, why in ((args.summary, "--summary", "its accuracy reads the final scores a cut rollout "
+                              "never reaches"),
+                             (args.store or args.all or args.where is not None,
+                              "--store" if args.store else "--all" if args.all else "--where",
+                              "a stored analysis would pass for one whose rollouts were played to the end")):
+        if given:
+            raise UsageError(f"--cutoff does not go with {name}: {why}")
+
+
 def run(args: argparse.Namespace, default_db: Any) -> int:
     """Run ``governor analyse``; returns the exit status. Raises ``UsageError`` for options that do not
     go together."""
+    if args.cutoff is not None:
+        _check_cutoff_alone(args)
     if args.all or args.where is not None:
         from analysis.batch_cli import run_batch
 
@@ -201,6 +223,7 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
         raise UsageError("--lake and --cluster go with --all or --where: a LOG is analysed alone")
     from analysis.decisions import analyse
     from analysis.store import store
+    from analysis.winchance.model import ModelError
     from ingest.db import DatabaseError
     from replay.errors import GovernorError, printable
     from replay.log_reader import display_name, read_game
@@ -221,11 +244,16 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
     log = record.log
     options = Options(rollouts=args.rollouts, seed=args.seed, top=args.top,
                       workers=args.workers or os.cpu_count() or 1, steps=args.steps, rollout_bot=args.rollout_bot,
-                      sampling=args.sampling)
+                      sampling=args.sampling, cutoff=args.cutoff)
     try:
         bot = rollout_kind(log.game, options)
     except ValueError as err:
         print(f"governor analyse: --rollout-bot: {printable(str(err))}", file=sys.stderr)
+        return exits.ENVIRONMENT
+    try:
+        check_cutoff(log.game, len(log.players), options)
+    except (ModelError, KeyError, ValueError) as err:
+        print(f"governor analyse: --cutoff: {printable(str(err).strip(chr(34)))}", file=sys.stderr)
         return exits.ENVIRONMENT
     if options.workers > 1:
         _start_workers_deaf_to_ctrl_c()
@@ -253,10 +281,12 @@ def run(args: argparse.Namespace, default_db: Any) -> int:
         for summary in with_luck(seat_summaries(decisions, log.players), log):
             print(json.dumps(summary.to_json()) if args.json else summary_line(summary), flush=True)
     tags = {name: sum(1 for d in decisions if d.tag == name) for name, _ in THRESHOLDS}
-    spent = f"{'at most ' if options.adaptive else ''}{options.rollouts} rollouts per candidate"
+    spent = f"{'at most ' if options.adaptive else ''}{options.rollouts} rollouts per candidate by the {bot} bot"
+    if options.cutoff is not None:
+        spent += f", cut {options.cutoff} moves after the candidate"
     print(
         f"{len(decisions)} decisions analysed in {time.monotonic() - start:.1f} s "
-        f"({spent} by the {bot} bot, seed {options.seed}): "
+        f"({spent}, seed {options.seed}): "
         + ", ".join(_count(n, name) for name, n in tags.items()),
         file=sys.stderr,
     )

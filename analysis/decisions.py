@@ -24,7 +24,7 @@ from typing import Any
 from analysis.choices import one_sensible_move, same_move, same_state_groups, unlisted
 from analysis.choices import own_choices as own_choices
 from analysis.racing import Race
-from analysis.rollouts import RolloutResult, RolloutTask, run_task, share_stats
+from analysis.rollouts import RolloutResult, RolloutTask, cutoff_model, run_task, share_stats, state_players
 from analysis.verdicts import THRESHOLDS as THRESHOLDS
 from analysis.verdicts import Z95 as Z95
 from analysis.verdicts import Candidate as Candidate
@@ -55,7 +55,9 @@ class Options:
     """How to analyse: rollouts per candidate (adaptive sampling: at most), seed, at most ``top``
     candidates per decision, worker processes (1 runs inline), which steps (1-based move numbers;
     None for all), the kind of bot that plays the rollouts (None: the one the game declares,
-    ``replay.registry.rollout_bot``) and how rollouts are spent (``SAMPLINGS``)."""
+    ``replay.registry.rollout_bot``), how rollouts are spent (``SAMPLINGS``) and after how many moves
+    past the candidate a rollout still in play is valued by the win-chance model (``cutoff``; None:
+    every rollout is played to the end; ``analysis.rollouts``)."""
 
     rollouts: int = 100
     seed: int = 0
@@ -66,6 +68,7 @@ class Options:
     extra: dict[str, Any] = field(default_factory=dict)
     rollout_bot: str | None = None
     sampling: str = "adaptive"
+    cutoff: int | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -82,6 +85,19 @@ def rollout_kind(game: str, options: Options) -> str:
     if options.rollout_bot not in declared.bot_kinds:
         raise ValueError(f"{declared.title} has no {options.rollout_bot!r} bot (bots: {', '.join(declared.bot_kinds)})")
     return options.rollout_bot
+
+
+def check_cutoff(game: str, players: int, options: Options) -> None:
+    """Nothing when ``options`` play every rollout to the end; else load the win-chance model that
+    values the cut rollouts of ``game`` with ``players`` seats, before any rollout. Raises
+    ``ValueError`` for a cutoff below 1 move, ``analysis.winchance.model.ModelError`` (one line naming
+    the file) when the game has no usable model for that many players, and ``KeyError`` for a game
+    without an observation vector."""
+    if options.cutoff is None:
+        return
+    if options.cutoff < 1:
+        raise ValueError(f"a rollout is cut after 1 move or more, not {options.cutoff}")
+    cutoff_model(game, players)
 
 
 @dataclass(frozen=True)
@@ -151,7 +167,8 @@ def _prerank(engine: Any, point: _Point, moves: Sequence[Any], options: Options,
     seed = options.seed ^ 0x5EED
 
     def task(chosen: Sequence[Any], first: int, count: int) -> RolloutTask:
-        return RolloutTask(engine.game, point.step, point.seat, point.state, tuple(chosen), seed, first, count, bot)
+        return RolloutTask(engine.game, point.step, point.seat, point.state, tuple(chosen), seed, first, count, bot,
+                           options.cutoff)
 
     keep = 2 * options.top
     if not options.adaptive or len(moves) <= keep:
@@ -183,7 +200,8 @@ def _chunks(engine: Any, point: _Point, candidates: Sequence[Any], options: Opti
     tasks = []
     for start in range(first, first + count, options.chunk):
         tasks.append(RolloutTask(engine.game, point.step, point.seat, point.state, tuple(candidates),
-                                 options.seed, start, min(options.chunk, first + count - start), bot))
+                                 options.seed, start, min(options.chunk, first + count - start), bot,
+                                 options.cutoff))
     return tasks
 
 
@@ -295,9 +313,10 @@ def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, opti
     to act; else a seat that decides a part of ``played``, ``Engine.deciders``) at the move
     ``played``, its candidates varying only what that seat decides; ``step`` numbers the decision
     (and seeds its rollouts). Raises ``ValueError`` when the game is over, ``seat`` decides no part
-    of ``played`` or the game has no bot of ``options.rollout_bot``'s kind."""
+    of ``played`` or the game has no bot of ``options.rollout_bot``'s kind, and as ``check_cutoff``."""
     options = options or Options()
     engine = engine_for(game)
+    check_cutoff(game, state_players(state), options)
     mover = engine.current_seat(state)
     if mover is None:
         raise ValueError("the game is over: there is no decision to analyse")
@@ -323,10 +342,12 @@ def analyse(log: GameLog, options: Options | None = None,
     """Yield each decision of ``log`` analysed, in game order, as soon as it is done. With more than
     one worker, rollouts run in worker processes, several decisions in flight at once. ``cancelled``
     is polled between results: when it returns True the analysis stops. Raises as ``iter_replay``,
-    and ``ValueError`` (before any rollout) when the game has no bot of ``options.rollout_bot``'s kind."""
+    and, before any rollout, ``ValueError`` when the game has no bot of ``options.rollout_bot``'s kind
+    and as ``check_cutoff``."""
     options = options or Options()
     engine = engine_for(log.game)
     bot = rollout_kind(log.game, options)
+    check_cutoff(log.game, len(log.players), options)
     points = list(decision_points(log, options.steps))
     if options.workers <= 1:
         for point, legal in points:

@@ -5,6 +5,11 @@ games) unless the analysis asks for another.
 
 Every random choice comes from a string seed built of the analysis seed, the step and the rollout
 number, so results are the same whichever worker runs a rollout and in whatever order.
+
+A rollout may be cut short (``RolloutTask.cutoff``): after that many moves past the candidate, a game
+still in play is valued by the game's learned win-chance model (``analysis.winchance``) instead of
+being played to its end. Its world is a whole determinisation, every card of it the rollout's own, so
+the model's whole view is the right one; the rollout's result is then the seat's chance, a fraction.
 """
 
 from __future__ import annotations
@@ -16,13 +21,16 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replay.collector import collector_paused
 from replay.errors import FieldError, RuleViolation
 from replay.protocol import Working
 from replay.registry import engine_for, make_bot, rollout_bot
 from replay.simulate import MAX_MOVES
+
+if TYPE_CHECKING:
+    from analysis.winchance.model import WinModel
 
 #: The most rollouts per candidate ``governor analyse`` takes: at the default 100 a game takes about a
 #: minute on 2 cores, so 10,000 is a day's work; each decision's rollouts are split in tasks of
@@ -44,6 +52,9 @@ class RolloutTask:
     count: int
     #: The kind of bot that plays every seat to the end (``heuristic``, ``expert``...).
     bot: str = "heuristic"
+    #: Moves each rollout plays after the candidate before a game still in play is valued by the
+    #: win-chance model (``cutoff_model``); None: played to the end.
+    cutoff: int | None = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +64,10 @@ class RolloutResult:
     world, or that does not end, is not counted); and each rollout's own result in rollout order
     (None for one that did not count), which adaptive sampling pairs across candidates; and, in the
     same order, the seat's share of the final scores in each rollout (``score_share``), which the
-    accuracy reads where the win chance says nothing."""
+    accuracy reads where the win chance says nothing. A rollout cut short (``RolloutTask.cutoff``)
+    counts the model's chance of the seat as its result; a task with a cutoff keeps no score shares
+    (None for every rollout, those that ended too), so the accuracy falls back on the win chance
+    rather than read the shares of the few rollouts that ended, which are not a fair sample."""
 
     step: int
     wins: tuple[float, ...]
@@ -82,13 +96,15 @@ def play_out(engine: Any, game: Working[Any, Any], players: int, rng: random.Ran
     return list(engine.winners(game.snapshot()))
 
 
-def play_to_end(engine: Any, game: Working[Any, Any], players: int, rng: random.Random, bot: str = "heuristic") -> bool:
-    """``play_out``'s moves: whether the game ended within the simulation's move limit. Raises
-    ``KeyError`` naming the game's bots for a kind it does not declare."""
+def play_to_end(engine: Any, game: Working[Any, Any], players: int, rng: random.Random, bot: str = "heuristic",
+                moves: int = MAX_MOVES) -> bool:
+    """``play_out``'s moves: whether the game ended within ``moves`` moves (the simulation's move
+    limit), before the last of them is made. Raises ``KeyError`` naming the game's bots for a kind it
+    does not declare."""
     choose = [make_bot(engine.game, bot, rng.randrange(2**31)).choose_working for _ in range(players)]
     # Bound once: a rollout makes about a hundred moves.
     is_over, current_seat, apply = game.is_over, game.current_seat, game.apply
-    for _ in range(MAX_MOVES):
+    for _ in range(moves):
         if is_over():
             return True
         apply(choose[current_seat()](game))  # type: ignore[index]
@@ -148,6 +164,35 @@ def _worker_leaves_signals_to_parent() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+#: Each process's win-chance models for cut rollouts, by game and player count: loaded once, as a
+#: cut analysis asks for one at every task.
+_MODELS: dict[tuple[str, int], WinModel] = {}
+
+
+def cutoff_model(game: str, players: int) -> WinModel:
+    """The win-chance model that values the cut rollouts of ``game`` with ``players`` seats (the shipped
+    one), loaded once per process. Raises ``analysis.winchance.model.ModelError`` (one line naming the
+    file) when there is none or it cannot be used, ``KeyError`` for a game without an observation
+    vector."""
+    found = _MODELS.get((game, players))
+    if found is None:
+        from analysis.winchance.model import load
+
+        found = _MODELS[(game, players)] = load(game, players)
+    return found
+
+
+def cut_chances(engine: Any, states: Sequence[Any], seat: int) -> list[float]:
+    """The model's chance of ``seat`` to win from each of ``states`` (games in play, every card
+    dealt: the whole view), in one batch. Raises as ``cutoff_model``."""
+    from analysis.winchance.predict import chances
+
+    if not states:
+        return []
+    model = cutoff_model(engine.game, state_players(states[0]))
+    return [float(x) for x in chances(model, engine, states, "everything")[:, seat]]
+
+
 #: What a rollout ended in, for whoever watches the rollouts (a benchmark keeping every final): the
 #: rollout's number, the candidate's index, the engine and the final state.
 Watcher = Callable[[int, int, Any, Any], None]
@@ -159,6 +204,9 @@ def _run_task(task: RolloutTask, watch: Watcher | None = None) -> RolloutResult:
     played = [0] * len(task.candidates)
     outcomes: list[list[float | None]] = [[] for _ in task.candidates]
     shares: list[list[float | None]] = [[] for _ in task.candidates]
+    moves = MAX_MOVES if task.cutoff is None else min(task.cutoff, MAX_MOVES)
+    # Cut rollouts: (candidate, rollout's place in its outcomes, state), valued in one batch at the end.
+    cut: list[tuple[int, int, Any]] = []
     for number in range(task.first, task.first + task.count):
         rng = world_rng(task.seed, task.step, number)
         world = engine.determinise(task.state, task.seat, rng)
@@ -172,16 +220,27 @@ def _run_task(task: RolloutTask, watch: Watcher | None = None) -> RolloutResult:
                 game.apply(move)
             except (RuleViolation, FieldError):
                 continue
-            if not play_to_end(engine, game, players, random.Random(play_seed), task.bot):
-                continue
+            if not play_to_end(engine, game, players, random.Random(play_seed), task.bot, moves):
+                if task.cutoff is None or task.cutoff > MAX_MOVES:
+                    continue  # it did not end within the move limit: not counted
+                if not game.is_over():
+                    cut.append((index, len(outcomes[index]) - 1, game.snapshot()))
+                    continue
+                # Else it ended at its last move: a finished game, counted as one.
             final = game.snapshot()
             share = win_share(engine.winners(final), task.seat)
             wins[index] += share
             played[index] += 1
             outcomes[index][-1] = share
-            shares[index][-1] = score_share([score.total for score in engine.scores(final)], task.seat)
+            if task.cutoff is None:
+                shares[index][-1] = score_share([score.total for score in engine.scores(final)], task.seat)
             if watch is not None:
                 watch(number, index, engine, final)
+    values = cut_chances(engine, [state for _, _, state in cut], task.seat)
+    for (index, place, _), value in zip(cut, values, strict=True):
+        wins[index] += value
+        played[index] += 1
+        outcomes[index][place] = value
     return RolloutResult(task.step, tuple(wins), tuple(played), tuple(tuple(o) for o in outcomes),
                          tuple(tuple(s) for s in shares))
 
