@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -174,18 +172,20 @@ def test_interval_and_tags() -> None:
 # -- command line and storage -------------------------------------------------------------------
 
 
-def test_cli_prints_and_stores(tmp_path: Path) -> None:
+def test_cli_prints_and_stores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # In this process (a started interpreter costs about a second of CPU): the command's status,
+    # output and rows are what is checked.
+    from governor.cli import main
+
     db = tmp_path / "a.duckdb"
-    run = subprocess.run(
-        [sys.executable, "-m", "governor.cli", "analyse", str(SJ_LOG), "--rollouts", "2", "--top", "2",
-         "--steps", "1:3", "--workers", "1", "--json", "--store", "--db", str(db), "--seed", "9"],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    lines = [json.loads(x) for x in run.stdout.splitlines()]
+    code = main(["analyse", str(SJ_LOG), "--rollouts", "2", "--top", "2", "--steps", "1:3", "--workers", "1", "--json",
+                 "--store", "--db", str(db), "--seed", "9"])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stderr
+    lines = [json.loads(x) for x in stdout.splitlines()]
     assert [d["step"] for d in lines] == [1, 2, 3]
     candidates = sum(len(d["candidates"]) for d in lines)
-    assert f"stored {candidates} rows for game " in run.stderr
+    assert f"stored {candidates} rows for game " in stderr
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("SELECT step, candidate, played, rollouts, seed, rollouts_asked FROM analysis ORDER BY step, rank").fetchall()
     assert len(rows) == candidates
@@ -193,21 +193,18 @@ def test_cli_prints_and_stores(tmp_path: Path) -> None:
     assert [r[1] for r in rows if r[2]] == [d["played"]["text"] for d in lines]
     con.close()
     # Storing again replaces the same steps instead of adding to them.
-    subprocess.run(
-        [sys.executable, "-m", "governor.cli", "analyse", str(SJ_LOG), "--rollouts", "2", "--top", "2",
-         "--steps", "1:3", "--workers", "1", "--store", "--db", str(db), "--seed", "9"],
-        capture_output=True, text=True, timeout=300, check=True,
-    )
+    assert main(["analyse", str(SJ_LOG), "--rollouts", "2", "--top", "2", "--steps", "1:3", "--workers", "1", "--store",
+                 "--db", str(db), "--seed", "9"]) == 0, capsys.readouterr().err
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM analysis").fetchone() == (candidates,)
     con.close()
 
 
-def test_cli_usage_errors(tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "governor.cli", "analyse", str(SJ_LOG), "--game", "3"],
-                         capture_output=True, text=True, timeout=60)
-    assert run.returncode == 2
-    assert run.stderr.strip() == f"governor analyse: {SJ_LOG} holds 1 game(s), no game 3"
+def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    from governor.cli import main
+
+    assert main(["analyse", str(SJ_LOG), "--game", "3"]) == 2
+    assert capsys.readouterr().err.strip() == f"governor analyse: {SJ_LOG} holds 1 game(s), no game 3"
 
 
 @pytest.mark.parametrize("path", [PR_LOG])

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -36,9 +35,14 @@ GOLDENS = [
 ]
 
 
-def _analyse(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "governor.cli", "analyse", *args, "--workers", "1"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+def _analyse(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``governor analyse ARGS --workers 1`` in this process (a started interpreter costs about a second
+    of CPU): its status and output."""
+    from governor.cli import main
+
+    code = main(["analyse", *args, "--workers", "1"])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["governor", "analyse", *args], code, out, err)
 
 
 def _log(path: Path) -> GameLog:
@@ -48,8 +52,8 @@ def _log(path: Path) -> GameLog:
 
 
 @pytest.mark.parametrize(("log", "args", "golden"), GOLDENS, ids=["san_juan", "puerto_rico"])
-def test_heuristic_rollouts_give_the_output_of_before(log: Path, args: list[str], golden: str) -> None:
-    run = _analyse(str(log), *args, "--json", "--rollout-bot", "heuristic")
+def test_heuristic_rollouts_give_the_output_of_before(log: Path, args: list[str], golden: str, capsys: pytest.CaptureFixture[str]) -> None:
+    run = _analyse(capsys, str(log), *args, "--json", "--rollout-bot", "heuristic")
     assert run.returncode == 0, run.stderr
     lines = [json.loads(x) for x in run.stdout.splitlines()]
     # The one addition to each line: which bot rolled out.
@@ -61,10 +65,10 @@ def test_heuristic_rollouts_give_the_output_of_before(log: Path, args: list[str]
     assert [json.dumps(x) for x in lines] == (GOLDEN / golden).read_text().splitlines()
 
 
-def test_puerto_rico_rolls_out_with_the_heuristic_bot_by_default() -> None:
+def test_puerto_rico_rolls_out_with_the_heuristic_bot_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     """Its expert is too slow for a game under a minute: the default output is the output of before."""
     log, args, golden = GOLDENS[1]
-    run = _analyse(str(log), *args, "--json")
+    run = _analyse(capsys, str(log), *args, "--json")
     assert run.returncode == 0, run.stderr
     assert "(6 rollouts per candidate by the heuristic bot, seed 3): " in run.stderr
     lines = [json.loads(x) for x in run.stdout.splitlines()]
@@ -72,8 +76,8 @@ def test_puerto_rico_rolls_out_with_the_heuristic_bot_by_default() -> None:
     assert [json.dumps(x) for x in lines] == (GOLDEN / golden).read_text().splitlines()
 
 
-def test_the_declared_expert_rolls_out_by_default() -> None:
-    run = _analyse(str(SJ_LOG), "--steps", "1:3", "--rollouts", "4", "--seed", "3", "--json")
+def test_the_declared_expert_rolls_out_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    run = _analyse(capsys, str(SJ_LOG), "--steps", "1:3", "--rollouts", "4", "--seed", "3", "--json")
     assert run.returncode == 0, run.stderr
     lines = [json.loads(x) for x in run.stdout.splitlines()]
     assert [(x["step"], x["rollout_bot"]) for x in lines] == [(1, "expert"), (2, "expert"), (3, "expert")]
@@ -87,8 +91,8 @@ def test_the_declared_expert_rolls_out_by_default() -> None:
     assert [c["wins"] for d in heuristic for c in d["candidates"]] != [c["wins"] for d in lines for c in d["candidates"]]
 
 
-def test_an_unknown_rollout_bot_is_a_usage_error() -> None:
-    run = _analyse(str(SJ_LOG), "--rollout-bot", "<b>grandmaster</b>")
+def test_an_unknown_rollout_bot_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    run = _analyse(capsys, str(SJ_LOG), "--rollout-bot", "<b>grandmaster</b>")
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr == (

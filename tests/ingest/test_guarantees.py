@@ -64,12 +64,18 @@ def _import(paths: list[Path], db: Path, batch: int = 20, workers: int = 2) -> s
 
 
 @pytest.fixture(scope="module")
-def clean(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, int]]:
+def clean_db(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The logs imported by one clean run (read only)."""
     db = tmp_path_factory.mktemp("clean") / "clean.duckdb"
     proc = _import([logs], db)
     proc.wait(timeout=300)
     assert proc.returncode == 1  # the bad game
-    prints = fingerprint(db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def clean(clean_db: Path) -> dict[str, tuple[int, int]]:
+    prints = fingerprint(clean_db)
     assert prints["games"][0] == 240
     assert prints["rejections"][0] == 1
     return prints
@@ -89,11 +95,9 @@ def test_killed_import_rerun_equals_clean_run(logs: Path, clean: dict[str, tuple
     assert fingerprint(db) == clean
 
 
-def test_two_imports_at_once_store_every_game_once(logs: Path, clean: dict[str, tuple[int, int]], tmp_path: Path) -> None:
-    reference = tmp_path / "reference.duckdb"
-    proc = _import([logs], reference)
-    proc.wait(timeout=300)
-    clean_without_source = fingerprint(reference, ignore_source=True)
+def test_two_imports_at_once_store_every_game_once(logs: Path, clean: dict[str, tuple[int, int]], clean_db: Path,
+                                                   tmp_path: Path) -> None:
+    clean_without_source = fingerprint(clean_db, ignore_source=True)
     db = tmp_path / "twice.duckdb"
     first = _import([logs / "a.jsonl", logs / "c.jsonl"], db, workers=1)
     second = _import([logs / "b.jsonl", logs / "c.jsonl"], db, workers=1)

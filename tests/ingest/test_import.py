@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -178,40 +177,33 @@ def test_a_message_printed_during_the_progress_bar_clears_its_line() -> None:
     )
 
 
-def test_cli_import_exit_status_and_summary(tmp_path: Path) -> None:
+def test_cli_import_exit_status_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # In this process (a started interpreter costs about a second of CPU): the command's status and
+    # lines are what is checked.
+    from governor.cli import main
+
     logs = tmp_path / "logs"
     logs.mkdir()
     _bad_batch(logs)
     db = tmp_path / "cli.duckdb"
-    run = subprocess.run(
-        [sys.executable, "-m", "governor.cli", "import", str(logs), "--db", str(db), "--progress", "always"],
-        capture_output=True, text=True, cwd=ROOT,
-    )
-    assert run.returncode == 1
-    assert "3 imported, 1 duplicates skipped, 4 rejected" in run.stderr
-    assert "8/8 games" in run.stderr
-    assert run.stderr.count("rejected: ") == 4
-    good = subprocess.run(
-        [sys.executable, "-m", "governor.cli", "import", str(SJ / "san_juan-2p-seed2026-0000.json"), "--db", str(db)],
-        capture_output=True, text=True, cwd=ROOT,
-    )
-    assert good.returncode == 0, good.stderr
+    assert main(["import", str(logs), "--db", str(db), "--progress", "always"]) == 1
+    stderr = capsys.readouterr().err
+    assert "3 imported, 1 duplicates skipped, 4 rejected" in stderr
+    assert "8/8 games" in stderr
+    assert stderr.count("rejected: ") == 4
+    assert main(["import", str(SJ / "san_juan-2p-seed2026-0000.json"), "--db", str(db)]) == 0, capsys.readouterr().err
 
 
-def test_default_database_is_governor_db_env(tmp_path: Path) -> None:
-    env = dict(os.environ, GOVERNOR_DB=str(tmp_path / "env.duckdb"))
-    run = subprocess.run(
-        [sys.executable, "-m", "governor.cli", "import", str(SJ / "san_juan-2p-seed2026-0000.json")],
-        capture_output=True, text=True, cwd=tmp_path, env=env,
-    )
-    assert run.returncode == 0, run.stderr
+def test_default_database_is_governor_db_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from governor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GOVERNOR_DB", str(tmp_path / "env.duckdb"))
+    assert main(["import", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 0, capsys.readouterr().err
     assert (tmp_path / "env.duckdb").exists()
-    env.pop("GOVERNOR_DB")
-    run = subprocess.run(
-        [sys.executable, "-m", "governor.cli", "import", str(SJ / "san_juan-2p-seed2026-0000.json")],
-        capture_output=True, text=True, cwd=tmp_path, env=env,
-    )
-    assert run.returncode == 0, run.stderr
+    monkeypatch.delenv("GOVERNOR_DB")
+    assert main(["import", str(SJ / "san_juan-2p-seed2026-0000.json")]) == 0, capsys.readouterr().err
     assert (tmp_path / "governor.duckdb").exists()
 
 
@@ -234,12 +226,14 @@ def test_foreign_database_is_refused(tmp_path: Path) -> None:
         import_paths([SJ / "san_juan-2p-seed2026-0000.json"], db, workers=1)
 
 
-def test_query_formats(sample_db: Path, tmp_path: Path) -> None:
+def test_query_formats(sample_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from governor.cli import main
+
     def query(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "governor.cli", "query", *args, "--db", str(sample_db)],
-            capture_output=True, text=True, cwd=ROOT,
-        )
+        """``governor query ARGS`` in this process: its status and output."""
+        code = main(["query", *args, "--db", str(sample_db)])
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["governor", "query", *args], code, out, err)
 
     table = query("SELECT player_count, count(*) AS n FROM games GROUP BY 1 ORDER BY 1")
     assert table.returncode == 0
@@ -279,13 +273,11 @@ def test_query_table_shows_a_bounded_part_of_a_large_result(sample_db: Path, mon
     assert capsys.readouterr().out.splitlines()[-2:] == ["6", "(7 rows)"]
 
 
-def test_export_parquet(sample_db: Path, tmp_path: Path) -> None:
+def test_export_parquet(sample_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from governor.cli import main
+
     out = tmp_path / "export"
-    run = subprocess.run(
-        [sys.executable, "-m", "governor.cli", "export", "--parquet", str(out), "--db", str(sample_db), "--games"],
-        capture_output=True, text=True, cwd=ROOT,
-    )
-    assert run.returncode == 0, run.stderr
+    assert main(["export", "--parquet", str(out), "--db", str(sample_db), "--games"]) == 0, capsys.readouterr().err
     for table in ("games", "players", "moves", "rejections", "san_juan_states", "san_juan_player_states"):
         assert pq.read_table(out / f"{table}.parquet").num_rows == _count(sample_db, f"SELECT count(*) FROM {table}")
     # The exported logs import again as the very same games.
