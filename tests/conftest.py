@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,14 +39,103 @@ def _signals_left_as_found() -> Iterator[None]:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test marked ``opt_in("VAR")`` (minutes long) is left out of the run unless ``VAR`` is set: it is
-    deselected, never skipped (``tests/skip_policy.py``)."""
+    deselected, never skipped (``tests/skip_policy.py``). Notes which test modules use the shared
+    Chromium (``_Chromium.modules``)."""
     kept, left = [], []
+    _Chromium.modules = {str(item.path) for item in items if "chromium" in getattr(item, "fixturenames", ())}
     for item in items:
         marker = item.get_closest_marker("opt_in")
         (left if marker is not None and not os.environ.get(marker.args[0]) else kept).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
+
+
+class _Chromium:
+    """The headless Chromium this test process started, if any: Playwright's synchronous API, while
+    it runs, makes this thread look as if an asyncio loop ran in it (``asyncio.run`` and anyio refuse
+    to start), so it runs only while the test modules that use it do."""
+
+    manager: Any = None
+    browser: Any = None
+    #: The test modules (their paths) with a test that uses the browser.
+    modules: set[str] = set()
+
+    @classmethod
+    def get(cls) -> Any:
+        """The browser, launched if it is not running. Raises Playwright's ``Error`` if it cannot start."""
+        if cls.browser is None:
+            from playwright.sync_api import sync_playwright
+
+            from dashboards.screenshots import launch_browser
+
+            manager = sync_playwright()
+            playwright = manager.__enter__()
+            try:
+                cls.browser = launch_browser(playwright)
+            except BaseException:
+                manager.__exit__(None, None, None)
+                raise
+            cls.manager = manager
+        return cls.browser
+
+    @classmethod
+    def stop(cls) -> None:
+        """Close the browser and Playwright's connection, if running."""
+        browser, manager, cls.browser, cls.manager = cls.browser, cls.manager, None, None
+        if browser is not None:
+            try:
+                browser.close()
+            finally:
+                manager.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Any:
+    """One headless Chromium shared by the browser tests of this test process (a pytest worker) that
+    run one after the other, instead of one launched per test or module (a launch costs about 0.7 s of
+    CPU): started when a test first needs it, closed before a test module that does not use it. Tests
+    open their pages in contexts of their own (``browser.new_page()`` makes one, with its own cookies
+    and storage), which ``_browser_pages_closed`` closes when each test ends."""
+    return _Chromium.get()
+
+
+@pytest.fixture(autouse=True)
+def _browser_pages_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Before a test of a module that uses no browser, the shared Chromium is closed (see ``_Chromium``);
+    after every test, each page and context it opened is closed, so that no tab, cookie or stored
+    setting of one test is seen by the next (and no page goes on using the CPU)."""
+    if _Chromium.browser is not None and str(request.node.path) not in _Chromium.modules:
+        _Chromium.stop()
+    yield
+    if _Chromium.browser is not None:
+        for context in _Chromium.browser.contexts:
+            context.close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The shared Chromium is closed with the test process."""
+    _Chromium.stop()
+
+
+@pytest.fixture(scope="session")
+def served() -> Iterator[Callable[[Path], str]]:
+    """``served(db)``: the address of ``governor dashboard --headless`` serving ``db``, started once per
+    test process for each database and shared by every test module that serves it (a start costs about
+    2 s of CPU, and each page's first load on a new server more). Only for a database that neither the
+    test nor the dashboard writes: a test that writes serves a copy of its own (``running_dashboard``).
+
+    Raises ``RuntimeError`` with the server's output when it does not start."""
+    from dashboards.screenshots import running_dashboard
+
+    urls: dict[Path, str] = {}
+    with ExitStack() as servers:
+        def serve(db: Path) -> str:
+            if db not in urls:
+                urls[db] = servers.enter_context(running_dashboard(db))
+            return urls[db]
+
+        yield serve
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -141,13 +141,7 @@ def alerts(at: AppTest, kind: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def dash_site(dash_db: Path) -> Iterator[tuple[str, Any]]:
-    """A dashboard on ``dash_db`` and a headless Chromium, for one test module: ``(url, browser)``."""
-    from playwright.sync_api import sync_playwright
-
-    from dashboards.screenshots import launch_browser, running_dashboard
-
-    with running_dashboard(dash_db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser
-        browser.close()
+def dash_site(dash_db: Path, served: Callable[[Path], str], chromium: Any) -> tuple[str, Any]:
+    """A dashboard on ``dash_db`` and a headless Chromium: ``(url, browser)``. The dashboard is the
+    one every test module of this process that reads the sample database through a browser shares."""
+    return served(dash_db), chromium

@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, dashboard_process, launch_browser, wait_for_app
+from dashboards.screenshots import CHROMIUM, dashboard_process, wait_for_app
 from governor.cli import main
 from tests.dashboards.conftest import ROOT, query
 
@@ -45,9 +46,7 @@ def _job_pids() -> set[int]:
 
 
 @pytest.mark.parametrize("width", [1400, 390])
-def test_analyse_the_rest_in_a_browser(tmp_path: Path, width: int, capsys: pytest.CaptureFixture[str]) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_analyse_the_rest_in_a_browser(chromium: Any, tmp_path: Path, width: int, capsys: pytest.CaptureFixture[str]) -> None:
     from ingest.importer import import_paths
 
     db = tmp_path / "rest.duckdb"
@@ -64,9 +63,8 @@ def test_analyse_the_rest_in_a_browser(tmp_path: Path, width: int, capsys: pytes
             Path(shots).mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(Path(shots) / f"analyse_rest_{width}_{name}.png"), full_page=True)
 
-    with dashboard_process(db) as (url, _server), sync_playwright() as pw:
-        browser = launch_browser(pw)
-        page = browser.new_page(viewport={"width": width, "height": 1000})
+    with dashboard_process(db) as (url, _server):
+        page = chromium.new_page(viewport={"width": width, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda err: errors.append(str(err)))
         page.goto(url)
@@ -87,7 +85,6 @@ def test_analyse_the_rest_in_a_browser(tmp_path: Path, width: int, capsys: pytes
         shot(page, "stopped")
         assert not errors, errors
         assert page.locator('[data-testid="stException"]').count() == 0
-        browser.close()
     deadline = time.monotonic() + 30
     while any(_alive(pid) for pid in jobs):
         assert time.monotonic() < deadline, "the job outlived its Stop"

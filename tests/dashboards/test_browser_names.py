@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -101,9 +102,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"db": db, "pr": ids["puerto_rico"], "sj": ids["san_juan"]}
 
 
-def test_hostile_names_are_plain_text_on_every_page(hostile: dict) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_hostile_names_are_plain_text_on_every_page(chromium: Any, hostile: dict) -> None:
     pr, sj = hostile["pr"], hostile["sj"]
     visits = {
         "games": "",
@@ -117,9 +116,8 @@ def test_hostile_names_are_plain_text_on_every_page(hostile: dict) -> None:
         "sql": "sql",
         "import": "import",
     }
-    with running_dashboard(hostile["db"]) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    with running_dashboard(hostile["db"]) as url:
+        page = chromium.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         dialogs: list[str] = []
         page.on("pageerror", lambda err: errors.append(str(err)))
@@ -192,4 +190,3 @@ def test_hostile_names_are_plain_text_on_every_page(hostile: dict) -> None:
         assert markup_made(page) == []
         assert bad_name in shown_text(page)
         assert not dialogs and not errors, (dialogs, errors)
-        browser.close()

@@ -4,13 +4,12 @@ Run with ``pytest -m browser``."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -42,85 +41,79 @@ def back_to(page, path: str) -> None:
     raise AssertionError(f"Back never reached {path}: {page.url}")
 
 
-def test_filters_survive_the_sidebar_back_and_a_reload(dash_db: Path, tmp_path: Path, sql) -> None:
-    from playwright.sync_api import sync_playwright
+def test_filters_survive_the_sidebar_back_and_a_reload(dash_site, dash_db: Path, sql) -> None:
+    (name,) = sql(dash_db, "SELECT name FROM players GROUP BY name ORDER BY count(*) DESC, name LIMIT 1")[0]
+    url, browser = dash_site
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
 
-    db = tmp_path / "round_trip.duckdb"
-    shutil.copy(dash_db, db)
-    (name,) = sql(db, "SELECT name FROM players GROUP BY name ORDER BY count(*) DESC, name LIMIT 1")[0]
-    with running_dashboard(db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        page = browser.new_page(viewport={"width": 1400, "height": 1100})
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
+    # Statistics: game, counts, minimum n and the tab, through another page and back.
+    page.goto(f"{url}/statistics?counts=3,4&min_n=50&tab=VP%20curves")
+    wait_for_app(page)
+    sidebar(page, "Players")
+    assert "/players" in page.url
+    sidebar(page, "Statistics")
+    assert query(page) == {"game": "san_juan", "counts": "3,4", "min_n": "50", "tab": "VP curves"}
+    body = page.inner_text("body")
+    assert "player counts 3, 4 of 2, 3, 4" in body and "Average VP at the end of each round" in body
+    assert page.locator(".st-key-stats_min_n input").input_value() == "50"
 
-        # Statistics: game, counts, minimum n and the tab, through another page and back.
-        page.goto(f"{url}/statistics?counts=3,4&min_n=50&tab=VP%20curves")
-        wait_for_app(page)
-        sidebar(page, "Players")
-        assert "/players" in page.url
-        sidebar(page, "Statistics")
-        assert query(page) == {"game": "san_juan", "counts": "3,4", "min_n": "50", "tab": "VP curves"}
-        body = page.inner_text("body")
-        assert "player counts 3, 4 of 2, 3, 4" in body and "Average VP at the end of each round" in body
-        assert page.locator(".st-key-stats_min_n input").input_value() == "50"
+    # Games: the search, through the sidebar, then Back from another page, then a reload.
+    page.goto(f"{url}/?q=Ana")
+    wait_for_app(page)
+    sidebar(page, "Explorer")
+    sidebar(page, "Games")
+    assert query(page) == {"q": "Ana"}
+    assert page.locator(".st-key-games_search input").input_value() == "Ana"
+    sidebar(page, "Statistics")
+    back_to(page, "/")
+    page.locator(".st-key-games_search input").wait_for(timeout=30_000)
+    wait_for_app(page)
+    # Back shows the search again, and the URL holds it (Back pressed while the page left was
+    # still writing its URL comes with that page's query string: url_state.restore).
+    page.wait_for_function("() => document.querySelector('.st-key-games_search input')?.value === 'Ana'",
+                           timeout=30_000)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('q') === 'Ana'", timeout=30_000)
+    sidebar(page, "Games")
+    assert query(page) == {"q": "Ana"}
+    page.reload()
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelector('.st-key-games_search input')?.value === 'Ana'",
+                           timeout=30_000)
 
-        # Games: the search, through the sidebar, then Back from another page, then a reload.
-        page.goto(f"{url}/?q=Ana")
-        wait_for_app(page)
-        sidebar(page, "Explorer")
-        sidebar(page, "Games")
-        assert query(page) == {"q": "Ana"}
-        assert page.locator(".st-key-games_search input").input_value() == "Ana"
-        sidebar(page, "Statistics")
-        back_to(page, "/")
-        page.locator(".st-key-games_search input").wait_for(timeout=30_000)
-        wait_for_app(page)
-        # Back shows the search again, and the URL holds it (Back pressed while the page left was
-        # still writing its URL comes with that page's query string: url_state.restore).
-        page.wait_for_function("() => document.querySelector('.st-key-games_search input')?.value === 'Ana'",
-                               timeout=30_000)
-        page.wait_for_function("() => new URL(location.href).searchParams.get('q') === 'Ana'", timeout=30_000)
-        sidebar(page, "Games")
-        assert query(page) == {"q": "Ana"}
-        page.reload()
-        wait_for_app(page)
-        page.wait_for_function("() => document.querySelector('.st-key-games_search input')?.value === 'Ana'",
-                               timeout=30_000)
+    # Explorer and Players.
+    page.goto(f"{url}/explorer?type=san_juan&players=3&path=Builder")
+    wait_for_app(page)
+    sidebar(page, "Games")
+    sidebar(page, "Explorer")
+    assert query(page) == {"type": "san_juan", "players": "3", "path": "Builder"}
+    page.goto(f"{url}/players?type=san_juan&name={name}&min_games=3")
+    wait_for_app(page)
+    sidebar(page, "SQL")
+    sidebar(page, "Players")
+    assert query(page) == {"type": "san_juan", "name": name, "min_games": "3"}
 
-        # Explorer and Players.
-        page.goto(f"{url}/explorer?type=san_juan&players=3&path=Builder")
-        wait_for_app(page)
-        sidebar(page, "Games")
-        sidebar(page, "Explorer")
-        assert query(page) == {"type": "san_juan", "players": "3", "path": "Builder"}
-        page.goto(f"{url}/players?type=san_juan&name={name}&min_games=3")
-        wait_for_app(page)
-        sidebar(page, "SQL")
-        sidebar(page, "Players")
-        assert query(page) == {"type": "san_juan", "name": name, "min_games": "3"}
+    # SQL: the query run last is in the URL and survives a reload.
+    sidebar(page, "SQL")
+    box = page.locator("textarea")
+    box.fill("SELECT 41 + 1 AS answer")
+    box.press("Control+Enter")
+    page.get_by_text("1 row in").wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert query(page) == {"q": "SELECT 41 + 1 AS answer"}
+    page.reload()
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelector('textarea')?.value === 'SELECT 41 + 1 AS answer'",
+                           timeout=30_000)
+    assert query(page) == {"q": "SELECT 41 + 1 AS answer"}
 
-        # SQL: the query run last is in the URL and survives a reload.
-        sidebar(page, "SQL")
-        box = page.locator("textarea")
-        box.fill("SELECT 41 + 1 AS answer")
-        box.press("Control+Enter")
-        page.get_by_text("1 row in").wait_for(timeout=30_000)
-        wait_for_app(page)
-        assert query(page) == {"q": "SELECT 41 + 1 AS answer"}
-        page.reload()
-        wait_for_app(page)
-        page.wait_for_function("() => document.querySelector('textarea')?.value === 'SELECT 41 + 1 AS answer'",
-                               timeout=30_000)
-        assert query(page) == {"q": "SELECT 41 + 1 AS answer"}
-
-        # A hostile URL: the largest minimum n, no error box, no traceback, no server path.
-        page.goto(f"{url}/statistics?min_n={'9' * 400}")
-        wait_for_app(page)
-        page.wait_for_function("() => document.querySelector('.st-key-stats_min_n input')?.value === '10000000'",
-                               timeout=30_000)
-        body = page.inner_text("body")
-        assert "Traceback" not in body and "Error" not in body and str(Path(__file__).parents[2]) not in body
-        assert page.locator('[data-testid="stException"]').count() == 0
-        assert not errors, errors
-        browser.close()
+    # A hostile URL: the largest minimum n, no error box, no traceback, no server path.
+    page.goto(f"{url}/statistics?min_n={'9' * 400}")
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelector('.st-key-stats_min_n input')?.value === '10000000'",
+                           timeout=30_000)
+    body = page.inner_text("body")
+    assert "Traceback" not in body and "Error" not in body and str(Path(__file__).parents[2]) not in body
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert not errors, errors

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -79,14 +80,11 @@ def rtl_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     return db, rtl, other
 
 
-def test_right_to_left_names_keep_the_text_around_them_in_order(rtl_db: tuple[Path, str, str]) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_right_to_left_names_keep_the_text_around_them_in_order(chromium: Any, rtl_db: tuple[Path, str, str]) -> None:
     db, rtl, other = rtl_db
-    with running_dashboard(db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
+    with running_dashboard(db) as url:
         for width in (390, 1000, 1400):
-            page = browser.new_page(viewport={"width": width, "height": 1000})
+            page = chromium.new_page(viewport={"width": width, "height": 1000})
             # The Games page's comparison: a game's names on one line, "Ana – <Arabic> – <Hebrew> – Bruno".
             page.goto(f"{url}/?compare=1&ids={rtl},{other}")
             wait_for_app(page)
@@ -104,4 +102,3 @@ def test_right_to_left_names_keep_the_text_around_them_in_order(rtl_db: tuple[Pa
             edges = page.evaluate(LEFT_EDGES, ["[data-testid='stText']", [HEBREW, figure]])
             assert edges is not None and edges[0] < edges[1], f"the figure {figure} went left of the name at {width} px"
             page.close()
-        browser.close()

@@ -5,12 +5,11 @@ Streamlit and to the charts at once, remembered across page switches and reloads
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -61,51 +60,45 @@ def chosen(page) -> str:
     return page.locator('[data-testid="stSidebar"] [role="radiogroup"] label:has(input:checked)').inner_text().strip()
 
 
-def test_the_theme_switch_applies_and_is_remembered(dash_db: Path, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
+def test_the_theme_switch_applies_and_is_remembered(dash_site) -> None:
+    url, browser = dash_site
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="light")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    shown(page, f"{url}/statistics?counts=3,4")
+    assert chosen(page) == "Follow the system"
+    assert lightness(page.evaluate(APP_BACKGROUND)) > 0.9 and lightness(page.evaluate(CHART_TEXT)) < 0.4
 
-    db = tmp_path / "theme.duckdb"
-    shutil.copy(dash_db, db)
-    with running_dashboard(db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="light")
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        shown(page, f"{url}/statistics?counts=3,4")
-        assert chosen(page) == "Follow the system"
-        assert lightness(page.evaluate(APP_BACKGROUND)) > 0.9 and lightness(page.evaluate(CHART_TEXT)) < 0.4
+    choose(page, "Dark")
+    assert chosen(page) == "Dark" and "counts=3%2C4" in page.url  # the filters stay through the reload
+    assert lightness(page.evaluate(APP_BACKGROUND)) < 0.15 and lightness(page.evaluate(CHART_TEXT)) > 0.7
 
-        choose(page, "Dark")
-        assert chosen(page) == "Dark" and "counts=3%2C4" in page.url  # the filters stay through the reload
-        assert lightness(page.evaluate(APP_BACKGROUND)) < 0.15 and lightness(page.evaluate(CHART_TEXT)) > 0.7
+    # An alert's text (here: a game id that names no game in progress) is readable on its tint.
+    shown(page, f"{url}/play?id=nosuchgame", chart=False)
+    page.wait_for_selector(".gv-alert", timeout=30_000)
+    assert page.locator(".gv-alert").evaluate(CONTRAST) >= 4.5
 
-        # An alert's text (here: a game id that names no game in progress) is readable on its tint.
-        shown(page, f"{url}/play?id=nosuchgame", chart=False)
-        page.wait_for_selector(".gv-alert", timeout=30_000)
-        assert page.locator(".gv-alert").evaluate(CONTRAST) >= 4.5
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Players").first.click()
+    shown(page, chart=False)
+    assert chosen(page) == "Dark" and lightness(page.evaluate(APP_BACKGROUND)) < 0.15
+    page.reload()
+    shown(page, chart=False)
+    assert chosen(page) == "Dark" and lightness(page.evaluate(APP_BACKGROUND)) < 0.15
 
-        page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Players").first.click()
-        shown(page, chart=False)
-        assert chosen(page) == "Dark" and lightness(page.evaluate(APP_BACKGROUND)) < 0.15
-        page.reload()
-        shown(page, chart=False)
-        assert chosen(page) == "Dark" and lightness(page.evaluate(APP_BACKGROUND)) < 0.15
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Statistics").first.click()
+    shown(page)
+    assert lightness(page.evaluate(CHART_TEXT)) > 0.7
+    choose(page, "Light")
+    assert chosen(page) == "Light" and lightness(page.evaluate(APP_BACKGROUND)) > 0.9
+    choose(page, "Follow the system")
+    assert chosen(page) == "Follow the system" and lightness(page.evaluate(APP_BACKGROUND)) > 0.9
+    assert not errors, errors
+    context.close()
 
-        page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Statistics").first.click()
-        shown(page)
-        assert lightness(page.evaluate(CHART_TEXT)) > 0.7
-        choose(page, "Light")
-        assert chosen(page) == "Light" and lightness(page.evaluate(APP_BACKGROUND)) > 0.9
-        choose(page, "Follow the system")
-        assert chosen(page) == "Follow the system" and lightness(page.evaluate(APP_BACKGROUND)) > 0.9
-        assert not errors, errors
-        context.close()
-
-        # Following the system in a browser that prefers dark: dark, with nothing chosen.
-        dark = browser.new_context(viewport={"width": 390, "height": 900}, color_scheme="dark")
-        page = dark.new_page()
-        shown(page, f"{url}/statistics")
-        assert lightness(page.evaluate(APP_BACKGROUND)) < 0.15 and lightness(page.evaluate(CHART_TEXT)) > 0.7
-        dark.close()
-        browser.close()
+    # Following the system in a browser that prefers dark: dark, with nothing chosen.
+    dark = browser.new_context(viewport={"width": 390, "height": 900}, color_scheme="dark")
+    page = dark.new_page()
+    shown(page, f"{url}/statistics")
+    assert lightness(page.evaluate(APP_BACKGROUND)) < 0.15 and lightness(page.evaluate(CHART_TEXT)) > 0.7
+    dark.close()

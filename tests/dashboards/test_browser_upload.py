@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -35,15 +36,12 @@ BOX = """() => {
 }"""
 
 
-def test_files_are_sent_listed_and_imported(dash_db: Path, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_files_are_sent_listed_and_imported(chromium: Any, dash_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "upload.duckdb"
     shutil.copy(dash_db, db)
-    with running_dashboard(db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
+    with running_dashboard(db) as url:
         for scheme, width in (("light", 1000), ("light", 1400), ("dark", 390)):
-            context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+            context = chromium.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
             page = context.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda err, errors=errors: errors.append(str(err)))
@@ -56,7 +54,6 @@ def test_files_are_sent_listed_and_imported(dash_db: Path, tmp_path: Path) -> No
                 send_and_import(page)
             assert not errors, errors
             context.close()
-        browser.close()
 
 
 def send_and_import(page) -> None:

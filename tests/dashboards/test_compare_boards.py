@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dashboards import board_parts
-from dashboards.screenshots import CHROMIUM, launch_browser
+from dashboards.screenshots import CHROMIUM
 from replay import registry
 from replay.log_reader import read_records
 from replay.replayer import final_state
@@ -51,32 +51,25 @@ def test_a_helper_the_boards_need_is_named_when_missing() -> None:
 
 
 @pytest.mark.parametrize("game", ["san_juan", "puerto_rico"])
-def test_each_final_board_is_drawn_by_the_replay_drawing(game: str) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_each_final_board_is_drawn_by_the_replay_drawing(chromium: Any, game: str) -> None:
     table, seats, winners, players = _final_rows(game)
     names = list(HOSTILE[:players])
     document = board_parts.static_board(game, table, seats, names, winners)
     assert document is not None
     assert "</script><b>" not in document.split("<script>", 1)[1].rsplit("</script>", 1)[0]
-    with sync_playwright() as playwright:
-        browser = launch_browser(playwright)
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.set_content(document)
-            assert errors == []
-            assert page.locator(".board > .barbox").count() == 1
-            assert "Governor" in page.locator(".board > .barbox").inner_text()
-            assert page.locator(".board .slot").count() == players
-            assert page.locator(".board .pname").all_inner_texts() == names
-            assert page.locator(".board .winner").count() == len(winners)
-            # Markup in a name stayed text: no element was made of it, nothing ran.
-            assert page.locator(".board img, .board b:text('bold')").count() == 0
-            assert page.title() != "owned"
-        finally:
-            browser.close()
+    page = chromium.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_content(document)
+    assert errors == []
+    assert page.locator(".board > .barbox").count() == 1
+    assert "Governor" in page.locator(".board > .barbox").inner_text()
+    assert page.locator(".board .slot").count() == players
+    assert page.locator(".board .pname").all_inner_texts() == names
+    assert page.locator(".board .winner").count() == len(winners)
+    # Markup in a name stayed text: no element was made of it, nothing ran.
+    assert page.locator(".board img, .board b:text('bold')").count() == 0
+    assert page.title() != "owned"
 
 
 def test_the_games_page_compares_two_boards_with_the_replay_drawing(dated_db: Path, monkeypatch: pytest.MonkeyPatch,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -19,10 +20,8 @@ LUCK = {5: (0.21, -0.21, 0.0), 30: (-0.15, 0.0, 0.15), 60: (0.0, 0.3, -0.3)}
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"missing optional dependency: {CHROMIUM} (apt-get install -y chromium)")
-def test_the_moments_and_the_players_luck_in_a_browser(dash_db: Path, tmp_path: Path, sql: Callable) -> None:
-    from playwright.sync_api import sync_playwright
-
-    from dashboards.screenshots import launch_browser, running_dashboard
+def test_the_moments_and_the_players_luck_in_a_browser(chromium: Any, dash_db: Path, tmp_path: Path, sql: Callable) -> None:
+    from dashboards.screenshots import running_dashboard
 
     db = tmp_path / "luck.duckdb"
     shutil.copy(dash_db, db)
@@ -34,9 +33,8 @@ def test_the_moments_and_the_players_luck_in_a_browser(dash_db: Path, tmp_path: 
         con.executemany("INSERT INTO luck VALUES (?, ?, ?, ?, 0.0)", [
             [game_id, step, seat, LUCK.get(step, (0.0, 0.0, 0.0))[seat]]
             for step in range(1, moves + 1) for seat in range(3)])
-    with running_dashboard(db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    with running_dashboard(db) as url:
+        page = chromium.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/replay?game={game_id}&step=0")
         # The moments come with the graph, once the board is drawn (no need to wait for the page's end).
         page.wait_for_selector(".moments button", timeout=60_000)
@@ -50,7 +48,6 @@ def test_the_moments_and_the_players_luck_in_a_browser(dash_db: Path, tmp_path: 
         page.wait_for_selector('.gv-root[data-step="30"]', timeout=10_000)
         page.goto(f"{url}/players?type=san_juan&name={names[0]}")
         line = page.locator(".gv-luck").inner_text(timeout=30_000)
-        browser.close()
     ana, bruno, carla = names
     assert captions == [
         f"Luckiest: move 5, {ana} +0.21 from the draw", f"Unluckiest: move 30, {ana} -0.15 from the draw",

@@ -75,10 +75,8 @@ needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.mark.browser
 @needs_chromium
-def test_a_seat_view_receives_only_its_own_chances(dash_db: Path, sql) -> None:
-    from playwright.sync_api import sync_playwright
-
-    from dashboards.screenshots import launch_browser, running_dashboard, wait_for_app
+def test_a_seat_view_receives_only_its_own_chances(dash_site, dash_db: Path, sql) -> None:
+    from dashboards.screenshots import wait_for_app
 
     row, log_text = _game(dash_db, sql)
     seat_view, whole = _expected(log_text, Viewer.of_seat(1)), _expected(log_text, Viewer.everything())
@@ -91,16 +89,15 @@ def test_a_seat_view_receives_only_its_own_chances(dash_db: Path, sql) -> None:
     secret = {v for v in secret if not re.search(rf"(?<![0-9]){re.escape(v)}(?![0-9])", diagram)}
     assert len(secret) > 20
     frames: list[str] = []
-    with running_dashboard(dash_db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f if isinstance(f, str)
-                                                                                       else f.decode("latin-1"))))
-        page.goto(f"{url}/replay?game={row['game_id']}&step=20&view=seat1")
-        wait_for_app(page)
-        page.wait_for_selector(".modelbox:not([hidden])", state="attached", timeout=30_000)
-        readout = page.locator(".model-readout").inner_text()
-        browser.close()
+    url, browser = dash_site
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f if isinstance(f, str)
+                                                                                   else f.decode("latin-1"))))
+    page.goto(f"{url}/replay?game={row['game_id']}&step=20&view=seat1")
+    wait_for_app(page)
+    page.wait_for_selector(".modelbox:not([hidden])", state="attached", timeout=30_000)
+    readout = page.locator(".model-readout").inner_text()
+    page.close()
     received = "".join(frames)
     assert all(str(v) in received for v in seat_view[0][:30])
     leaked = [v for v in secret if re.search(rf"(?<![0-9]){re.escape(v)}(?![0-9])", received)]

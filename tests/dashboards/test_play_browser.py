@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from dashboards.screenshots import CHROMIUM, dashboard_process, launch_browser, wait_for_app
+from dashboards.screenshots import CHROMIUM, dashboard_process, wait_for_app
 from play.session import game_log
 from play.shown import moves_seen, seat_view
 from play.store import Store, play_folder
@@ -120,110 +120,103 @@ def _hidden_cards(session: Any, seat: int) -> set[str]:
     return {c for c in held - visible if c not in seen_text}
 
 
-def test_a_game_against_a_bot_is_played_resumed_stored_and_downloaded(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_a_game_against_a_bot_is_played_resumed_stored_and_downloaded(chromium: Any, tmp_path: Path) -> None:
+    browser = chromium
     db = tmp_path / "games.duckdb"
-    with sync_playwright() as pw:
-        browser = launch_browser(pw)
-        with dashboard(db) as (url, server):
-            tab = Player(browser)
-            tab.open(f"{url}/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester", board=False)
-            tab.page.get_by_role("button", name="Start game").click()
-            tab.page.wait_for_selector(".gv-play[data-state]")
-            game_id = tab.page.url.split("id=")[1]
-            assert tab.page.url == f"{url}/play?id={game_id}"
-            games = Store(play_folder(db))
-            assert tab.settle() == "deciding"
-            # Each button's text is a move's text form, as the server lists the seat's choices.
-            session = games.load(game_id)
-            assert tab.moves() == [m.text() for m in session.choices()]
-            for _ in range(6):
-                tab.play()
-                assert tab.settle() == "deciding"
-            at = games.load(game_id)
-            assert tab.attr("data-version") == str(at.version) and tab.attr("data-total") == str(len(at.moves))
-            # Take back: the position before the player's last move, the bots' replies undone too.
-            before = len(at.moves)
-            tab.page.get_by_role("button", name="Take back").click()
-            tab.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') "
-                                       f"!== '{at.version}'; }}")
-            taken = games.load(game_id)
-            assert taken.takebacks == 1 and len(taken.moves) < before and taken.human_to_act
-            assert tab.settle() == "deciding"
+    with dashboard(db) as (url, server):
+        tab = Player(browser)
+        tab.open(f"{url}/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester", board=False)
+        tab.page.get_by_role("button", name="Start game").click()
+        tab.page.wait_for_selector(".gv-play[data-state]")
+        game_id = tab.page.url.split("id=")[1]
+        assert tab.page.url == f"{url}/play?id={game_id}"
+        games = Store(play_folder(db))
+        assert tab.settle() == "deciding"
+        # Each button's text is a move's text form, as the server lists the seat's choices.
+        session = games.load(game_id)
+        assert tab.moves() == [m.text() for m in session.choices()]
+        for _ in range(6):
             tab.play()
-            tab.settle()
-            # A reload resumes at the same position, without showing the bots' moves again.
-            at = games.load(game_id)
-            tab.page.reload()
-            wait_for_app(tab.page)
-            tab.page.wait_for_selector(".gv-play[data-state]")
-            assert tab.attr("data-state") == "deciding" and tab.attr("data-version") == str(at.version)
-            assert tab.attr("data-step") == str(len(at.moves))
-            # A second tab on the game: the first moves; the second's click on the old position is
-            # refused, saying so, and applied nowhere.
-            other = Player(browser)
-            other.open(f"{url}/play?id={game_id}")
+            assert tab.settle() == "deciding"
+        at = games.load(game_id)
+        assert tab.attr("data-version") == str(at.version) and tab.attr("data-total") == str(len(at.moves))
+        # Take back: the position before the player's last move, the bots' replies undone too.
+        before = len(at.moves)
+        tab.page.get_by_role("button", name="Take back").click()
+        tab.page.wait_for_function(f"() => {{ const r = {ROOT_JS}; return r && r.getAttribute('data-version') "
+                                   f"!== '{at.version}'; }}")
+        taken = games.load(game_id)
+        assert taken.takebacks == 1 and len(taken.moves) < before and taken.human_to_act
+        assert tab.settle() == "deciding"
+        tab.play()
+        tab.settle()
+        # A reload resumes at the same position, without showing the bots' moves again.
+        at = games.load(game_id)
+        tab.page.reload()
+        wait_for_app(tab.page)
+        tab.page.wait_for_selector(".gv-play[data-state]")
+        assert tab.attr("data-state") == "deciding" and tab.attr("data-version") == str(at.version)
+        assert tab.attr("data-step") == str(len(at.moves))
+        # A second tab on the game: the first moves; the second's click on the old position is
+        # refused, saying so, and applied nowhere.
+        other = Player(browser)
+        other.open(f"{url}/play?id={game_id}")
+        tab.play()
+        stale = games.load(game_id).version
+        other.page.locator("[aria-label='legal moves'] button").first.click()
+        other.page.get_by_text("The game moved on (in another tab or window) before this move arrived").wait_for()
+        assert games.load(game_id).version == stale
+        other.page.close()
+        tab.settle()
+        frames = list(tab.frames)
+        shown = games.load(game_id)
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+    hidden = _hidden_cards(shown, 1)
+    assert hidden, "the bot held no card the player may not know of"
+    wire = "\n".join(frames)
+    for card in hidden:
+        assert not named(wire, card), f"{card}, in the bot's hand, went over the websocket"
+    # The server was killed: a new one resumes the game where the page showed it.
+    with dashboard(db) as (url, server):
+        tab = Player(browser)
+        tab.open(f"{url}/play?id={game_id}")
+        assert tab.attr("data-version") == str(shown.version) and tab.attr("data-state") == "deciding"
+        asked = 0
+        while tab.settle() != "over":
+            # A bot's move that asks the player's part says so, its mover named once.
+            part = seat_view(games.load(game_id), 1)["asked"]
+            if part is not None:
+                asked += 1
+                assert tab.page.locator(".gv-play .pl-status").inner_text() == \
+                    f"Your move, \u2068Tester\u2069 \u00b7 {part['words']}: your part of it is asked"
             tab.play()
-            stale = games.load(game_id).version
-            other.page.locator("[aria-label='legal moves'] button").first.click()
-            other.page.get_by_text("The game moved on (in another tab or window) before this move arrived").wait_for()
-            assert games.load(game_id).version == stale
-            other.page.close()
-            tab.settle()
-            frames = list(tab.frames)
-            shown = games.load(game_id)
-            server.send_signal(signal.SIGKILL)
-            server.wait(10)
-        hidden = _hidden_cards(shown, 1)
-        assert hidden, "the bot held no card the player may not know of"
-        wire = "\n".join(frames)
-        for card in hidden:
-            assert not named(wire, card), f"{card}, in the bot's hand, went over the websocket"
-        # The server was killed: a new one resumes the game where the page showed it.
-        with dashboard(db) as (url, server):
-            tab = Player(browser)
-            tab.open(f"{url}/play?id={game_id}")
-            assert tab.attr("data-version") == str(shown.version) and tab.attr("data-state") == "deciding"
-            asked = 0
-            while tab.settle() != "over":
-                # A bot's move that asks the player's part says so, its mover named once.
-                part = seat_view(games.load(game_id), 1)["asked"]
-                if part is not None:
-                    asked += 1
-                    assert tab.page.locator(".gv-play .pl-status").inner_text() == \
-                        f"Your move, \u2068Tester\u2069 \u00b7 {part['words']}: your part of it is asked"
-                tab.play()
-            assert asked
-            wait_for_app(tab.page)
-            tab.page.get_by_text("The game is stored in the database").wait_for(timeout=60_000)
-            main = tab.main_text()
-            assert tab.page.locator(".gv-play .pl-status").inner_text().startswith("Game over · winner ")
-            assert "Winner: " in main and "tie-break" in main
-            assert tab.page.locator(".gv-play .scoring").is_visible()
-            with tab.page.expect_download() as download:
-                tab.page.get_by_role("button", name="Download the game's log (JSON)").click()
-            log = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
-            assert [p["name"] for p in log["players"]] == ["heuristic", "Tester"]
-            assert log["meta"]["takebacks"] == 1 and "result" in log
-            # On the Games page at once, without a restart (the database held no game before).
-            tab.page.goto(f"{url}/")
-            wait_for_app(tab.page)
-            assert "1 of 1 game." in tab.main_text()
-            assert not tab.errors
-        browser.close()
+        assert asked
+        wait_for_app(tab.page)
+        tab.page.get_by_text("The game is stored in the database").wait_for(timeout=60_000)
+        main = tab.main_text()
+        assert tab.page.locator(".gv-play .pl-status").inner_text().startswith("Game over · winner ")
+        assert "Winner: " in main and "tie-break" in main
+        assert tab.page.locator(".gv-play .scoring").is_visible()
+        with tab.page.expect_download() as download:
+            tab.page.get_by_role("button", name="Download the game's log (JSON)").click()
+        log = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert [p["name"] for p in log["players"]] == ["heuristic", "Tester"]
+        assert log["meta"]["takebacks"] == 1 and "result" in log
+        # On the Games page at once, without a restart (the database held no game before).
+        tab.page.goto(f"{url}/")
+        wait_for_app(tab.page)
+        assert "1 of 1 game." in tab.main_text()
+        assert not tab.errors
 
 
-def test_moves_are_made_on_the_board_assembled_part_by_part_and_an_illegal_one_is_refused(tmp_path: Path) -> None:
+def test_moves_are_made_on_the_board_assembled_part_by_part_and_an_illegal_one_is_refused(chromium: Any, tmp_path: Path) -> None:
     """A card of the player's hand clicked starts a build (its building), another card is its payment,
     confirmed once; an overpayment says the rule and changes nothing; a role on the board is chosen by
     a click."""
-    from playwright.sync_api import sync_playwright
-
     db = tmp_path / "games.duckdb"
-    with sync_playwright() as pw, dashboard(db) as (url, _):
-        browser = launch_browser(pw)
-        tab = Player(browser, width=1000, scheme="dark")
+    with dashboard(db) as (url, _):
+        tab = Player(chromium, width=1000, scheme="dark")
         tab.open(f"{url}/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester", board=False)
         tab.page.get_by_role("button", name="Start game").click()
         tab.page.wait_for_selector(".gv-play[data-state]")
@@ -269,7 +262,6 @@ def test_moves_are_made_on_the_board_assembled_part_by_part_and_an_illegal_one_i
                 arg=key, timeout=30_000).json_value()
             assert whole == {"whole": True}, key
         assert not tab.errors
-        browser.close()
 
 
 def _assemble(tab: Player, move: Any, board: bool) -> None:
@@ -296,17 +288,14 @@ def _assemble(tab: Player, move: Any, board: bool) -> None:
                                f"{json.dumps(version)}; }}", timeout=60_000)
 
 
-def test_a_puerto_rico_game_is_played_to_its_end_and_no_hidden_information_reaches_the_browser(tmp_path: Path) -> None:
+def test_a_puerto_rico_game_is_played_to_its_end_and_no_hidden_information_reaches_the_browser(chromium: Any, tmp_path: Path) -> None:
     """Puerto Rico against two random bots: moves from the buttons, the mayor's colonists placed on the
     board and confirmed once, a reload resumed at the same position, the game over, stored and
     downloaded. No websocket message holds another seat's VP chips before the end (nor the points a
     shipment of theirs earned), nor the order of the face-down plantation stack."""
-    from playwright.sync_api import sync_playwright
-
     db = tmp_path / "games.duckdb"
-    with sync_playwright() as pw, dashboard(db) as (url, _):
-        browser = launch_browser(pw)
-        tab = Player(browser)
+    with dashboard(db) as (url, _):
+        tab = Player(chromium)
         # Seed 49: a short game (about 40 decisions of the player's) with several mayor phases, and
         # chips shipped by the bots before the end.
         tab.open(f"{url}/play?game=puerto_rico&players=3&seat=1&bots=random&seed=49&name=Tester", board=False)
@@ -345,7 +334,6 @@ def test_a_puerto_rico_game_is_played_to_its_end_and_no_hidden_information_reach
         assert not tab.errors
         session = games.load(game_id)
         wire = "\n".join(tab.frames)
-        browser.close()
     stored_id = game_log(session).game_id
     with duckdb.connect(str(db), read_only=True) as con:
         ((total,),) = con.execute("SELECT moves FROM games WHERE game_id = ?", [stored_id]).fetchall()

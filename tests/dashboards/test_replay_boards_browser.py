@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -58,13 +58,9 @@ def five(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int, list
 
 
 @pytest.fixture(scope="module")
-def site(five) -> Iterator[tuple[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with running_dashboard(five[0]) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser
-        browser.close()
+def site(five, chromium: Any) -> Iterator[tuple[str, Any]]:
+    with running_dashboard(five[0]) as url:
+        yield url, chromium
 
 
 def open_replay(site, query: str, width: int, height: int = 1000) -> Any:

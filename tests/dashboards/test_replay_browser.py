@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -51,13 +51,9 @@ def games(hostile_db: Path, sql) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def site(hostile_db: Path) -> Iterator[tuple[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with running_dashboard(hostile_db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser
-        browser.close()
+def site(hostile_db: Path, chromium: Any) -> Iterator[tuple[str, Any]]:
+    with running_dashboard(hostile_db) as url:
+        yield url, chromium
 
 
 def open_replay(site, query: str, width: int = 1400, height: int = 1000, scheme: str = "light") -> Any:

@@ -15,7 +15,7 @@ import pytest
 
 from analysis.decisions import Options, analyse
 from analysis.store import store
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 from replay.logfile import parse_game
 
 from .test_chart_text import NAMES
@@ -65,13 +65,9 @@ def review_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 
 @pytest.fixture(scope="module")
-def site(review_db) -> Iterator[tuple[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with running_dashboard(review_db[0]) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser
-        browser.close()
+def site(review_db, chromium: Any) -> Iterator[tuple[str, Any]]:
+    with running_dashboard(review_db[0]) as url:
+        yield url, chromium
 
 
 def open_replay(site, query: str, width: int = 1400, height: int = 1000) -> Any:

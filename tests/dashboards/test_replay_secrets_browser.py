@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from dashboards.replay_data import WINDOW
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -79,13 +79,9 @@ def secrets_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def site(secrets_db: Path) -> Iterator[tuple[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with running_dashboard(secrets_db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser
-        browser.close()
+def site(secrets_db: Path, chromium: Any) -> Iterator[tuple[str, Any]]:
+    with running_dashboard(secrets_db) as url:
+        yield url, chromium
 
 
 class Wire:

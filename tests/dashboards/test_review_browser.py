@@ -20,7 +20,7 @@ from analysis.decisions import own_choices
 from analysis.store import load
 from dashboards import drill_panel
 from dashboards.review_data import decisions_from_rows, mistakes
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 from replay.logfile import parse_game
 from replay.registry import engine_for
 
@@ -33,15 +33,11 @@ GAME_FILE = Path(__file__).resolve().parents[2] / "sample_logs" / "san_juan" / "
 
 
 @pytest.fixture(scope="module")
-def site(dash_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Path]]:
-    from playwright.sync_api import sync_playwright
-
+def site(dash_db: Path, tmp_path_factory: pytest.TempPathFactory, chromium: Any) -> Iterator[tuple[str, Any, Path]]:
     db = tmp_path_factory.mktemp("review_site") / "review.duckdb"
     shutil.copy(dash_db, db)
-    with running_dashboard(db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        yield url, browser, db
-        browser.close()
+    with running_dashboard(db) as url:
+        yield url, chromium, db
 
 
 def test_review_a_game_then_retry_a_mistake(site: tuple[str, Any, Path]) -> None:

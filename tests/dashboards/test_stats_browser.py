@@ -3,13 +3,12 @@ the URL, and a typed player name is taken whole (run with ``pytest -m browser``)
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, wait_for_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -17,39 +16,28 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def served_db(tmp_path_factory: pytest.TempPathFactory, dated_db: Path) -> Path:
-    target = tmp_path_factory.mktemp("stats_browser") / "stats.duckdb"
-    shutil.copy(dated_db, target)
-    return target
-
-
-def test_statistics_and_games_filters_in_a_browser(served_db: Path, sql) -> None:
-    from playwright.sync_api import sync_playwright
-
-    wins, n = sql(served_db, "SELECT sum(won::INT), count(*) FROM players WHERE name = 'Diego'")[0]
-    with running_dashboard(served_db) as url, sync_playwright() as pw:
-        browser = launch_browser(pw)
-        page = browser.new_page(viewport={"width": 1400, "height": 1200})
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.goto(f"{url}/statistics?counts=3,4")
-        wait_for_app(page)
-        body = page.inner_text("body")
-        assert "player counts 3, 4 of 2, 3, 4" in body
-        # Type a name into the player box and take it with Enter.
-        page.locator(".st-key-stats_player input").fill("Diego")
-        page.keyboard.press("Enter")
-        wait_for_app(page)
-        query = parse_qs(urlparse(page.url).query)
-        assert query["player"] == ["Diego"] and query["counts"] == ["3,4"]
-        assert f"{wins / n:.1%}" in page.inner_text("body")
-        # Games: a winner typed in the More filters goes to the URL too.
-        page.goto(f"{url}/?winner=ana")
-        wait_for_app(page)
-        (count,) = sql(served_db, "SELECT count(*) FROM games WHERE list_contains(winner_names, 'Ana')")[0]
-        assert f"{count} of 30 games" in page.inner_text("body")
-        assert parse_qs(urlparse(page.url).query)["winner"] == ["ana"]
-        assert not errors, errors
-        assert page.locator('[data-testid="stException"]').count() == 0
-        browser.close()
+def test_statistics_and_games_filters_in_a_browser(dated_db: Path, served, chromium, sql) -> None:
+    wins, n = sql(dated_db, "SELECT sum(won::INT), count(*) FROM players WHERE name = 'Diego'")[0]
+    url, browser = served(dated_db), chromium
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(f"{url}/statistics?counts=3,4")
+    wait_for_app(page)
+    body = page.inner_text("body")
+    assert "player counts 3, 4 of 2, 3, 4" in body
+    # Type a name into the player box and take it with Enter.
+    page.locator(".st-key-stats_player input").fill("Diego")
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+    query = parse_qs(urlparse(page.url).query)
+    assert query["player"] == ["Diego"] and query["counts"] == ["3,4"]
+    assert f"{wins / n:.1%}" in page.inner_text("body")
+    # Games: a winner typed in the More filters goes to the URL too.
+    page.goto(f"{url}/?winner=ana")
+    wait_for_app(page)
+    (count,) = sql(dated_db, "SELECT count(*) FROM games WHERE list_contains(winner_names, 'Ana')")[0]
+    assert f"{count} of 30 games" in page.inner_text("body")
+    assert parse_qs(urlparse(page.url).query)["winner"] == ["ana"]
+    assert not errors, errors
+    assert page.locator('[data-testid="stException"]').count() == 0

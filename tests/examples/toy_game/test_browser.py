@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from dashboards.screenshots import CHROMIUM, launch_browser, running_dashboard, wait_for_app
+from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 from tests.dashboards.test_replay_secrets_browser import Wire
 from tests.examples.conftest import governor_on
 
@@ -43,16 +43,12 @@ def toy_db(pip_installed_toy: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 @pytest.fixture(scope="module")
-def site(pip_installed_toy: Path, toy_db: Path) -> Iterator[tuple[str, Any]]:
-    """The dashboard on ``toy_db``, its process's path holding the installed game, and a browser."""
-    from playwright.sync_api import sync_playwright
-
+def site(pip_installed_toy: Path, toy_db: Path, chromium: Any) -> Iterator[tuple[str, Any]]:
+    """The dashboard on ``toy_db``, its process's path holding the installed game, and the browser."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PYTHONPATH", str(pip_installed_toy))
-        with running_dashboard(toy_db) as url, sync_playwright() as pw:
-            browser = launch_browser(pw)
-            yield url, browser
-            browser.close()
+        with running_dashboard(toy_db) as url:
+            yield url, chromium
 
 
 def _rows(db: Path, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
