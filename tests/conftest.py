@@ -12,6 +12,13 @@ from typing import Any
 
 import pytest
 
+# The tests of Ctrl-C send SIGINT to commands they start. A shell without job control starts its
+# background jobs with SIGINT ignored (``cmd &`` in a script), Python then keeps it ignored and every
+# process started from here inherits that: the commands would never see Ctrl-C. The suite starts from
+# Python's own Ctrl-C, however it was launched.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_LOGS = ROOT / "sample_logs"
 
