@@ -17,7 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ from analysis.verdicts import Decision as Decision
 from analysis.verdicts import interval as interval
 from analysis.verdicts import significant as significant
 from analysis.verdicts import tag_for as tag_for
-from replay import pools
+from replay import exits, pools
 from replay.logfile import GameLog
 from replay.registry import engine_for, game_of, make_bot, rollout_bot
 from replay.replayer import iter_replay
@@ -373,11 +373,13 @@ def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[
     """Yield the decisions of ``points`` analysed by ``pool``'s workers; True once all are, False when
     ``cancelled`` stopped it."""
 
+    # Every call into the pool goes through ``pools``, which raises an interruption only where no lock
+    # of the pool is held (``replay.pools`` says why).
     def run_remote(task: RolloutTask) -> RolloutResult:
-        return pool.submit(run_task, task).result()
+        return pools.result(pools.submit(pool, run_task, task))
 
     def submit(work: _Work) -> list[Future[RolloutResult]]:
-        return [pool.submit(run_task, task) for task in work.tasks()]
+        return [pools.submit(pool, run_task, task) for task in work.tasks()]
 
     # Candidate choice needs its pre-ranking first, so decisions are prepared a few ahead while the
     # rollouts of earlier ones run; a race's next round goes out as soon as its last one is back.
@@ -394,13 +396,15 @@ def _analyse_pool(pool: Executor, engine: Any, log: GameLog, points: list[tuple[
             work = _Work(engine, point, legal, choose_candidates(engine, point, options, run_remote), options, bot)
             in_flight.append((work, submit(work)))
         waiting = [future for _, futures in in_flight for future in futures]
-        if waiting:
-            wait(waiting, return_when=FIRST_COMPLETED)
+        pools.wait_any(waiting)
         if cancelled is not None and cancelled():
             return False
         for slot, (work, futures) in enumerate(in_flight):
-            if futures and all(future.done() for future in futures):
-                work.take([future.result() for future in futures])
+            with exits.signals_deferred():
+                ready = bool(futures) and all(future.done() for future in futures)
+                results = [future.result() for future in futures] if ready else []
+            if ready:
+                work.take(results)
                 in_flight[slot] = (work, [] if work.done else submit(work))
         while in_flight and in_flight[0][0].done:
             yield in_flight.pop(0)[0].decision(log.players)

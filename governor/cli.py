@@ -81,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         word, code = exits.interruption(err)
         if argv is None:  # the process's own command: it is ending (a caller passing argv keeps its handlers)
             exits.ignore_further_signals()
+            exits.end_within(exits.EXIT_GRACE, code)
         print(f"{command}: {word}", file=sys.stderr)
         return code
 

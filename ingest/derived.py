@@ -25,6 +25,7 @@ from ingest.locate import locate
 from ingest.openings import fill_openings
 from ingest.ratings import GAMES_IN_ORDER, rate_file, ratings_stale, write_ratings
 from ingest.ratings import basis as ratings_basis
+from replay import pools
 
 #: Settings of the connection that reads the games to rate: ordering every stored game may take more
 #: memory than the importer may use, so DuckDB spills to a temporary folder past this.
@@ -77,7 +78,7 @@ def refresh_derived_apart(db: str | Path, step: Callable[[str], None] = refresh_
     out of memory) raises ``DatabaseError`` too: the ratings are then left for the next import."""
     try:
         with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
-            pool.submit(step, str(db)).result()
+            pools.result(pool.submit(step, str(db)))
     except BrokenProcessPool as err:
         raise DatabaseError(
             f"{db}: the step that rates the players ended before it finished ({err}); "

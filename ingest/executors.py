@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from replay import exits
+from replay import exits, pools
 
 #: How many times a cluster engine runs a task again when its worker dies.
 RETRIES = 3
@@ -83,9 +83,9 @@ def processes(shared: Any, workers: int, depth: int) -> Iterator[Run]:
             for item in items:
                 pending.append(started.apply_async(_call, (task, item)))
                 if len(pending) >= depth * workers:
-                    yield pending.popleft().get()
+                    yield pools.get(pending.popleft())
             while pending:
-                yield pending.popleft().get()
+                yield pools.get(pending.popleft())
 
         yield run
     finally:

@@ -10,6 +10,7 @@ largest is returned.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -207,6 +208,30 @@ def ignore_further_signals() -> None:
         # command caught it, and ``python -m governor.cli`` then ends by SIGINT (status -2) after saying
         # "interrupted"; the next such code that runs to its end clears that note.
         exec("None")
+
+
+#: How long an interrupted command's exit may take before it is cut short (``end_within``), in seconds.
+EXIT_GRACE = 15.0
+
+
+def end_within(seconds: float, status: int) -> None:
+    """An interrupted command has said so and is ending: should its exit still be going ``seconds``
+    from now, the process ends there with ``status``, its output flushed. Python's exit waits for every
+    thread a package left running (a process pool's own thread), and one stuck waiting for a lock
+    that will never be free kept the command alive forever after it had said "terminated". The timer
+    is a daemon thread: an exit that ends in time is not delayed."""
+
+    def cut_short() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        os._exit(status)
+
+    timer = threading.Timer(seconds, cut_short)
+    timer.daemon = True
+    timer.start()
 
 
 #: The signals that stop a command.

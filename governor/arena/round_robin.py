@@ -247,7 +247,7 @@ def play_games(config: ArenaConfig, games: int, workers: int,
                     pending.append(executor.submit(_play_chunk, submitted, min(stop, submitted + chunk)))
                 submitted += chunk
             try:
-                results = pending.popleft().result()
+                results = pools.result(pending.popleft())
             except BrokenProcessPool:
                 raise ArenaError("a worker process died (killed from outside?): the arena stopped, "
                                  "no log written") from None
