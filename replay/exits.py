@@ -211,7 +211,7 @@ def ignore_further_signals() -> None:
 
 
 #: How long an interrupted command's exit may take before it is cut short (``end_within``), in seconds.
-EXIT_GRACE = 15.0
+EXIT_GRACE = 5.0
 
 
 def end_within(seconds: float, status: int) -> None:
