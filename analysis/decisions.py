@@ -44,6 +44,11 @@ PRERANK_CAP = 48
 #: leaves once the rollouts have decided about it, up to ``rollouts`` each), ``fixed`` gives every
 #: candidate exactly ``rollouts`` (the analysis as it was before racing).
 SAMPLINGS = ("adaptive", "fixed")
+#: What the race is for (adaptive sampling): ``analysis`` judges the move played (a candidate stays
+#: only while it could make it a blunder), ``play`` chooses a move (the ``search`` agent: a candidate
+#: stays while it could be better than the prior bot's move, and the leader is played only when it
+#: beats it beyond chance; ``analysis.racing``).
+PURPOSES = ("analysis", "play")
 #: Adaptive sampling races every choice of a seat that has at most this many more than ``top`` and
 #: lists the ``top`` best: a pre-ranking of 4 rollouts a move left out the best of 7 or 8 moves now
 #: and then (a move the other seed's analysis found), and a race drops a poor move for a few rollouts.
@@ -57,7 +62,7 @@ class Options:
     None for all), the kind of bot that plays the rollouts (None: the one the game declares,
     ``replay.registry.rollout_bot``), how rollouts are spent (``SAMPLINGS``) and after how many moves
     past the candidate a rollout still in play is valued by the win-chance model (``cutoff``; None:
-    every rollout is played to the end; ``analysis.rollouts``)."""
+    every rollout is played to the end; ``analysis.rollouts``), and what the race is for (``PURPOSES``)."""
 
     rollouts: int = 100
     seed: int = 0
@@ -69,6 +74,7 @@ class Options:
     rollout_bot: str | None = None
     sampling: str = "adaptive"
     cutoff: int | None = None
+    purpose: str = "analysis"
 
     @property
     def adaptive(self) -> bool:
@@ -253,6 +259,8 @@ class _Work:
             self.entrants = sorted(set(self.groups))
             played = next(i for i, move in enumerate(self.candidates) if same_move(engine, move, point.played))
             self.race = Race(len(self.entrants), self.entrants.index(self.groups[played]), options.rollouts)
+            if options.purpose == "play":
+                self.race.futile = self.race.settle = 0.0
 
     def tasks(self) -> list[RolloutTask]:
         """The next round's rollout tasks."""
@@ -296,7 +304,10 @@ class _Work:
         played = next(c for c in made if c.played)
         running = [c for c in made if race.alive[entrant_of[id(c)]]]
         leader = min(running, key=_rank)
-        best = leader if significant(leader, played) else played
+        if self.options.purpose == "play":
+            best = leader if race.beats_played(entrant_of[id(leader)]) else played
+        else:
+            best = leader if significant(leader, played) else played
         sure = None if best is played else race.sure(entrant_of[id(best)])
         rest = sorted((c for c in made if c is not best), key=_rank)
         room = max(0, self.options.top - 1)

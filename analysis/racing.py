@@ -29,6 +29,13 @@ The differences are paired by rollout number (both candidates played in the same
 bot seeds). Their variance counts one extra observation of the largest variance a difference of two
 results in 0..1 can have (1), so that a handful of equal rollouts never looks like certainty.
 
+**A search's race** (``Race(..., futile=0.0, settle=0.0)``, the ``search`` agent choosing a move
+instead of judging one): a candidate leaves once it cannot be better than the move played (the
+prior bot's) at all, the race ends once the leader is settled better than it, and the leader is
+played only when it beats the move played (``Race.beats_played``). The analysis' thresholds above
+left only candidates that could be a blunder's worth better, so that a search could mend only the
+bot's blunders.
+
 Everything here is arithmetic on the rollouts' results: no engine, no randomness. The same results
 give the same race, whatever the order or the process in which the rollouts ran.
 """
@@ -128,6 +135,11 @@ class Race:
     candidates: int
     played: int
     cap: int
+    #: A candidate leaves once its difference to the move played cannot reach this (``BLUNDER`` in the
+    #: analysis; 0 in a search: it cannot be better at all).
+    futile: float = BLUNDER
+    #: The race ends once the leader's difference to the move played is settled above this.
+    settle: float = MISTAKE
     #: Per candidate, the result of each rollout it had, in rollout order (None: it did not end).
     results: list[list[float | None]] = field(default_factory=list)
     #: Per candidate, whether it is still in the race.
@@ -185,13 +197,24 @@ class Race:
         diff = paired(mine, played, min(len(mine), len(played)))
         return diff.mean - _bound(Z_SURE, diff) * diff.se >= BLUNDER
 
+    def beats_played(self, candidate: int) -> bool:
+        """Whether ``candidate`` is better than the move played beyond chance: the one-sided 99 % lower
+        bound (Student's t) of their mean paired difference is above 0 (a search plays it instead of
+        the prior bot's move). The move played never beats itself. Raises ``IndexError`` for a candidate
+        out of range."""
+        if candidate == self.played:
+            return False
+        mine, played = self.results[candidate], self.results[self.played]
+        diff = paired(mine, played, min(len(mine), len(played)))
+        return diff.pairs > 0 and diff.mean - _bound(Z_SURE, diff) * diff.se > 0
+
     def _decide(self) -> None:
         n, played = self.rollouts, self.played
         if n >= FUTILE_FROM:
             for i in range(self.candidates):
                 if self.alive[i] and i != played:
                     diff = paired(self.results[i], self.results[played], n)
-                    if diff.mean + _bound(Z_FUTILE, diff) * diff.se < BLUNDER:
+                    if diff.mean + _bound(Z_FUTILE, diff) * diff.se < self.futile:
                         self.alive[i] = False
         leader = self.leader()
         for i in range(self.candidates):
@@ -203,7 +226,7 @@ class Race:
             self.done = True
         elif leader != played and n >= SETTLE_FROM:
             loss = paired(self.results[leader], self.results[played], n)
-            self.done = loss.mean - _bound(Z_SETTLE, loss) * loss.se >= MISTAKE
+            self.done = loss.mean - _bound(Z_SETTLE, loss) * loss.se >= self.settle
 
 
 def _bound(z: float, diff: Paired) -> float:

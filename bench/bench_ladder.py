@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 from governor.arena.leaderboard import Leaderboard, wilson  # noqa: E402
 from governor.arena.play import GameRecord  # noqa: E402
 from governor.arena.round_robin import ArenaError, run_arena  # noqa: E402
-from play.agents import SEARCH_PRIOR, SEARCH_ROLLOUTS, search_rollout_bot  # noqa: E402
+from play.agents import SEARCH_PRIOR, SEARCH_ROLLOUTS, SEARCH_VERSION, search_rollout_bot  # noqa: E402
 from replay import exits  # noqa: E402
 from replay.errors import printable  # noqa: E402
 from replay.game import declarations  # noqa: E402
@@ -110,7 +110,7 @@ def ladder(only: Sequence[str] = ()) -> list[Arena]:
 
 def search_definition() -> dict[str, Any]:
     """What ``search`` is in this checkout: a results file continues only with the same."""
-    return {"prior": SEARCH_PRIOR, "rollouts": SEARCH_ROLLOUTS,
+    return {"version": SEARCH_VERSION, "prior": SEARCH_PRIOR, "rollouts": SEARCH_ROLLOUTS,
             "rollout_bots": {name: search_rollout_bot(name) for name in sorted(declarations())}}
 
 

@@ -219,10 +219,11 @@ class AnalysisSearchAgent(EngineAgent):
     decisions, the move of its ``prior`` bot taken as the move played. The analysis' candidates
     (every choice when they are few, else the prior's move, the rollout bot's and the best of a cheap
     pre-ranking: progressive widening by rollouts), raced in rounds of rollouts of the rollout bot
-    (``analysis.racing``: a candidate leaves once clearly below the leader, up to ``rollouts`` each)
-    in worlds where what the seat cannot see is dealt again; the prior's move is played unless the
-    leader is significantly better. Raises nothing of its own; ``analyse_state``'s errors propagate
-    (a bug)."""
+    (``analysis.racing``, a search's race: a candidate leaves once clearly below the leader or unable
+    to be better than the prior's move, up to ``rollouts`` each) in worlds where what the seat cannot
+    see is dealt again; the prior's move is played unless the leader beats it beyond chance (paired
+    rollouts, one-sided 99 %). Raises nothing of its own; ``analyse_state``'s errors propagate (a
+    bug)."""
 
     def __init__(self, game: str, rollouts: int | None = None, bot: str | None = None,
                  prior: str | None = None) -> None:
@@ -230,7 +231,7 @@ class AnalysisSearchAgent(EngineAgent):
         self.rollouts = SEARCH_ROLLOUTS if rollouts is None else rollouts
         self.bot = bot if bot is not None else search_rollout_bot(game)
         self.prior_kind = prior if prior is not None else SEARCH_PRIOR
-        self.version = composed_version(Agent.version, game, [self.prior_kind, self.bot])
+        self.version = composed_version(SEARCH_VERSION, game, [self.prior_kind, self.bot])
         self.name = "search"
         self.seed = 0
         self.decision = 0
@@ -252,7 +253,7 @@ class AnalysisSearchAgent(EngineAgent):
         if one_sensible_move(self.engine, state, legal):
             return move
         self.decision += 1
-        options = Options(rollouts=self.rollouts, seed=self.seed, rollout_bot=self.bot)
+        options = Options(rollouts=self.rollouts, seed=self.seed, rollout_bot=self.bot, purpose="play")
         names = [f"seat {i + 1}" for i in range(len(state.players))]
         return analyse_state(self.game, state, names, move, options, step=self.decision).best.move
 
@@ -262,6 +263,10 @@ class AnalysisSearchAgent(EngineAgent):
 #: ``SEARCH_BOTS`` for the game, else by the game's declared rollout bot (the analysis' default).
 SEARCH_PRIOR = "expert"
 SEARCH_ROLLOUTS = 100
+#: The ``search`` agent's own version: 2 since its race looks for a better move than the prior's, where
+#: version 1 raced as the analysis does (only a candidate that could be a blunder's worth better
+#: stayed, so that it mended only the prior's blunders).
+SEARCH_VERSION = "2"
 SEARCH_BOTS: dict[str, str] = {}
 
 
