@@ -24,8 +24,12 @@ would rank them::
     python bench/bench_ladder.py --table                     # the table so far, as markdown
     python bench/bench_ladder.py --docs docs/ladder.md       # write it between the file's markers
 
+A ``search`` changed since a results file was started (``play.agents.SEARCH_VERSION``, its prior, its
+rollouts or its rollout bots) leaves the other steps valid: ``--new-search`` keeps them and plays the
+search arenas again (the old ones are kept in the file's ``history``).
+
 Exit status: 0 done (or the table printed); 2 a results file that cannot be read or continued (another
-seed, another ``search``), a results path or docs file that cannot be written, an ``--only`` that
+seed, another ``search`` without ``--new-search``), a results path or docs file that cannot be written, an ``--only`` that
 names no arena; 130/143 interrupted (the batches finished so far are kept).
 """
 
@@ -119,10 +123,11 @@ def new_results(seed: int) -> dict[str, Any]:
             "sessions": [], "runs": {}}
 
 
-def load_results(path: Path, seed: int | None) -> dict[str, Any]:
+def load_results(path: Path, seed: int | None, new_search: bool = False) -> dict[str, Any]:
     """The results so far (a new, empty set when ``path`` does not exist). Raises ``LadderError``
     when the file cannot be read, is not a ladder's results, or was played with another seed or
-    another ``search`` than this checkout's (continuing would mix two ladders)."""
+    another ``search`` than this checkout's (continuing would mix two ladders), unless ``new_search``
+    (``adopt_search``)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -141,14 +146,30 @@ def load_results(path: Path, seed: int | None) -> dict[str, Any]:
         raise LadderError(f"{printable(str(path))}: played with --seed {results['seed']}, not {seed} "
                           "(give another --results to start a ladder of another seed)")
     if results.get("search") != search_definition():
-        raise LadderError(f"{printable(str(path))}: its search was {json.dumps(results.get('search'))}, this "
-                          f"checkout's is {json.dumps(search_definition())} (give another --results)")
+        if not new_search:
+            raise LadderError(f"{printable(str(path))}: its search was {json.dumps(results.get('search'))}, this "
+                              f"checkout's is {json.dumps(search_definition())} (give another --results, or "
+                              "--new-search to keep its arenas without search and play the search arenas again)")
+        adopt_search(results)
     for key, run in results["runs"].items():
         indices = [g["index"] for g in run.get("games", [])] + list(run.get("unfinished", []))
         if sorted(indices) != list(range(len(indices))):
             raise LadderError(f"{printable(str(path))}: the games of {printable(key)!r} are not 0 to "
                               f"{len(indices) - 1} (a damaged file: give another --results)")
     return results
+
+
+def adopt_search(results: dict[str, Any]) -> None:
+    """Continue ``results`` with this checkout's ``search``: the arenas without it (random, heuristic and
+    expert bots only) stay, as their games do not depend on it; the search arenas move to
+    ``history`` with the search they were played with, to be played again."""
+    moved = {key: run for key, run in results["runs"].items() if run.get("strong") == "search"}
+    results.setdefault("history", []).append({
+        "search": results.get("search"),
+        "until": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "runs": moved})
+    results["runs"] = {key: run for key, run in results["runs"].items() if key not in moved}
+    results["search"] = search_definition()
 
 
 def played(results: dict[str, Any], arena: Arena) -> int:
@@ -290,6 +311,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="only the arenas whose name contains one of these (e.g. '4p search')")
     parser.add_argument("--max-batches", type=exits.bounded_int("--max-batches", 1, 1_000_000), default=None,
                         help="stop after this many batches (rerun to continue)")
+    parser.add_argument("--new-search", action="store_true",
+                        help="continue a results file of another search: keep its arenas without search, "
+                             "move its search arenas to its history and play them again")
     parser.add_argument("--table", action="store_true", help="print the table of the results so far and stop")
     parser.add_argument("--docs", metavar="FILE", help="write the table between the file's ladder markers and stop")
     return parser.parse_args(argv)
@@ -312,7 +336,8 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.results)
     try:
         arenas = ladder(args.only)
-        results = load_results(path, None if args.table or args.docs else args.seed)
+        results = load_results(path, None if args.table or args.docs else args.seed,
+                               args.new_search and not (args.table or args.docs))
         if args.table or args.docs:
             text = table(results, args.games)
             if args.docs:

@@ -44,8 +44,9 @@ def test_search_is_the_documented_default(game: str) -> None:
 
 
 def test_search_plays_the_analysis_best_move_with_the_expert_move_as_played() -> None:
-    """At a decision, ``search`` plays exactly what ``analyse_state`` names best when the expert's
-    move is the move played, seeded by the agent's seed and its decision count."""
+    """At a decision, ``search`` plays exactly what ``analyse_state`` names best, racing to choose a
+    move (``purpose="play"``), when the expert's move is the move played, seeded by the agent's seed and
+    its decision count."""
     from analysis.decisions import Options, analyse_state
 
     game = "san_juan"
@@ -58,7 +59,8 @@ def test_search_plays_the_analysis_best_move_with_the_expert_move_as_played() ->
     move = agent.choose_working(engine.working(state))
     expert = engine.canonical_move(make_engine_bot(game, "expert", 11).choose_working(engine.working(state)))
     expected = analyse_state(game, state, ["seat 1", "seat 2"], expert,
-                             Options(rollouts=8, seed=11, rollout_bot=rollout_bot(game)), step=1).best.move
+                             Options(rollouts=8, seed=11, rollout_bot=rollout_bot(game), purpose="play"),
+                             step=1).best.move
     assert move == expected and agent.decision == 1
     again = AnalysisSearchAgent(game, rollouts=8)
     again.reset(11)
@@ -138,6 +140,38 @@ def test_the_bench_refuses_to_mix_two_ladders(tmp_path: Path, capsys: pytest.Cap
                                        "(give another --results to start one)\n")
     assert bench_ladder.main(["--results", str(results), "--only", "no such arena"]) == 2
     assert capsys.readouterr().err == "bench_ladder: --only 'no such arena': no arena of the ladder matches\n"
+
+
+def test_a_new_search_keeps_the_other_steps_and_plays_the_search_again(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A results file of another ``search`` is refused, naming both; with ``--new-search`` its arenas
+    without search stay as they were, its search arenas move to its history, and it goes on."""
+    results = tmp_path / "ladder.json"
+    assert bench_ladder.main(["--results", str(results), "--seed", "3", "--only", *CHEAP, "--games", "2"]) == 0
+    old = json.loads(results.read_text())
+    searched = {"game": "san_juan", "players": 4, "strong": "search", "weak": "expert", "games": [],
+                "unfinished": [], "batches": []}
+    old["runs"]["san_juan 4p search vs expert"] = searched
+    results.write_text(json.dumps(old))
+    before = results.read_bytes()
+    mine = {**bench_ladder.search_definition(), "version": "99"}
+    monkeypatch.setattr(bench_ladder, "search_definition", lambda: mine)
+    capsys.readouterr()
+    args = ["--results", str(results), "--only", *CHEAP, "--games", "4"]
+    assert bench_ladder.main(args) == 2
+    assert capsys.readouterr().err == (
+        f"bench_ladder: {results}: its search was {json.dumps(old['search'])}, this checkout's is "
+        f"{json.dumps(mine)} (give another --results, or --new-search to keep its arenas without search and "
+        "play the search arenas again)\n")
+    assert results.read_bytes() == before
+    assert bench_ladder.main([*args, "--new-search"]) == 0
+    done = json.loads(results.read_text())
+    assert done["search"] == mine and sorted(done["runs"]) == sorted(CHEAP)
+    assert [(h["search"], h["runs"]) for h in done["history"]] == [(old["search"], {"san_juan 4p search vs expert": searched})]
+    for key in CHEAP:
+        assert done["runs"][key]["games"][: len(old["runs"][key]["games"])] == old["runs"][key]["games"]
+        assert len(done["runs"][key]["games"]) == (4 if key == CHEAP[0] else 6)
 
 
 def test_the_table_shows_win_share_interval_par_time_and_ratings(tmp_path: Path,
