@@ -258,10 +258,12 @@ def summary(run: dict[str, Any]) -> dict[str, Any]:
 def table(results: dict[str, Any], games: int) -> str:
     """The ladder as a markdown table, in ladder order (the arenas not started yet included)."""
     titles = {name: game.title for name, game in declarations().items()}
-    lines = [f"Seed {results['seed']}; `search`: the {results['search']['prior']}'s move unless the analysis' race "
-             f"(at most {results['search']['rollouts']} rollouts a candidate; rollouts by "
-             + ", ".join(f"{titles.get(k, k)}'s {v} bot" for k, v in results["search"]["rollout_bots"].items())
-             + ") finds a significantly better one.",
+    search = results["search"]
+    version = f" (version {search['version']})" if "version" in search else ""
+    lines = [f"Seed {results['seed']}; `search`{version}: the {search['prior']}'s move unless the analysis' race "
+             f"(at most {search['rollouts']} rollouts a candidate; rollouts by "
+             + ", ".join(f"{titles.get(k, k)}'s {v} bot" for k, v in search["rollout_bots"].items())
+             + ") finds one that beats it beyond chance.",
              "",
              "| Game | Players | Step | Games | Win share [Wilson 95 %] | Par | Above par | ms / decision (stronger / weaker) "
              "| OpenSkill μ ± σ (stronger / weaker) |",
