@@ -27,9 +27,9 @@ def test_load_agent_errors(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("game", "versions"), [
     # San Juan's expert values its cards since version 2; the searches play with it, so they say so. The
-    # analysis' search is version 2 since its race looks for a better move than the prior's.
-    ("san_juan", {"random": "1", "heuristic": "1", "expert": "2", "search": "2+expert2", "search:20": "1+expert2"}),
-    ("puerto_rico", {"random": "1", "heuristic": "1", "expert": "1", "search": "2", "search:20": "1"}),
+    # analysis' search is version 3 since its race looks for a better move than the prior's.
+    ("san_juan", {"random": "1", "heuristic": "1", "expert": "2", "search": "3+expert2", "search:20": "1+expert2"}),
+    ("puerto_rico", {"random": "1", "heuristic": "1", "expert": "1", "search": "3", "search:20": "1"}),
 ])
 def test_an_agent_is_of_the_version_of_the_bots_it_plays_with(game: str, versions: dict[str, str]) -> None:
     assert {spec: load_agent(spec, game).version for spec in versions} == versions
