@@ -161,8 +161,10 @@ def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_dril
         wait_for_app(page)
         rollouts = page.get_by_role("spinbutton", name="Rollouts per move")
         rollouts.wait_for(timeout=30_000)
-        # At the Review: its heading is in view.
-        expect(page.locator("[data-testid='stHeadingWithActionElements']", has_text="Review").first).to_be_in_viewport()
+        # At the Review: its heading is in view (scrolled to once the page has drawn it: on a loaded machine,
+        # later than the default 5 s of waiting).
+        expect(page.locator("[data-testid='stHeadingWithActionElements']", has_text="Review").first).to_be_in_viewport(
+            timeout=30_000)
         rollouts.fill("2")
         page.keyboard.press("Enter")
         page.get_by_role("spinbutton", name="Moves compared per decision").fill("2")
