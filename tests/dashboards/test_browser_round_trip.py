@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from dashboards.screenshots import CHROMIUM, wait_for_app
+from tests.dashboards.pages import open_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -44,9 +45,7 @@ def back_to(page, path: str) -> None:
 def test_filters_survive_the_sidebar_back_and_a_reload(dash_site, dash_db: Path, sql) -> None:
     (name,) = sql(dash_db, "SELECT name FROM players GROUP BY name ORDER BY count(*) DESC, name LIMIT 1")[0]
     url, browser = dash_site
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
+    page, errors = open_page(browser, 1400, 1100)
 
     # Statistics: game, counts, minimum n and the tab, through another page and back.
     page.goto(f"{url}/statistics?counts=3,4&min_n=50&tab=VP%20curves")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dashboards.screenshots import CHROMIUM, wait_for_app
+from tests.dashboards.pages import open_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,9 +21,7 @@ ENDLESS = "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b
 
 def test_ctrl_enter_runs_and_cancel_stops_a_query(dash_site) -> None:
     url, browser = dash_site
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
+    page, errors = open_page(browser, 1400, 1000)
     page.goto(f"{url}/sql")
     wait_for_app(page)
 

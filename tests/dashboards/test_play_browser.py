@@ -70,6 +70,14 @@ class Player:
         if board:
             self.page.wait_for_selector(".gv-play[data-state]")
 
+    def start(self, url: str, query: str) -> str:
+        """Open the Play page at ``url`` set up by ``query``, press Start game; the new game's id (the
+        address names it)."""
+        self.open(f"{url}/play?{query}", board=False)
+        self.page.get_by_role("button", name="Start game").click()
+        self.page.wait_for_selector(".gv-play[data-state]")
+        return self.page.url.split("id=")[1]
+
     def attr(self, name: str) -> str:
         return str(self.page.locator(".gv-play").get_attribute(name))
 
@@ -125,10 +133,7 @@ def test_a_game_against_a_bot_is_played_resumed_stored_and_downloaded(chromium: 
     db = tmp_path / "games.duckdb"
     with dashboard(db) as (url, server):
         tab = Player(browser)
-        tab.open(f"{url}/play?game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester", board=False)
-        tab.page.get_by_role("button", name="Start game").click()
-        tab.page.wait_for_selector(".gv-play[data-state]")
-        game_id = tab.page.url.split("id=")[1]
+        game_id = tab.start(url, "game=san_juan&players=2&seat=1&bots=heuristic&seed=7&name=Tester")
         assert tab.page.url == f"{url}/play?id={game_id}"
         games = Store(play_folder(db))
         assert tab.settle() == "deciding"
@@ -298,10 +303,7 @@ def test_a_puerto_rico_game_is_played_to_its_end_and_no_hidden_information_reach
         tab = Player(chromium)
         # Seed 49: a short game (about 40 decisions of the player's) with several mayor phases, and
         # chips shipped by the bots before the end.
-        tab.open(f"{url}/play?game=puerto_rico&players=3&seat=1&bots=random&seed=49&name=Tester", board=False)
-        tab.page.get_by_role("button", name="Start game").click()
-        tab.page.wait_for_selector(".gv-play[data-state]")
-        game_id = tab.page.url.split("id=")[1]
+        game_id = tab.start(url, "game=puerto_rico&players=3&seat=1&bots=random&seed=49&name=Tester")
         games = Store(play_folder(db))
         mayors = decisions = 0
         while tab.settle() != "over":

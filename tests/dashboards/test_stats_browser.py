@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from dashboards.screenshots import CHROMIUM, wait_for_app
+from tests.dashboards.pages import open_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -19,9 +20,7 @@ pytestmark = [
 def test_statistics_and_games_filters_in_a_browser(dated_db: Path, served, chromium, sql) -> None:
     wins, n = sql(dated_db, "SELECT sum(won::INT), count(*) FROM players WHERE name = 'Diego'")[0]
     url, browser = served(dated_db), chromium
-    page = browser.new_page(viewport={"width": 1400, "height": 1200})
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
+    page, errors = open_page(browser, 1400, 1200)
     page.goto(f"{url}/statistics?counts=3,4")
     wait_for_app(page)
     body = page.inner_text("body")

@@ -1,0 +1,14 @@
+"""Opening a page of the dashboard in the tests' browser."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def open_page(browser: Any, width: int, height: int) -> tuple[Any, list[str]]:
+    """A new page of ``browser`` with a viewport of ``width`` x ``height``, and the list its script
+    errors are collected into (each test asserts it empty at its end)."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    return page, errors
