@@ -1,7 +1,7 @@
 """The Play page in headless Chromium: a game against the bots started from its address, played move by
 move with the legal-moves buttons (the bots' moves shown one by one, skipped), reloaded and resumed at
 the same position, resumed after the server was killed, taken back, refused when stale in a second
-tab, played to its end, stored in the database the dashboard serves (on the Games page at once) and
+tab, played on the server (as from another tab) and followed, played to its end, stored in the database the dashboard serves (on the Games page at once) and
 downloaded. Every websocket message the page receives is recorded (DevTools'
 ``Network.webSocketFrameReceived``): no card of the bot's hand that the player may not know reaches
 the browser."""
@@ -28,6 +28,7 @@ from play.store import Store, play_folder
 from replay.protocol import Viewer
 from replay.puerto_rico.view import chip_points
 from tests.dashboards.test_replay_secrets_browser import named
+from tests.play.driving import advance, rest_of, to_near_end
 
 pytestmark = [
     pytest.mark.browser,
@@ -187,6 +188,13 @@ def test_a_game_against_a_bot_is_played_resumed_stored_and_downloaded(chromium: 
         tab = Player(browser)
         tab.open(f"{url}/play?id={game_id}")
         assert tab.attr("data-version") == str(shown.version) and tab.attr("data-state") == "deciding"
+        # Most of the rest is played on the server (as from another tab), up to the last of the bots'
+        # moves that ask the player's part; the page, reloaded, follows and plays on from there.
+        rest = rest_of(games, shown, tmp_path / "scratch")
+        advance(games, shown, max(i for i, at in enumerate(rest) if at.asked is not None))
+        tab.page.reload()
+        wait_for_app(tab.page)
+        tab.page.wait_for_selector(".gv-play[data-state]")
         asked = 0
         while tab.settle() != "over":
             # A bot's move that asks the player's part says so, its mover named once.
@@ -295,8 +303,8 @@ def _assemble(tab: Player, move: Any, board: bool) -> None:
 
 def test_a_puerto_rico_game_is_played_to_its_end_and_no_hidden_information_reaches_the_browser(chromium: Any, tmp_path: Path) -> None:
     """Puerto Rico against two random bots: moves from the buttons, the mayor's colonists placed on the
-    board and confirmed once, a reload resumed at the same position, the game over, stored and
-    downloaded. No websocket message holds another seat's VP chips before the end (nor the points a
+    board and confirmed once, a reload resumed at the same position, most of the rest played on the
+    server and followed, the game over, stored and downloaded. No websocket message holds another seat's VP chips before the end (nor the points a
     shipment of theirs earned), nor the order of the face-down plantation stack."""
     db = tmp_path / "games.duckdb"
     with dashboard(db) as (url, _):
@@ -326,6 +334,13 @@ def test_a_puerto_rico_game_is_played_to_its_end_and_no_hidden_information_reach
                 # (The board's steps are the log's moves: a move the rules force is not one.)
                 assert tab.attr("data-version") == str(at.version)
                 assert tab.attr("data-step") == str(len(game_log(at).moves))
+                # The rest of the game but its last decisions is played on the server (as from another
+                # tab): the page, reloaded, sends the whole game so far, and plays it to its end.
+                assert mayors >= 2
+                to_near_end(games, at, 4, tmp_path / "scratch")
+                tab.page.reload()
+                wait_for_app(tab.page)
+                tab.page.wait_for_selector(".gv-play[data-state]")
         assert mayors >= 2 and decisions > 12
         tab.page.get_by_text("The game is stored in the database").wait_for(timeout=60_000)
         assert tab.page.locator(".gv-play .pl-status").inner_text().startswith("Game over")

@@ -1,5 +1,7 @@
 """Every game at every player count played to its end on the Play page (run headless, ``AppTest``):
-the page's own code moves the bots and makes the person's moves, as it does in a browser; only the
+the game is started on the page, played on the server (as from another tab) until a few of the
+person's decisions are left, and the page follows it there and plays it to its end. The page's own
+code moves the bots and makes the person's moves, as it does in a browser; only the
 board component is stood in for (``play_board``: it records what the page sends and answers, one
 move per run of the page, with a move it lists, as a click on a button does, or a move assembled part
 by part as the browser sends it). The finished game is stored in the database the dashboard serves
@@ -25,9 +27,23 @@ from play.store import Store, play_folder
 from replay.log_reader import read_records
 from replay.replayer import final_state
 from tests.dashboards.conftest import APP, alerts
+from tests.play.driving import to_near_end
 
 #: Runs of the page at most for one game (each makes one move of the person's; the bots' in between).
 MAX_RUNS = 400
+#: The person's decisions left to the page (the rest of the game is played on the server).
+LEFT = 6
+
+
+def heuristic_choice(session: Any) -> Any:
+    """The move the heuristic bot would make in the person's seat (a short game); the first choice
+    for the person's part of another seat's move."""
+    if session.asked is not None:
+        return session.choices()[0]
+    agent = built_in_agent("heuristic", session.setup.game)
+    assert agent is not None
+    agent.reset(0)
+    return agent.choose_working(session.engine.working(session.state))
 
 
 class Board:
@@ -89,6 +105,9 @@ def test_every_game_and_player_count_is_played_to_its_end_stored_and_downloadabl
     at.button(key="play_start").click().run()
     assert not at.exception, [e.value for e in at.exception]
     game_id = at.query_params["id"]
+    # Played on the server (another tab, as it were) until LEFT of the person's decisions are left.
+    near = to_near_end(board.games, board.games.load(game_id), LEFT, tmp_path / "scratch", heuristic_choice)
+    assert not near.over and near.version > 1
     for _ in range(MAX_RUNS):
         if board.sent[-1]["over"]:
             break
@@ -101,6 +120,8 @@ def test_every_game_and_player_count_is_played_to_its_end_stored_and_downloadabl
     session = Store(play_folder(db)).load(game_id)
     assert session.over and sent["version"] == session.version and len(sent["names"]) == players
     assert [p.seat for p in session.moves if not p.bot] and all(p.seat == 1 for p in session.moves if not p.bot)
+    # The page made the person's last moves itself.
+    assert len([p for p in session.moves if not p.bot]) >= len([p for p in near.moves if not p.bot]) + 2
     text = " ".join(h.value for h in at.html)
     assert "The game is stored in the database" in text
     # The log offered for download: a valid game, with the scores the page showed.

@@ -119,29 +119,15 @@ def test_a_game_just_played_is_reviewed_from_the_play_page_and_its_mistakes_dril
     from play.setup import Setup
     from play.store import Store, play_folder
     from tests.dashboards.test_play_browser import Player, dashboard
+    from tests.play.driving import to_near_end
 
     db = tmp_path / "games.duckdb"
     setup = Setup.from_query({"game": "san_juan", "players": "2", "seat": "1", "bots": "heuristic", "seed": "7",
                               "name": "Tester"})
 
-    def play(games: Store, decisions: int | None) -> Any:
-        """The game played (the player's first choice each time) for ``decisions`` of the player's,
-        or to its end. The bots' moves follow from the seed: the same game each time."""
-        session = games.start(setup)
-        made = 0
-        while not session.over and made != decisions:
-            if session.human_to_act:
-                session = games.act(session.id, session.choices()[0], session.version)
-                made += 1
-            else:
-                session = games.bot_step(session.id, session.version)
-        return session, made
-
     # Most of the game is played on the server; the page resumes it and the browser makes its last moves.
-    with Store(tmp_path / "scratch") as games:
-        _, whole = play(games, None)
     with Store(play_folder(db)) as games:
-        session, _ = play(games, whole - 3)
+        session = to_near_end(games, games.start(setup), 3, tmp_path / "scratch")
     # The module's browser, on a dashboard of the game's own database.
     browser = site[1]
     with dashboard(db) as (url, _):

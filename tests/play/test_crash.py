@@ -16,6 +16,7 @@ from play.session import Session, log_of
 from play.setup import Setup
 from play.store import Store
 from tests.hostile import ROOT
+from tests.play.driving import advance
 
 SETUP = {"game": "san_juan", "players": "2", "seat": "0", "bots": "heuristic", "seed": "11", "name": "Tester"}
 
@@ -59,14 +60,7 @@ def fixed() -> datetime:
 
 
 def finish(store: Store, session: Session) -> Session:
-    while not session.over:
-        if session.human_to_act:
-            session = store.act(session.id, session.choices()[0], session.version)
-        else:
-            stepped = store.bot_step(session.id, session.version)
-            assert stepped is not None
-            session = stepped
-    return session
+    return advance(store, session)[0]
 
 
 def uninterrupted(folder: Path) -> dict[str, object]:
