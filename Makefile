@@ -29,9 +29,12 @@ test:
 # the tests of reading files: their limits and strictness do not depend on the engines; nor the win
 # chance's, which reads the observations that tests/replay/test_encode_seats.py checks on both; nor
 # those of analysing a whole database or lake, stopped or not, which test the storing around the
-# analysis that the other tests of tests/analysis check on both).
+# analysis that the other tests of tests/analysis check on both; nor those of how the analysis races
+# its candidates and cuts its rollouts, which test its bookkeeping of rollouts on any workers, not
+# the engines that the rollouts run on).
 PURE_TESTS = tests/analysis --ignore=tests/analysis/winchance --ignore=tests/analysis/test_batch.py \
-	--ignore=tests/analysis/test_batch_lake.py --ignore=tests/analysis/test_batch_stop.py tests/governor/envs $(filter-out \
+	--ignore=tests/analysis/test_batch_lake.py --ignore=tests/analysis/test_batch_stop.py \
+	--ignore=tests/analysis/test_racing.py --ignore=tests/analysis/test_rollout_cutoff.py tests/governor/envs $(filter-out \
 	tests/replay/test_input_limits.py tests/replay/test_strict_input.py tests/replay/test_log_schema.py \
 	tests/replay/test_native.py, \
 	$(wildcard tests/replay/test_*.py)) tests/replay/san_juan tests/replay/puerto_rico

@@ -1,4 +1,4 @@
-"""Load: the dashboard's own queries keep answering while an 800-game import, committed in 20 batches,
+"""Load: the dashboard's own queries keep answering while a 400-game import, committed in 20 batches,
 runs into the same database, and the import stores every game exactly once. (The speed of a
 10,000-game import is the benchmarks' business: bench/bench_import_large.py.)"""
 
@@ -19,9 +19,9 @@ from replay.logfile import write_games
 from replay.simulate import simulate_many
 
 ROOT = Path(__file__).resolve().parents[2]
-GAMES = 800
+GAMES = 400
 #: Games per committed batch of the import: many commits while the queries run.
-BATCH = 40
+BATCH = 20
 
 
 def _simulate(args: tuple[int, int, Path]) -> int:
@@ -50,7 +50,7 @@ def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_dashboard_queries_answer_during_an_800_game_import(many_games: Path, tmp_path: Path,
+def test_dashboard_queries_answer_during_a_400_game_import(many_games: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from dashboards import data, stats_queries
     from ingest.importer import import_paths
