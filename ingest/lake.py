@@ -128,18 +128,22 @@ class Lake(LakeFiles):
     def refuse_foreign(self) -> bool:
         """Whether the lake exists (its mark checked); raises ``LakeError`` for a folder that holds
         other things than a lake, before anything is written in it."""
-        info = self.fs.get_file_info(self.path(LAKE_MARK))
-        if info.type == pafs.FileType.File:
-            self._mark()
-            return True
+        others = []
         top = self.fs.get_file_info(self.base)
         if top.type == pafs.FileType.Directory:
             # What another importer making this lake at the same moment may have written already.
             own = {LOCK, MANIFESTS}
             others = [i for i in self.fs.get_file_info(pafs.FileSelector(self.base))
                       if i.base_name not in own and not i.base_name.startswith(LAKE_MARK + ".tmp-")]
-            if others:
-                raise LakeError(f"{self.root}: the folder is not empty and is not a Governor lake")
+        # The mark is looked for after the folder is listed: an importer making this lake meanwhile
+        # writes the mark before anything else (``create``), so a listing that shows its files is
+        # followed by its mark found.
+        info = self.fs.get_file_info(self.path(LAKE_MARK))
+        if info.type == pafs.FileType.File:
+            self._mark()
+            return True
+        if others:
+            raise LakeError(f"{self.root}: the folder is not empty and is not a Governor lake")
         return False
 
     def check(self) -> None:

@@ -136,6 +136,42 @@ def test_importers_at_once_take_turns(logs: Path, tmp_path: Path, clean: dict[st
     assert contents(lake) == clean
 
 
+def test_a_lake_made_by_another_importer_while_it_is_looked_at_is_a_lake(tmp_path: Path) -> None:
+    """The moment of the race above, made to happen: another importer makes the lake (its mark, then
+    its tables) right after this one found no mark. The folder is taken for the lake it now is, not
+    refused as another's folder."""
+    root = tmp_path / "lake"
+    other = Lake(str(root))
+    lake = Lake(str(root))
+    real = lake.fs
+    mark = lake.path(LAKE_MARK)
+
+    class Meanwhile:
+        """The file system, on which the other importer makes the lake as soon as the mark was missed."""
+
+        def __init__(self) -> None:
+            self.missed = False
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def get_file_info(self, what: Any) -> Any:
+            info = real.get_file_info(what)
+            if what == mark and not self.missed and info.type.name == "NotFound":
+                self.missed = True
+                other.create()
+                (root / "games").mkdir()
+                (root / "games" / "part-0.parquet").write_bytes(b"a batch")
+            return info
+
+    meanwhile = Meanwhile()
+    lake.fs = meanwhile  # type: ignore[assignment]
+    lake.create()
+    assert meanwhile.missed
+    assert sorted(p.name for p in root.iterdir()) == [LAKE_MARK, MANIFESTS, "games"]
+    assert json.loads((root / LAKE_MARK).read_text())["format"] >= 1
+
+
 def test_a_second_importer_waits_and_says_who_holds_the_lake(logs: Path, tmp_path: Path) -> None:
     lake = Lake(str(tmp_path / "lake"))
     with writing(lake):
