@@ -969,7 +969,34 @@ function heldGame(s, sig) {
   return null;
 }
 
+// A link to a part of this page (``replay?...#review``): Streamlit scrolls to the heading once, when
+// it appears, but the board, its panels and the charts above it may grow after that and push it out of
+// view (on a slow machine, seconds later). Until the person scrolls, types, clicks or touches (or for a
+// minute), the heading is brought back into view whenever the page's content changes size.
+function followAnchor() {
+  const id = decodeURIComponent(window.location.hash.slice(1));
+  if (!id || window.gvFollowedAnchor === window.location.href) { return; }
+  window.gvFollowedAnchor = window.location.href;
+  const content = document.querySelector("[data-testid='stMainBlockContainer']") || document.body;
+  const events = ["wheel", "keydown", "mousedown", "touchstart"];
+  let timer = 0;
+  const place = () => {
+    const heading = document.getElementById(id);
+    if (heading) { heading.scrollIntoView({ block: "start" }); }
+  };
+  const sizes = new ResizeObserver(place);
+  const stop = () => {
+    sizes.disconnect();
+    clearTimeout(timer);
+    events.forEach((name) => window.removeEventListener(name, stop, true));
+  };
+  events.forEach((name) => window.addEventListener(name, stop, true));
+  timer = setTimeout(stop, 60000);
+  sizes.observe(content);
+}
+
 export default function (component) {
+  followAnchor();
   const { parentElement } = component;
   let data = component.data;
   let s = parentElement.__governorReplay;

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from dashboards.screenshots import CHROMIUM, running_dashboard, wait_for_app
 
@@ -267,7 +268,8 @@ def test_try_a_move_here_branches_the_what_if_panel_at_the_step_shown(site, game
     game = games["san_juan"]
     page = open_replay(site, f"game={game['id']}&step=10")
     field = page.get_by_role("spinbutton", name="Try another move at the position after move")
-    assert field.input_value() == "10"
+    # (The panels under the board come in a later run than the board: the field may be drawn after it.)
+    expect(field).to_have_value("10", timeout=15_000)
     page.locator(".title").click()
     for _ in range(5):
         page.keyboard.press("ArrowRight")
@@ -383,4 +385,33 @@ def test_names_on_the_board_are_isolated_from_the_text_around_them(site, games) 
     assert page.locator(".score td.who bdi").all_inner_texts() == game["names"]
     assert page.locator(".chartbox .legend bdi").count() == len(game["names"])
     assert page.locator(".title").inner_text().count("\u2068") == len(game["names"])
+    page.close()
+
+
+#: Something above the Review grows (as the board's panels and charts do, seconds later on a slow
+#: machine), the page seen from its top.
+GROW_ABOVE = """() => {
+    for (const el of [document.scrollingElement, ...document.querySelectorAll("[data-testid='stMain'], section")]) {
+        if (el) { el.scrollTop = 0; }
+    }
+    const d = document.createElement('div'); d.style.height = '2000px';
+    document.querySelector("[data-testid='stMainBlockContainer']").prepend(d);
+}"""
+
+
+def test_a_link_to_the_review_keeps_it_in_view_until_the_page_is_used(site, games) -> None:
+    """``replay?...#review`` (the Play page's link after a game) shows the Review and brings it back
+    into view whenever what lies above it changes size; once the person scrolls, the page stays where
+    they put it."""
+    page = open_replay(site, f"game={games['san_juan']['id']}#review", height=600)
+    heading = page.locator("#review")
+    expect(heading).to_be_in_viewport(timeout=30_000)
+    page.evaluate(GROW_ABOVE)
+    expect(heading).to_be_in_viewport(timeout=5_000)
+    page.mouse.move(700, 300)
+    page.mouse.wheel(0, -100)
+    page.evaluate(GROW_ABOVE)
+    page.wait_for_timeout(500)
+    expect(heading).not_to_be_in_viewport()
+    assert page.errors == []
     page.close()
