@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,11 +31,29 @@ def _counts(target: Path | bytes) -> tuple[int, ...]:
                      for t in ("games", "moves", "san_juan_player_states", "openings", "player_rating_history"))
 
 
+@pytest.fixture(scope="module")
+def clean_counts(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bool], tuple[int, ...]]:
+    """``clean_counts(lake)``: the row counts of one clean import of the samples into a database or a
+    lake, made once per module."""
+    found: dict[bool, tuple[int, ...]] = {}
+
+    def counts(lake: bool) -> tuple[int, ...]:
+        if lake not in found:
+            clean = tmp_path_factory.mktemp("clean") / ("lake" if lake else "clean.duckdb")
+            made = _governor("import", str(ROOT / "sample_logs"), "--lake" if lake else "--db", str(clean),
+                             "--workers", "2")
+            assert made.returncode == 0, made.stderr.decode()
+            found[lake] = _counts(clean)
+        return found[lake]
+
+    return counts
+
+
 @pytest.mark.parametrize(("signum", "word", "status"), [(signal.SIGINT, "interrupted", 130),
                                                         (signal.SIGTERM, "terminated", 143)])
 @pytest.mark.parametrize("lake", [False, True], ids=["duckdb", "lake"])
 def test_a_signal_stops_the_import_with_one_line(signum: int, word: str, status: int, lake: bool,
-                                                 tmp_path: Path) -> None:
+                                                 tmp_path: Path, clean_counts: Callable[[bool], tuple[int, ...]]) -> None:
     target = tmp_path / ("lake" if lake else "g.duckdb")
     option = "--lake" if lake else "--db"
     args = [sys.executable, "-m", "governor.cli", "import", str(ROOT / "sample_logs"), option, str(target),
@@ -49,9 +68,7 @@ def test_a_signal_stops_the_import_with_one_line(signum: int, word: str, status:
     assert (run.returncode, err.decode(), out) == (status, f"governor import: {word}\n", b""), err.decode()
     again = _governor("import", str(ROOT / "sample_logs"), option, str(target), "--workers", "2")
     assert again.returncode == 0, again.stderr.decode()
-    clean = tmp_path / ("clean_lake" if lake else "clean.duckdb")
-    assert _governor("import", str(ROOT / "sample_logs"), option, str(clean), "--workers", "2").returncode == 0
-    assert _counts(target) == _counts(clean)
+    assert _counts(target) == clean_counts(lake)
 
 
 def test_a_folder_named_with_any_bytes_holds_a_database_and_a_lake(tmp_path: Path,
