@@ -47,6 +47,8 @@ def test_files_are_sent_listed_and_imported(chromium: Any, dash_db: Path, tmp_pa
             page.on("pageerror", lambda err, errors=errors: errors.append(str(err)))
             page.goto(f"{url}/import")
             wait_for_app(page)
+            # The upload box is a component, drawn once its script has run (later, on a busy machine).
+            page.locator(".gvu .browse").wait_for(timeout=30_000)
             box = page.evaluate(BOX)
             assert 0 <= box["drop"][0] and box["drop"][1] <= box["width"], (width, box)
             assert box["drop"][0] <= box["browse"][0] and box["browse"][1] <= box["drop"][1], (width, box)
