@@ -21,21 +21,25 @@ def first_choice(session: Session) -> Any:
     return session.choices()[0]
 
 
-def advance(games: Store, session: Session, decisions: int | None = None,
-            choose: Chooser = first_choice) -> tuple[Session, list[Session]]:
+def advance(games: Store | Callable[[], Store], session: Session, decisions: int | None = None,
+            choose: Chooser = first_choice, limit: int = 3000) -> tuple[Session, list[Session]]:
     """``session`` played on for ``decisions`` more of the person's moves (``choose`` picks each), or
     to the end of the game, the bots moving in between; the session it came to, and the session at
-    each of the person's decisions it made, before the move."""
+    each of the person's decisions it made, before the move. ``games`` may be a function giving a new
+    store for each move (a page reloaded, a server restarted). Fails after ``limit`` moves."""
+    fresh = games if callable(games) else (lambda: games)
     asked: list[Session] = []
-    while not session.over and len(asked) != decisions:
+    for _ in range(limit):
+        if session.over or len(asked) == decisions:
+            return session, asked
         if session.human_to_act:
             asked.append(session)
-            session = games.act(session.id, choose(session), session.version)
+            session = fresh().act(session.id, choose(session), session.version)
         else:
-            stepped = games.bot_step(session.id, session.version)
+            stepped = fresh().bot_step(session.id, session.version)
             assert stepped is not None, "a bot is to move but made no move"
             session = stepped
-    return session, asked
+    raise AssertionError(f"the game did not end within {limit} moves")
 
 
 def rest_of(games: Store, session: Session, scratch: Path, choose: Chooser = first_choice) -> list[Session]:

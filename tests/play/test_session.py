@@ -31,6 +31,7 @@ from play.store import Store, play_folder
 from replay.errors import IllegalMoveError
 from replay.logfile import parse_game
 from replay.replayer import final_state
+from tests.play.driving import advance
 
 AGENTS = Path(__file__).resolve().parents[1] / "governor" / "arena" / "agents_for_tests.py"
 NOON = datetime(2026, 1, 2, 12, 0, 0, tzinfo=UTC)
@@ -56,17 +57,7 @@ def play_out(store: Store | Callable[[], Store], session: Session, pick: Callabl
              limit: int = 3000) -> Session:
     """Play to the end: the person's moves from ``pick``, the bots' one by one. ``store`` may be a
     function giving a new store for each call (a page reloaded, a server restarted)."""
-    fresh = store if callable(store) else (lambda: store)
-    for _ in range(limit):
-        if session.over:
-            return session
-        if session.human_to_act:
-            session = fresh().act(session.id, pick(session), session.version)
-        else:
-            stepped = fresh().bot_step(session.id, session.version)
-            assert stepped is not None
-            session = stepped
-    raise AssertionError("the game did not end")
+    return advance(store, session, choose=pick, limit=limit)[0]
 
 
 def journal(store: Store, session: Session) -> Path:
