@@ -146,6 +146,8 @@ def test_hostile_names_are_plain_text_on_every_page(chromium: Any, hostile: dict
                 assert LONG in titles(page), where
             if where == "compare":
                 # The VP chart's legend (Plotly's own markup) shows the names as typed.
+                # Plotly draws after the page's script has run: wait for its legend.
+                page.locator(".legendtext").first.wait_for(timeout=30_000)
                 legend = page.locator(".legendtext").all_text_contents()
                 legend = [t.replace("\u2068", "").replace("\u2069", "") for t in legend]
                 assert "A: **x**" in legend and any(t.startswith("A: <b>bold</b><script>") for t in legend), legend

@@ -10,6 +10,8 @@ import pytest
 from dashboards import delivery
 from dashboards.screenshots import CHROMIUM, wait_for_app
 
+from .pages import branch_field
+
 
 def test_without_a_server_nothing_waits() -> None:
     """A script run with no browser behind it (a headless test, a plain import) is not held."""
@@ -22,8 +24,21 @@ def test_the_headless_page_shows_the_panels_in_its_first_run(open_page, dash_db:
     game_id = sql(dash_db, "SELECT game_id FROM games ORDER BY game_id LIMIT 1")[0][0]
     at = open_page(dash_db, "views/replay.py", game=game_id, step=3)
     assert [h.value for h in at.subheader] == ["Review", "What if?", "Winning chances"]
-    assert at.number_input(key="whatif_branch").value == 3
+    assert branch_field(at).value == 3
 
+
+
+FIELD_VALUES = """
+window.fieldValues = [];
+const label = 'Try another move at the position after move';
+const note = () => {
+  const field = document.querySelector(`input[aria-label="${label}"]`);
+  if (field && field.value !== window.fieldValues[window.fieldValues.length - 1]) window.fieldValues.push(field.value);
+};
+new MutationObserver(note).observe(document, {subtree: true, childList: true, attributes: true});
+const poll = () => { note(); requestAnimationFrame(poll); };
+requestAnimationFrame(poll);
+"""
 
 
 @pytest.mark.browser
@@ -34,6 +49,9 @@ def test_a_new_tab_gets_the_board_then_the_panels(dash_site, dash_db: Path, sql)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
+    # Every value the What-if field shows, from the moment it is put in the page: a field drawn with
+    # its minimum and then set would show "0" first.
+    page.add_init_script(FIELD_VALUES)
     page.goto(f"{url}/replay?game={game_id}&step=6")
     # The board, drawn at the step asked, told the server so (the panels were held for it)...
     page.wait_for_selector(".gv-root[data-step='6'][data-panels='asked']", timeout=30_000)
@@ -41,6 +59,7 @@ def test_a_new_tab_gets_the_board_then_the_panels(dash_site, dash_db: Path, sql)
     page.get_by_role("heading", name="Winning chances").wait_for(timeout=30_000)
     wait_for_app(page)
     assert page.get_by_role("spinbutton", name="Try another move at the position after move").input_value() == "6"
+    assert page.evaluate("window.fieldValues") == ["6"]
     assert page.get_by_role("heading", name="What if?").count() == 1
     # Stepping afterwards is the browser's alone: no rerun holds anything back.
     page.locator(".title").click()
