@@ -229,13 +229,30 @@ def save(path: Path, results: dict[str, Any]) -> None:
     write_bytes(path, (json.dumps(results, indent=1) + "\n").encode("utf-8"))
 
 
+def cpu_share(run: dict[str, Any], index: int) -> float:
+    """The batch holding game ``index``: its CPU time over the wall-clock time its agents took to
+    decide, at most 1. The arena plays on one worker, one thread: the rest is time spent waiting for a
+    core that another program held, which is not the agents' doing. (The CPU time also counts the
+    arena's own work between the decisions, so the share is if anything too high, never too low.)"""
+    for batch in run["batches"]:
+        if batch["first"] <= index < batch["first"] + batch["games"]:
+            games = [g for g in run["games"] if batch["first"] <= g["index"] < batch["first"] + batch["games"]]
+            deciding = sum(sum(g["seconds"]) for g in games)
+            return min(1.0, batch["cpu_seconds"] / deciding) if deciding > 0 else 1.0
+    return 1.0
+
+
 def board_of(run: dict[str, Any]) -> Leaderboard:
-    """The leaderboard of a run's games, rebuilt in game order (the ratings depend on the order)."""
+    """The leaderboard of a run's games, rebuilt in game order (the ratings depend on the order). Each
+    game's times are its agents' CPU time: the wall-clock time the arena measures, times its batch's
+    ``cpu_share``."""
     board = Leaderboard([tuple(e) for e in run["entries"]], run["players"])  # type: ignore[misc]
     # A game that did not end is neither scored nor rated: only the finished ones, in game order.
     for game in sorted(run["games"], key=lambda g: g["index"]):
+        share = cpu_share(run, game["index"])
         board.add(game["seated"], game["scores"], game["ranks"], game["shares"],
-                  [tuple(f) for f in game["faults"]], game["seconds"], game["decisions"])  # type: ignore[misc]
+                  [tuple(f) for f in game["faults"]], [s * share for s in game["seconds"]],  # type: ignore[misc]
+                  game["decisions"])
     board.unfinished_total = len(run["unfinished"])
     return board
 
@@ -265,7 +282,7 @@ def table(results: dict[str, Any], games: int) -> str:
              + ", ".join(f"{titles.get(k, k)}'s {v} bot" for k, v in search["rollout_bots"].items())
              + ") finds one that beats it beyond chance.",
              "",
-             "| Game | Players | Step | Games | Win share [Wilson 95 %] | Par | Above par | ms / decision (stronger / weaker) "
+             "| Game | Players | Step | Games | Win share [Wilson 95 %] | Par | Above par | CPU ms / decision (stronger / weaker) "
              "| OpenSkill μ ± σ (stronger / weaker) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for arena in ladder():

@@ -193,6 +193,23 @@ def test_the_table_shows_win_share_interval_par_time_and_ratings(tmp_path: Path,
     assert doc.read_text() == f"before\n{bench_ladder.BEGIN}\n{text}{bench_ladder.END}\nafter\n"
 
 
+def test_times_per_decision_are_cpu_time_whatever_else_ran_beside_the_bench() -> None:
+    """A batch that waited for a core (its CPU time half its agents' wall-clock time) counts its
+    games at half their time; a batch that had the core to itself counts them as measured (the
+    arena's own work between decisions never raises a time above the wall clock's)."""
+    def game(index: int) -> dict[str, Any]:
+        return {"index": index, "seated": ["search", "expert"], "scores": [10, 5], "ranks": [1, 2],
+                "shares": [1.0, 0.0], "seconds": [2.0, 0.02], "decisions": [10, 10], "faults": []}
+
+    run = {"players": 2, "entries": [["search", "search", "3"], ["expert", "expert", "2"]], "unfinished": [],
+           "games": [game(k) for k in range(4)],
+           "batches": [{"first": 0, "games": 2, "seconds": 5.0, "cpu_seconds": 2.02},
+                       {"first": 2, "games": 2, "seconds": 4.1, "cpu_seconds": 4.1}]}
+    assert [bench_ladder.cpu_share(run, k) for k in range(4)] == [0.5, 0.5, 1.0, 1.0]
+    summary = bench_ladder.summary(run)
+    assert summary["ms_strong"] == pytest.approx(150.0) and summary["ms_weak"] == pytest.approx(1.5)
+
+
 @pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
 def test_a_signal_stops_the_bench_keeping_the_batches_done(tmp_path: Path, sig: int, status: int, word: str) -> None:
     """SIGTERM or Ctrl-C between or inside batches: one line, exit status 143 or 130, and the results
