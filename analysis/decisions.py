@@ -76,6 +76,14 @@ class Options:
     cutoff: int | None = None
     purpose: str = "analysis"
 
+    def __post_init__(self) -> None:
+        """Raises ``ValueError`` naming the known values for a ``sampling`` or ``purpose`` it does not
+        know (a misspelt one would otherwise be taken for another)."""
+        if self.sampling not in SAMPLINGS:
+            raise ValueError(f"unknown sampling {self.sampling!r} (known: {', '.join(SAMPLINGS)})")
+        if self.purpose not in PURPOSES:
+            raise ValueError(f"unknown purpose {self.purpose!r} (known: {', '.join(PURPOSES)})")
+
     @property
     def adaptive(self) -> bool:
         return self.sampling != "fixed"

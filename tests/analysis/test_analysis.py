@@ -213,3 +213,13 @@ def test_puerto_rico_game_analyses(path: Path) -> None:
     decisions = list(analyse(log, Options(rollouts=2, seed=1, top=2, steps=(1, 3))))
     assert [d.step for d in decisions] == [1, 2, 3]
     assert all(1 <= len(d.candidates) <= 3 and d.played in d.candidates for d in decisions)
+
+
+def test_options_refuse_a_sampling_or_purpose_they_do_not_know() -> None:
+    """A misspelt sampling or purpose is refused at once, naming the known ones (it used to be taken
+    for adaptive sampling and for the analysis' race)."""
+    with pytest.raises(ValueError, match=r"^unknown sampling 'Fixed' \(known: adaptive, fixed\)$"):
+        Options(sampling="Fixed")
+    with pytest.raises(ValueError, match=r"^unknown purpose 'Play' \(known: analysis, play\)$"):
+        Options(purpose="Play")
+    assert Options(sampling="fixed", purpose="play").adaptive is False
