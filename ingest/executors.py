@@ -106,7 +106,10 @@ def dask(shared: Any, address: str | None, workers: int, depth: int) -> Iterator
         raise ExecutorError("--cluster dask needs the cluster extra: pip install 'governor[cluster]'") from None
     cluster = None
     if address is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        # No dashboard; the scheduler's own HTTP server (health, metrics) on a free local port, not on
+        # 8787, which another local cluster (another command) may hold.
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         client = Client(cluster)
     else:
         client = Client(address if "://" in address else f"tcp://{address}")
