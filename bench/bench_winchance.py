@@ -12,7 +12,10 @@ the win: ``-sum y log p``) and the Brier score (``sum (p - y)^2`` over the seats
 - the model's whole view (every card) and its seat view (what the seat to act may see),
 - the baseline a statistician fits first: a logistic regression of "this seat wins" on its score lead
   (its score less the best other's) and the game's progress (and their product), fitted on as many
-  other games, normalised over the seats as the model is;
+  other games, normalised over the seats as the model is; once on the scores themselves (the whole
+  view's knowledge) and once on the scores as the seat to act sees them (the seat view's: Puerto
+  Rico's face-down VP chips of the others left out), each view measured against the baseline that
+  knows what it knows;
 
 the expected calibration error of each view (10 equal bins of the chances of every seat); a
 reliability table (and plot, ``docs/winchance_reliability.svg``); and, at ``--rollout-positions``
@@ -45,6 +48,8 @@ from analysis.winchance.predict import result_shares  # noqa: E402
 from analysis.winchance.train import self_play, strongest_bot  # noqa: E402
 from bench.common import machine  # noqa: E402
 from replay.logfile import dumps_game  # noqa: E402
+from replay.outputs import write_bytes  # noqa: E402
+from replay.protocol import Viewer  # noqa: E402
 from replay.registry import engine_for, game_names, view_for  # noqa: E402
 from replay.replayer import iter_replay  # noqa: E402
 from replay.simulate import simulate_game  # noqa: E402
@@ -69,8 +74,13 @@ def _positions(game: str, players: int, games: int, seed: int) -> list[dict[str,
     return found
 
 
-def _baseline_x(engine: Any, position: dict[str, Any], players: int) -> np.ndarray:
-    scores = [score.total for score in engine.scores(position["state"])]
+def _baseline_x(engine: Any, position: dict[str, Any], players: int, seen: bool = False) -> np.ndarray:
+    """The baseline's inputs for each seat of a position: its score lead, the progress, their product.
+    With ``seen``, the scores as the seat to act sees them (its view's ``scores``), else the scores."""
+    if seen:
+        scores = view_for(engine.game).view_state(position["state"], Viewer.of_seat(position["acting"]))["scores"]
+    else:
+        scores = [score.total for score in engine.scores(position["state"])]
     rows = []
     for seat in range(players):
         lead = scores[seat] - max(s for k, s in enumerate(scores) if k != seat)
@@ -204,12 +214,12 @@ def measure(game: str, players: int, args: argparse.Namespace) -> dict[str, Any]
     fit = _positions(game, players, args.games, args.seed + 1)
     y = np.asarray([p["shares"] for p in held])
     quarters = np.minimum((np.asarray([p["progress"] for p in held]) * 4).astype(int), 3)
-    x_fit = np.concatenate([_baseline_x(engine, p, players) for p in fit])
     y_fit = np.asarray([p["shares"] for p in fit]).ravel()
-    w = _logistic(x_fit, y_fit)
-    x_held = np.stack([_baseline_x(engine, p, players) for p in held])
-    baseline = normalised(1 / (1 + np.exp(-(x_held @ w))))
-    found: dict[str, np.ndarray] = {"baseline": baseline}
+    found: dict[str, np.ndarray] = {}
+    for key, seen in (("baseline", False), ("baseline_seat", True)):
+        w = _logistic(np.concatenate([_baseline_x(engine, p, players, seen) for p in fit]), y_fit)
+        x_held = np.stack([_baseline_x(engine, p, players, seen) for p in held])
+        found[key] = normalised(1 / (1 + np.exp(-(x_held @ w))))
     for view in ("everything", "seat"):
         parts = []
         # In chunks: the whole view of every position of 200 five-seat games would be gigabytes.
@@ -266,30 +276,36 @@ def main() -> int:
                 checks = _rollouts(game, players, held, args.rollout_positions, args.rollouts, args.seed)
                 results["models"].setdefault(name, {})["rollouts"] = _check_summary(checks, args.rollouts,
                                                                                   time.time() - start)
-                out.write_text(json.dumps(results, indent=1) + "\n")
+                write_bytes(out, (json.dumps(results, indent=1) + "\n").encode("utf-8"))
                 print(f"{name}: rollout check done in {round(time.time() - start)} s", file=sys.stderr)
                 continue
+            before = results["models"].get(name, {}).get("rollouts")
             results["models"][name] = measure(game, players, args)
+            if "rollouts" not in results["models"][name] and before:  # --rollout-positions 0 keeps the last check
+                results["models"][name]["rollouts"] = before
             results["models"][name]["seconds"] = round(time.time() - start)
-            out.write_text(json.dumps(results, indent=1) + "\n")
+            write_bytes(out, (json.dumps(results, indent=1) + "\n").encode("utf-8"))
             print(f"{name}: done in {results['models'][name]['seconds']} s", file=sys.stderr)
     if args.checks_only:
         return 0
-    Path(args.plot).write_text(_svg({name: r["calibration"]["everything"]["table"]
-                                     for name, r in sorted(results["models"].items())}))
+    write_bytes(Path(args.plot), _svg({name: r["calibration"]["everything"]["table"]
+                                       for name, r in sorted(results["models"].items())}).encode("utf-8"))
     print(tables(results))
     return 0
 
 
 def tables(results: dict[str, Any]) -> str:
     """The results as markdown tables."""
-    lines = ["| model | quarter | log loss: whole / seat / baseline | Brier: whole / seat / baseline |",
+    lines = ["| model | quarter | log loss: whole / seat / baseline / baseline on the seat's scores | "
+             "Brier: whole / seat / baseline / baseline on the seat's scores |",
              "| --- | --- | --- | --- |"]
     for name, r in sorted(results["models"].items()):
         for quarter, m in [*r["quarters"].items(), ("all", r["all"])]:
-            lines.append(f"| {name} | {quarter} | {m['everything']['log_loss']} / {m['seat']['log_loss']} / "
-                         f"{m['baseline']['log_loss']} | {m['everything']['brier']} / {m['seat']['brier']} / "
-                         f"{m['baseline']['brier']} |")
+            cells = []
+            for metric in ("log_loss", "brier"):
+                cells.append(" / ".join(str(m[key][metric]) if key in m else "-"
+                                        for key in ("everything", "seat", "baseline", "baseline_seat")))
+            lines.append(f"| {name} | {quarter} | {cells[0]} | {cells[1]} |")
     lines += ["", "| model | ECE whole / seat / baseline | rollout check: positions x rollouts | mean abs. difference "
               "to the rollouts: seat / whole (the rollouts' own noise) | games/s (one core) |",
               "| --- | --- | --- | --- | --- |"]
