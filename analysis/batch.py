@@ -2,8 +2,9 @@
 ``--where``, and the Games page's "Analyse the rest"): a game a task, run on local processes or a Dask or
 Ray cluster (``ingest.executors``), each game stored whole as soon as it is back.
 
-What identifies an analysis (``Identity``): the engine's version, the rollout bot, the rollouts asked,
-the seed, the candidates (``top``) and the sampling, all columns of the ``analysis`` table. A game counts
+What identifies an analysis (``Identity``): the engine's version, the rollout bot and the version it
+declares (a bot whose play changed declares a new one), the rollouts asked, the seed, the candidates
+(``top``) and the sampling, all columns of the ``analysis`` table. A game counts
 as analysed only when every one of its decisions (``decision_points``) is stored under those settings and
 nothing of it under others; any other game is analysed whole and its rows replaced in one transaction
 (``analysis.store.store_game``), so a game stopped half-way (a review left short) is done again, never
@@ -27,7 +28,7 @@ from analysis.store import analysis_table
 from ingest.progress import Progress
 from replay.errors import GovernorError, printable
 from replay.logfile import parse_game
-from replay.registry import engine_for
+from replay.registry import bot_version, engine_for
 
 #: Games whose logs (and stored analysis) are read at once: the reads stay small whatever the database.
 READ_CHUNK = 64
@@ -45,13 +46,15 @@ class Identity:
     seed: int
     top: int
     sampling: str
+    rollout_bot_version: str
 
 
 def identity(game: str, options: Options) -> Identity:
     """The identity of an analysis of a game of type ``game`` made with ``options``. Raises
     ``KeyError`` for a game that is not installed and ``ValueError`` for a rollout bot it lacks."""
-    return Identity(engine_for(game).version, rollout_kind(game, options), options.rollouts, options.seed,
-                    options.top, options.sampling)
+    bot = rollout_kind(game, options)
+    return Identity(engine_for(game).version, bot, options.rollouts, options.seed, options.top, options.sampling,
+                    bot_version(game, bot))
 
 
 @dataclass(frozen=True)
@@ -140,14 +143,14 @@ class Tally:
 def stored_points(rows: Iterable[tuple[Any, ...]], wanted: Callable[[str], Identity | None]
                   ) -> dict[str, tuple[set[tuple[int, int]], int]]:
     """From stored rows ``(game_id, game, step, seat, engine_version, rollout_bot, rollouts_asked,
-    seed, top, sampling)``: each game's ``(step, seat)`` stored under the identity ``wanted(game)``
-    returns, and how many rows are not."""
+    seed, top, sampling, rollout_bot_version)``: each game's ``(step, seat)`` stored under the identity
+    ``wanted(game)`` returns, and how many rows are not."""
     out: dict[str, tuple[set[tuple[int, int]], int]] = {}
     for game_id, game, step, seat, *columns in rows:
         points, others = out.get(game_id, (set(), 0))
         want = wanted(game)
         if want is not None and tuple(columns) == (want.engine_version, want.rollout_bot, want.rollouts,
-                                                   want.seed, want.top, want.sampling):
+                                                   want.seed, want.top, want.sampling, want.rollout_bot_version):
             points.add((int(step), int(seat)))
         else:
             others += 1
@@ -158,7 +161,7 @@ def stored_points(rows: Iterable[tuple[Any, ...]], wanted: Callable[[str], Ident
 #: The stored analysis of a chunk of games, one row per decision and settings.
 STORED_SQL = (
     "SELECT DISTINCT a.game_id, g.game, a.step, a.seat, a.engine_version, a.rollout_bot, a.rollouts_asked, "
-    "a.seed, a.top, a.sampling FROM analysis a JOIN games g USING (game_id) "
+    "a.seed, a.top, a.sampling, a.rollout_bot_version FROM analysis a JOIN games g USING (game_id) "
     "WHERE a.game_id IN (SELECT unnest(?::VARCHAR[]))"
 )
 LOGS_SQL = "SELECT game_id, log FROM games WHERE game_id IN (SELECT unnest(?::VARCHAR[]))"

@@ -34,7 +34,7 @@ from analysis.verdicts import significant as significant
 from analysis.verdicts import tag_for as tag_for
 from replay import exits, pools
 from replay.logfile import GameLog
-from replay.registry import engine_for, game_of, make_bot, rollout_bot
+from replay.registry import bot_version, engine_for, game_of, make_bot, rollout_bot
 from replay.replayer import iter_replay
 
 #: Rollouts of each move in the pre-ranking, and the most moves pre-ranked.
@@ -233,15 +233,17 @@ def _decision(engine: Any, names: Sequence[str], point: _Point, legal: int, cand
         made.append(Candidate(move, move.text(), engine.describe_move(point.state, move, names),
                               same_move(engine, move, point.played), wins, n, share, share_sd))
     made.sort(key=lambda c: (-c.estimate, not c.played, c.text))
-    return _made(names, point, legal, made, bot)
+    return _made(engine.game, names, point, legal, made, bot)
 
 
-def _made(names: Sequence[str], point: _Point, legal: int, made: Sequence[Candidate], bot: str,
+def _made(game: str, names: Sequence[str], point: _Point, legal: int, made: Sequence[Candidate], bot: str,
           sure: bool | None = None) -> Decision:
+    version = bot_version(game, bot)
     if point.mover == point.seat:
-        return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), rollout_bot=bot, sure=sure)
+        return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), rollout_bot=bot, sure=sure,
+                        rollout_version=version)
     return Decision(point.step, point.seat, names[point.seat], legal, tuple(made), point.mover, names[point.mover], bot,
-                    sure)
+                    sure, version)
 
 
 def _rank(candidate: Candidate) -> tuple[float, bool, str]:
@@ -323,7 +325,7 @@ class _Work:
         if played is not best and played not in listed:
             # The move played is always listed (as the old pre-ranking always kept it).
             listed = sorted([*rest[: max(0, room - 1)], played], key=_rank)
-        return _made(names, point, self.legal, [best, *listed], self.bot, sure)
+        return _made(self.engine.game, names, point, self.legal, [best, *listed], self.bot, sure)
 
 
 def analyse_state(game: str, state: Any, names: Sequence[str], played: Any, options: Options | None = None,

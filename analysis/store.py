@@ -37,6 +37,7 @@ def analysis_table(game_id: str, engine_version: str, decisions: Sequence[Decisi
                 "rollout_bot": decision.rollout_bot,
                 "score_share": candidate.share, "score_share_sd": candidate.share_sd,
                 "sampling": options.sampling,
+                "rollout_bot_version": decision.rollout_version or None,
             }
             for name in ANALYSIS.names:
                 columns[name].append(row[name])

@@ -110,6 +110,9 @@ class Decision:
     #: sure of is tagged a mistake. None (fixed sampling; nothing better than the move played): the
     #: loss alone decides.
     sure: bool | None = None
+    #: The version that bot declares (``replay.registry.bot_version``; "" when unknown: a stored
+    #: analysis made before versions were kept).
+    rollout_version: str = ""
 
     @property
     def mover_seat(self) -> int:

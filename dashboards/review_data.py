@@ -108,16 +108,18 @@ def decisions_from_rows(rows: pd.DataFrame, log: GameLog) -> list[Decision]:
         mover = _mover(log, step)
         bot = getattr(first, "rollout_bot", None)
         bot = str(bot) if isinstance(bot, str) else ""
+        version = getattr(first, "rollout_bot_version", None)
+        version = str(version) if isinstance(version, str) else ""
         # Adaptive sampling tags a blunder's loss it is not sure of a mistake (``Decision.sure``): the
         # stored tag says which it was.
         tag = next((r.tag for r in group if bool(r.played)), None)
         sure = tag == "blunder" if isinstance(tag, str) else None
         if mover is None or mover == seat:
             out.append(Decision(step, seat, str(first.player), int(first.legal_moves), candidates, rollout_bot=bot,
-                                sure=sure))
+                                sure=sure, rollout_version=version))
         else:
             out.append(Decision(step, seat, str(first.player), int(first.legal_moves), candidates, mover,
-                                names[mover] if 0 <= mover < len(names) else None, bot, sure))
+                                names[mover] if 0 <= mover < len(names) else None, bot, sure, version))
     return out
 
 

@@ -5,7 +5,7 @@ never migrates. Version 7 widened the columns that count (rounds, scores, state 
 bits: a legal game may last more than 32,767 rounds (``docs/schema.md``, "Length limits"). Version 9
 stores an agent's seats under the agent's identity, marked as a bot. Version 10 keeps each analysed
 candidate's score share, which the accuracy reads. Version 11 records how an
-analysis' rollouts were spent.
+analysis' rollouts were spent, version 12 the version of the bot that played them.
 
 A table added without a new version (an analysis' table, not imported data: ``win_chance``, ``luck``)
 is made in an older file by ``ensure_schema`` itself: the file's schema digest differs from this
@@ -119,6 +119,8 @@ def migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
             _migrate_9_to_10(con)
         elif step == 10:
             _migrate_10_to_11(con)
+        elif step == 11:
+            _migrate_11_to_12(con)
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
@@ -226,6 +228,17 @@ def _migrate_10_to_11(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("BEGIN")
     con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS sampling VARCHAR")
     _set_version(con, 11)
+    con.execute("COMMIT")
+
+
+def _migrate_11_to_12(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 12 adds ``analysis.rollout_bot_version``, the version the bot that played the rollouts
+    declared, which ``governor analyse --all`` counts in what identifies an analysis (a bot whose play
+    changed declares a new version). Rows stored before it keep NULL: they do not say which version
+    played, so ``--all`` analyses their games again."""
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE IF EXISTS analysis ADD COLUMN IF NOT EXISTS rollout_bot_version VARCHAR")
+    _set_version(con, 12)
     con.execute("COMMIT")
 
 

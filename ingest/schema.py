@@ -25,8 +25,8 @@ from replay.registry import all_engines, game_names, game_of
 
 #: Version 7 widened the counting columns (rounds, scores, counts) to 32 bits; version 9 added ``bot``
 #: to ``players`` and the ratings; version 10 the score shares of ``analysis``; version 11
-#: ``analysis.sampling`` (``ingest.migrations``).
-SCHEMA_VERSION = 11
+#: ``analysis.sampling``; version 12 ``analysis.rollout_bot_version`` (``ingest.migrations``).
+SCHEMA_VERSION = 12
 
 
 GAMES = pa.schema(
@@ -163,6 +163,9 @@ ANALYSIS = pa.schema(
         # Schema version 11: how the rollouts were spent (``adaptive``, ``fixed``); NULL in rows stored
         # before it, which do not say.
         ("sampling", pa.string()),
+        # Schema version 12: the version the rollout bot declared (``replay.registry.bot_version``: a
+        # bot whose play changed declares a new one); NULL in rows stored before it, which do not say.
+        ("rollout_bot_version", pa.string()),
     ]
 )
 

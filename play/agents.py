@@ -125,16 +125,14 @@ def make_engine_bot(game: str, kind: str, seed: int) -> Any:
 
 
 def bot_version(game: str, kind: str) -> str:
-    """The version a ``kind`` bot of ``game`` declares (its ``version`` attribute, else 1): a bot whose
-    play changed declares a new one, so that ratings do not mix the two. Raises ``AgentError`` for a
-    kind the game does not declare."""
-    from replay.registry import make_bot
+    """The version a ``kind`` bot of ``game`` declares (``replay.registry.bot_version``). Raises
+    ``AgentError`` for a kind the game does not declare."""
+    from replay import registry
 
     try:
-        bot = make_bot(game, kind, 0)
+        return registry.bot_version(game, kind)
     except KeyError as err:
         raise AgentError(str(err.args[0]) if err.args else f"unknown bot {kind!r}") from None
-    return str(getattr(bot, "version", "1"))
 
 
 def composed_version(own: str, game: str, kinds: Sequence[str]) -> str:

@@ -23,6 +23,7 @@ AnyBot: TypeAlias = Bot[Any, Any]
 
 _ENGINES: dict[str, AnyEngine] = {}
 _VIEWS: dict[str, AnyView] = {}
+_BOT_VERSIONS: dict[tuple[str, str], str] = {}
 
 
 def game_names() -> tuple[str, ...]:
@@ -86,6 +87,16 @@ def make_bot(game: str, kind: str, seed: int) -> AnyBot:
     make = _loaded(found, f"{kind} bot", found.bot_path(kind))
     bot: AnyBot = make(engine_for(game), seed)
     return bot
+
+
+def bot_version(game: str, kind: str) -> str:
+    """The version a ``kind`` bot of ``game`` declares (its ``version`` attribute, else ``"1"``): a bot
+    whose play changed declares a new one, so that ratings and stored analyses do not mix the two.
+    Raises as ``make_bot``."""
+    key = (game, kind)
+    if key not in _BOT_VERSIONS:
+        _BOT_VERSIONS[key] = str(getattr(make_bot(game, kind, 0), "version", "1"))
+    return _BOT_VERSIONS[key]
 
 
 def rollout_bot(game: str) -> str:

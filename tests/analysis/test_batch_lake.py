@@ -78,11 +78,12 @@ def test_an_older_database_gains_the_sampling_column_and_its_games_are_analysed_
     capsys.readouterr()
     con = duckdb.connect(str(db))
     con.execute("ALTER TABLE analysis DROP COLUMN sampling")
+    con.execute("ALTER TABLE analysis DROP COLUMN rollout_bot_version")
     con.execute("UPDATE governor_meta SET value = '10' WHERE key = 'schema_version'")
     con.close()
     with writer(db):
         pass
-    assert rows(db, "SELECT value FROM governor_meta WHERE key = 'schema_version'") == [("11",)]
+    assert rows(db, "SELECT value FROM governor_meta WHERE key = 'schema_version'") == [("12",)]
     assert rows(db, "SELECT count(*), count(sampling) FROM analysis") == [(ROWS, 0)]
     # Rows that do not say how their rollouts were spent are no analysis under the settings asked.
     assert main(base) == 0
@@ -100,3 +101,24 @@ def test_a_lake_is_analysed_on_a_local_cluster_as_on_this_machine(lake: Path, db
     assert main(["analyse", "--db", str(db), "--workers", "1", *one]) == 0
     capsys.readouterr()
     assert lake_rows(lake, CONTENT) == rows(db, CONTENT)
+
+
+def test_an_analysis_by_another_version_of_the_rollout_bot_is_made_again(
+        db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The rows say which version of the rollout bot played (``1`` for the heuristic bots); a game
+    whose rows name another version (a bot whose play changed since), or none (stored before schema
+    version 12, which the migration leaves NULL), is analysed again, the others are skipped."""
+    base = ["analyse", "--db", str(db), "--all", *FAST, "--workers", "1", "--progress", "never"]
+    assert main(base) == 0
+    capsys.readouterr()
+    assert rows(db, "SELECT DISTINCT rollout_bot, rollout_bot_version FROM analysis") == [("heuristic", "1")]
+    first, second = (r[0] for r in rows(db, "SELECT DISTINCT game_id FROM analysis ORDER BY 1 LIMIT 2"))
+    decisions = dict(rows(db, "SELECT game_id, count(DISTINCT (step, seat)) FROM analysis GROUP BY 1"))
+    before = rows(db, CONTENT)
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE analysis SET rollout_bot_version = '0' WHERE game_id = ?", [first])
+    con.execute("UPDATE analysis SET rollout_bot_version = NULL WHERE game_id = ?", [second])
+    con.close()
+    assert main(base) == 0
+    assert capsys.readouterr().err.startswith(summary(db, 2, decisions[first] + decisions[second], 1))
+    assert rows(db, CONTENT) == before

@@ -134,6 +134,7 @@ def test_a_schema_7_database_keeps_its_analyses_as_heuristic_ones(tmp_path: Path
     con.execute("ALTER TABLE analysis DROP COLUMN score_share")  # schema version 10's
     con.execute("ALTER TABLE analysis DROP COLUMN score_share_sd")
     con.execute("ALTER TABLE analysis DROP COLUMN sampling")  # schema version 11's
+    con.execute("ALTER TABLE analysis DROP COLUMN rollout_bot_version")  # schema version 12's
     con.execute("INSERT INTO analysis VALUES ('old', 1, 0, 'Ana', 'pass', '{}', 'Ana passes', true, 1, 10, 5.0, 0.5, "
                 "0.2, 0.8, 0.0, NULL, 2, 10, 0, 6, '1.0', ?)", [datetime(2026, 1, 1, tzinfo=UTC)])
     con.execute("UPDATE governor_meta SET value = '7' WHERE key = 'schema_version'")

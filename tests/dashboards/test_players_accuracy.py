@@ -79,6 +79,7 @@ def test_a_file_stored_before_score_shares_shows_its_accuracy(analysed_db: Path,
         con.execute("ALTER TABLE analysis DROP COLUMN score_share")
         con.execute("ALTER TABLE analysis DROP COLUMN score_share_sd")
         con.execute("ALTER TABLE analysis DROP COLUMN sampling")
+        con.execute("ALTER TABLE analysis DROP COLUMN rollout_bot_version")
         con.execute("UPDATE governor_meta SET value = '9' WHERE key = 'schema_version'")
     finally:
         con.close()

@@ -119,6 +119,7 @@ def test_an_analysis_stored_before_score_shares_reads_its_win_chances(tmp_path: 
     con.execute("ALTER TABLE analysis DROP COLUMN score_share")
     con.execute("ALTER TABLE analysis DROP COLUMN score_share_sd")
     con.execute("ALTER TABLE analysis DROP COLUMN sampling")
+    con.execute("ALTER TABLE analysis DROP COLUMN rollout_bot_version")
     con.execute("UPDATE governor_meta SET value = '9' WHERE key = 'schema_version'")
     con.close()
     store(db, "g1", "1", DECISIONS, Options(rollouts=100))
