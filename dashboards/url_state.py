@@ -1,8 +1,9 @@
 """Filters that live in the URL, so a view of a page can be linked and reloaded.
 
 A page seeds each filter widget's session state from ``st.query_params`` the first time it runs
-(``seed``), makes its widgets without a default (the state is the default), and afterwards writes
-the chosen values back (``publish``). Values in the URL that do not parse, or are not among the
+(``seed``), makes its widgets from that state (a number field is also given it as its default,
+``value=``: one whose state alone holds the value is drawn with its minimum first, and a link's "50"
+showed "0" for a moment), and afterwards writes the chosen values back (``publish``). Values in the URL that do not parse, or are not among the
 allowed ones, are ignored: the widget gets its default.
 
 Streamlit drops a widget's state when another page is shown, and a visit through the sidebar comes

@@ -155,7 +155,8 @@ st.selectbox("Game", types, format_func=ui.game_title, key="players_type", on_ch
 # -- leaderboard ------------------------------------------------------------------------------------
 st.subheader("Leaderboard")
 url_state.seed("players_min_games", "min_games", url_state.int_in(1, MAX_MIN_GAMES), MIN_GAMES)
-min_games = st.number_input("Minimum rated games", min_value=1, max_value=MAX_MIN_GAMES, step=1, key="players_min_games")
+min_games = st.number_input("Minimum rated games", min_value=1, max_value=MAX_MIN_GAMES, step=1,
+                            value=st.session_state["players_min_games"], key="players_min_games")
 if min_games != MIN_GAMES:
     st.query_params["min_games"] = str(int(min_games))
 elif "min_games" in st.query_params:

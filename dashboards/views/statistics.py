@@ -222,7 +222,8 @@ ties = opts[0].radio("A full tie counts as", TIES, format_func=lambda t: TIE_LAB
                      help="Full ties (same score and tiebreak) give several winners. 'A win for each' is the "
                           "players.won column of SQL; then the seat rates of a player count add up to more than "
                           "100%. '1/k' makes every game's wins add up to exactly 1.")
-min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, max_value=MAX_MIN_N, step=10, key="stats_min_n", width=160,
+min_n = int(opts[1].number_input("Minimum n in charts", min_value=0, max_value=MAX_MIN_N, step=10,
+                                 value=st.session_state["stats_min_n"], key="stats_min_n", width=160,
                                  help="Rows counting fewer players are left out of the ranked charts."))
 # Only the buildings' charts are ranked: a game without buildings has no ranking to choose.
 rank_by = opts[2].radio("Rank buildings by", list(RANK_LABELS), format_func=lambda r: RANK_LABELS[r], key="stats_rank",

@@ -10,7 +10,7 @@ import pytest
 from dashboards import delivery
 from dashboards.screenshots import CHROMIUM, wait_for_app
 
-from .pages import branch_field
+from .pages import FIELD_VALUES, branch_field
 
 
 def test_without_a_server_nothing_waits() -> None:
@@ -28,17 +28,6 @@ def test_the_headless_page_shows_the_panels_in_its_first_run(open_page, dash_db:
 
 
 
-FIELD_VALUES = """
-window.fieldValues = [];
-const label = 'Try another move at the position after move';
-const note = () => {
-  const field = document.querySelector(`input[aria-label="${label}"]`);
-  if (field && field.value !== window.fieldValues[window.fieldValues.length - 1]) window.fieldValues.push(field.value);
-};
-new MutationObserver(note).observe(document, {subtree: true, childList: true, attributes: true});
-const poll = () => { note(); requestAnimationFrame(poll); };
-requestAnimationFrame(poll);
-"""
 
 
 @pytest.mark.browser
@@ -59,7 +48,7 @@ def test_a_new_tab_gets_the_board_then_the_panels(dash_site, dash_db: Path, sql)
     page.get_by_role("heading", name="Winning chances").wait_for(timeout=30_000)
     wait_for_app(page)
     assert page.get_by_role("spinbutton", name="Try another move at the position after move").input_value() == "6"
-    assert page.evaluate("window.fieldValues") == ["6"]
+    assert page.evaluate("window.fieldValues")["Try another move at the position after move"] == ["6"]
     assert page.get_by_role("heading", name="What if?").count() == 1
     # Stepping afterwards is the browser's alone: no rerun holds anything back.
     page.locator(".title").click()
