@@ -229,23 +229,8 @@ def add_line(game_id: str, line: Line) -> bool:
 
 def branch_at(step: int) -> None:
     """The viewer's "Try a move here" was pressed at ``step``: the panel's branch point moves there."""
-    st.session_state["whatif_want"] = step
+    st.session_state["whatif_branch"] = step
     st.session_state["whatif_from_viewer"] = True
-
-
-BRANCH_KEY = "whatif_branch"
-
-
-def branch_key() -> str:
-    """The key of the branch-point field as drawn now (``BRANCH_KEY`` and a number). Setting the field
-    from the program makes a new field whose default is the value set: a field keyed once and set
-    through the session would be drawn with its minimum first and then the value (a visible "0")."""
-    return f"{BRANCH_KEY}_{st.session_state.get('whatif_generation', 0)}"
-
-
-def _seat_branch(value: int) -> None:
-    st.session_state["whatif_generation"] = st.session_state.get("whatif_generation", 0) + 1
-    st.session_state["whatif_want"] = value
 
 
 def move_list(game_row: dict[str, Any], log_text: str, viewer: Viewer) -> list[dict[str, Any]]:
@@ -283,18 +268,19 @@ def show(game_row: dict[str, Any], log_text: str, step: int | None, viewer: View
     index = active_index(game_id)
     st.subheader("What if?")
     if index is None:
-        # A new game or a new step in the URL sets the field, and so does the board's "Try a move
-        # here" (``branch_at``); otherwise it stays where the user put it.
+        # The widget's value lives in the session: a new game or a new step in the URL sets it, and so
+        # does the board's "Try a move here" (``branch_at``); otherwise it stays where the user put it.
+        # It is the field's default too, so that the first paint shows it (``dashboards.url_state``).
         seed = (game_id, min(total, step if step is not None else 0))
         if st.session_state.pop("whatif_from_viewer", False):
             st.session_state["whatif_seed"] = seed
-            _seat_branch(int(st.session_state.get("whatif_want", seed[1])))
-        elif st.session_state.get("whatif_seed") != seed or "whatif_want" not in st.session_state:
+        elif st.session_state.get("whatif_seed") != seed or "whatif_branch" not in st.session_state:
             st.session_state["whatif_seed"] = seed
-            _seat_branch(seed[1])
+            st.session_state["whatif_branch"] = seed[1]
+        st.session_state["whatif_branch"] = min(total, max(0, int(st.session_state["whatif_branch"])))
         branch = st.number_input(
             "Try another move at the position after move", min_value=0, max_value=total,
-            value=min(total, max(0, int(st.session_state["whatif_want"]))), key=branch_key(),
+            value=st.session_state["whatif_branch"], key="whatif_branch",
             help="0 is the start of the game. \"Try a move here\" on the board sets it to the move shown.",
         )
         start = _start(game_id, int(branch), game_row, log_text)

@@ -29,9 +29,3 @@ def open_page(browser: Any, width: int, height: int) -> tuple[Any, list[str]]:
     page.on("pageerror", lambda err: errors.append(str(err)))
     return page, errors
 
-
-def branch_field(at: Any) -> Any:
-    """The What-if panel's branch-point field of an ``AppTest`` page (its key carries a number that
-    changes each time the program sets it)."""
-    (field,) = [n for n in at.number_input if n.label == "Try another move at the position after move"]
-    return field

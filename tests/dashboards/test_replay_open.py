@@ -10,7 +10,7 @@ import pytest
 from dashboards import delivery
 from dashboards.screenshots import CHROMIUM, wait_for_app
 
-from .pages import FIELD_VALUES, branch_field
+from .pages import FIELD_VALUES
 
 
 def test_without_a_server_nothing_waits() -> None:
@@ -24,7 +24,7 @@ def test_the_headless_page_shows_the_panels_in_its_first_run(open_page, dash_db:
     game_id = sql(dash_db, "SELECT game_id FROM games ORDER BY game_id LIMIT 1")[0][0]
     at = open_page(dash_db, "views/replay.py", game=game_id, step=3)
     assert [h.value for h in at.subheader] == ["Review", "What if?", "Winning chances"]
-    assert branch_field(at).value == 3
+    assert at.number_input(key="whatif_branch").value == 3
 
 
 

@@ -17,7 +17,6 @@ from dashboards.whatif_panel import MAX_LINES, MAX_URL_CHARS, Line, parse_lines
 from replay.logfile import parse_game
 
 from .conftest import alerts
-from .pages import branch_field
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME_FILE = ROOT / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"
@@ -56,7 +55,7 @@ def test_two_variations_in_the_move_list_and_in_the_url(open_page: Callable, das
     assert game["unfinished"] is True and game["winners"] == [] and game["branch_after"] == 10
     at.button(key="whatif_finish").click().run()
     at.button(key="whatif_back").click().run()
-    branch_field(at).set_value(20).run()
+    at.number_input(key="whatif_branch").set_value(20).run()
     at.button(key="whatif_play_20_0").click().run()
     at.button(key="whatif_back").click().run()
     assert not at.exception

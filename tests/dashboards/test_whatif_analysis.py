@@ -15,7 +15,6 @@ from replay.logfile import parse_game
 from replay.replayer import final_state
 
 from .conftest import query
-from .pages import branch_field
 
 GAME_FILE = Path(__file__).resolve().parents[2] / "sample_logs" / "san_juan" / "san_juan-2p-seed2026-0000.json"
 
@@ -49,7 +48,7 @@ def test_variation_out_of_range() -> None:
 def test_replay_page_branches_plays_and_goes_back(open_page: Callable, dash_db: Path) -> None:
     game_id = _log().game_id
     at = open_page(dash_db, "views/replay.py", game=game_id, step=10)
-    assert branch_field(at).value == 10
+    assert at.number_input(key="whatif_branch").value == 10
     branch = V.start(_log(), 10)
     groups = list(dict.fromkeys(c.group for c in V.choices(branch)))
     assert at.selectbox(key="whatif_group_10_0").options == groups
@@ -157,7 +156,7 @@ def test_back_to_the_game_returns_where_the_user_branched(open_page: Callable, d
     10 (it used to show the URL's move 4)."""
     game_id = _log().game_id
     at = open_page(dash_db, "views/replay.py", game=game_id, step=4)
-    branch_field(at).set_value(10).run()
+    at.number_input(key="whatif_branch").set_value(10).run()
     at.button(key="whatif_play_10_0").click().run()
     assert at.session_state["whatif_active"][game_id] == 0
     at.button(key="whatif_back").click().run()
