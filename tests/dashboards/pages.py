@@ -28,4 +28,3 @@ def open_page(browser: Any, width: int, height: int) -> tuple[Any, list[str]]:
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     return page, errors
-
